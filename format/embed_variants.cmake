@@ -1,0 +1,17 @@
+# Writes builtin_variants.c: each data/variants/NAME.txt as a C string, plus a
+# NULL-terminated table of names.  Run by the build (cmake -P).
+file(GLOB files ${DIR}/*.txt)
+list(SORT files)
+set(body "/* Generated from data/variants by embed_variants.cmake; do not edit. */\n#include <stddef.h>\n")
+set(table "")
+foreach(f ${files})
+  get_filename_component(name ${f} NAME_WE)
+  string(MAKE_C_IDENTIFIER ${name} id)
+  file(READ ${f} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
+  string(APPEND body "static const char text_${id}[] = {${hex}0};\n")
+  string(APPEND table "    {\"${name}\", text_${id}},\n")
+endforeach()
+string(APPEND body "struct mmtb_builtin_variant { const char *name; const char *text; };\nextern const struct mmtb_builtin_variant mmtb_builtin_variants[];\nconst struct mmtb_builtin_variant mmtb_builtin_variants[] = {\n${table}    {NULL, NULL}};\n")
+file(WRITE ${OUT}.new "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.new ${OUT})

@@ -1,0 +1,83 @@
+/*
+ * movegen.h - the rules at work: legal whole-turn moves, applying them,
+ * terminal positions, predecessors ("unmoves") and perft.  Depends only on
+ * variant.h; pure functions, no threads.
+ */
+#ifndef MMTB_MOVEGEN_H
+#define MMTB_MOVEGEN_H
+
+#include "variant.h"
+
+/* The start position of the variant: empty board, `stones` in hand each,
+ * White to move. */
+void mmtb_pos_start(const struct mmtb_variant *v, struct mmtb_pos *p);
+
+/*
+ * Check that a position is well-formed for the variant: stones inside the
+ * board, colours disjoint, counts within `stones`, remove and ban fields
+ * consistent.  Returns MMTB_OK or MMTB_ERR_INVALID with a reason in err.
+ */
+int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                      char *err, size_t errlen);
+
+/* True when colour c may fly (the variant has flying and c has at most `fly`
+ * stones on board plus in hand). */
+bool mmtb_pos_can_fly(const struct mmtb_variant *v, const struct mmtb_pos *p, int c);
+
+/*
+ * Legal whole turns of the side to move, written to out[] (room for
+ * MMTB_MAX_MOVES).  A move that closes a mill is listed once per stone it may
+ * remove (or once with remove = -1 when the rule leaves nothing removable).
+ * With p->remove > 0 only the removals are listed (from = to = -1).  When the
+ * side to move has no legal move and the variant passes, one pass move is
+ * listed.  Game-over positions (see mmtb_pos_terminal) have no moves.
+ * Returns the count (>= 0) or a negative status.
+ */
+int mmtb_gen_moves(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                   struct mmtb_move *out);
+
+/* Apply a move generated for p; the result has the other side to move. */
+void mmtb_pos_apply(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                    const struct mmtb_move *m, struct mmtb_pos *out);
+
+/*
+ * Game over?  Returns MMTB_LOSS when the side to move has lost (fewer than
+ * min_stones; no legal move and the variant does not pass; in a
+ * first-mill-wins variant, the opponent has a mill on the board), MMTB_DRAW
+ * when the rules end the game drawn (full board after placement in a variant
+ * with full_board_draw), and 2 when the game goes on.
+ */
+#define MMTB_NOT_TERMINAL 2
+int mmtb_pos_terminal(const struct mmtb_variant *v, const struct mmtb_pos *p);
+
+/*
+ * Predecessors: every position q (with remove == 0) that has a legal move
+ * leading to p, written to out[] (room for `cap`).  flags select which kinds:
+ * MMTB_PRED_QUIET  moves that removed nothing (slides, flights, placements,
+ *                  passes),
+ * MMTB_PRED_CAPTURE moves that closed a mill and removed a stone of the side
+ *                  to move in p.
+ * Returns the count, or a negative status (MMTB_ERR_UNSUPPORTED for
+ * variants with no_reclose; MMTB_ERR_INVALID if cap is too small).  Each q
+ * appears once.
+ */
+#define MMTB_PRED_QUIET 1u
+#define MMTB_PRED_CAPTURE 2u
+int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                          unsigned flags, struct mmtb_pos *out, int cap);
+
+/* Number of move sequences of `depth` whole turns from p (perft). */
+uint64_t mmtb_perft(const struct mmtb_variant *v, const struct mmtb_pos *p, int depth);
+
+/* The sector of a position (side to move first). */
+static inline struct mmtb_sector mmtb_pos_sector(const struct mmtb_pos *p)
+{
+    struct mmtb_sector s;
+    s.w = (uint8_t)__builtin_popcount(p->stones[p->side]);
+    s.b = (uint8_t)__builtin_popcount(p->stones[p->side ^ 1]);
+    s.w_hand = p->hand[p->side];
+    s.b_hand = p->hand[p->side ^ 1];
+    return s;
+}
+
+#endif
