@@ -57,10 +57,11 @@ enum mmtb_colour { MMTB_WHITE = 0, MMTB_BLACK = 1 };
  * before anything else (Sanmill FEN action 'r': a mill was closed and the
  * removal is pending); 0 in every stored position.
  *
- * ban_from/ban_to implement the Twelve Men's rule "a stone moved out of a
- * mill may not close that mill again on its owner's next turn": the side to
- * move may not move its stone on ban_from to ban_to if that closes a mill.
- * Both are -1 when no such restriction applies.
+ * ban_from/ban_to hold the Twelve Men's rule "a stone moved out of a mill
+ * may not close that mill again on its owner's next turn", one pending
+ * restriction per side, encoded as described in format/movegen.c; decode
+ * them with mmtb_pos_ban().  Both are -1 when no restriction applies (always,
+ * outside variants with no_reclose).
  */
 struct mmtb_pos {
     uint32_t stones[2];

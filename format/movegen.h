@@ -66,6 +66,15 @@ int mmtb_pos_terminal(const struct mmtb_variant *v, const struct mmtb_pos *p);
 int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p,
                           unsigned flags, struct mmtb_pos *out, int cap);
 
+/*
+ * The Twelve Men's re-close restriction of colour c in p (variants with
+ * no_reclose; see movegen.c for how ban_from/ban_to encode it): true when c
+ * may not slide its stone on *from to *to if that closes a mill, on c's
+ * current turn (c == p->side) or on its next one (c != p->side).
+ */
+bool mmtb_pos_ban(const struct mmtb_variant *v, const struct mmtb_pos *p, int c, int *from,
+                  int *to);
+
 /* Number of move sequences of `depth` whole turns from p (perft). */
 uint64_t mmtb_perft(const struct mmtb_variant *v, const struct mmtb_pos *p, int depth);
 

@@ -1,7 +1,7 @@
 /*
  * variant.h - a Morris variant as runtime data: the board (points, lines,
  * mills), the rule flags, and the symmetry group computed from the board.
- * Descriptors are parsed from text (data/variants/*.txt, also compiled in as
+ * Descriptors are parsed from text (data/variants/NAME.txt, also compiled in as
  * the built-ins).  Pure functions; no threads, no global mutable state.
  */
 #ifndef MMTB_VARIANT_H

@@ -1,0 +1,564 @@
+/*
+ * movegen.c - the rules at work: legal whole turns, applying them, terminal
+ * positions, predecessors ("unmoves") and perft.  Everything here is read
+ * off the variant descriptor (board, mills, rule flags); this file depends
+ * only on variant.h and must not depend on notation, indexing or tables.
+ *
+ * Twelve Men's "no re-close" state (variants with no_reclose only).  A
+ * player who slides a stone out of one of its complete mills, from X to Y,
+ * may not slide it back from Y to X on its own next turn if that closes a
+ * mill again.  Two such restrictions can be alive at once (the side to
+ * move's, and the one the other side just earned, which only starts to
+ * bite after the side to move has moved), so struct mmtb_pos's two int8
+ * fields hold one restriction each, as an *edge code*:
+ *
+ *   ban_from  the restriction of the side to move (applies to this turn),
+ *   ban_to    the restriction of the other side (applies to its next turn),
+ *
+ * each -1 (none) or the index of the directed board edge Y->X, where the
+ * edges are numbered point by point: code = sum_{i<Y} |adj[i]| + (rank of X
+ * among the neighbours of Y in increasing point order).  Codes fit 0..127
+ * on boards with at most 128 directed edges (the 24-point board with
+ * diagonals has 80); larger no_reclose boards are MMTB_ERR_UNSUPPORTED.
+ * Applying a move shifts ban_to into ban_from (kept only while it still
+ * forbids something: the stone still on Y, X empty, and Y->X closing a mill)
+ * and sets ban_to to the restriction the mover just earned.  Positions of
+ * variants without no_reclose always have both fields -1.  Flights never
+ * create a restriction (the rule speaks of sliding).
+ */
+#include "movegen.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define BIT(i) (UINT32_C(1) << (i))
+
+static inline int popc(uint32_t x)
+{
+    return __builtin_popcount(x);
+}
+
+static const char *const colour_name[2] = {"white", "black"};
+
+/* Mask of the stones of `own` that lie in a complete mill. */
+static uint32_t in_mill(const struct mmtb_variant *v, uint32_t own)
+{
+    uint32_t r = 0;
+    for (int m = 0; m < v->nmills; m++)
+        if ((own & v->mill[m]) == v->mill[m])
+            r |= v->mill[m];
+    return r;
+}
+
+/* True when `own` contains a complete mill. */
+static bool has_mill(const struct mmtb_variant *v, uint32_t own)
+{
+    for (int m = 0; m < v->nmills; m++)
+        if ((own & v->mill[m]) == v->mill[m])
+            return true;
+    return false;
+}
+
+/* The opposing stones (mask `opp`) a mill may remove under the variant's
+ * removal rule; 0 when nothing may be removed. */
+static uint32_t removable(const struct mmtb_variant *v, uint32_t opp)
+{
+    if (v->removal == MMTB_REMOVE_ANY)
+        return opp;
+    uint32_t free_ = opp & ~in_mill(v, opp);
+    if (v->removal == MMTB_REMOVE_IMMUNE)
+        return free_;
+    return free_ ? free_ : opp; /* standard */
+}
+
+/* Whether colour c flies, from its total count (board + hand). */
+static inline bool flies(const struct mmtb_variant *v, int total)
+{
+    return v->fly > 0 && total <= v->fly;
+}
+
+bool mmtb_pos_can_fly(const struct mmtb_variant *v, const struct mmtb_pos *p, int c)
+{
+    return flies(v, popc(p->stones[c]) + p->hand[c]);
+}
+
+void mmtb_pos_start(const struct mmtb_variant *v, struct mmtb_pos *p)
+{
+    memset(p, 0, sizeof *p);
+    p->hand[0] = p->hand[1] = (uint8_t)v->stones;
+    p->side = MMTB_WHITE;
+    p->remove = 0;
+    p->ban_from = p->ban_to = -1;
+}
+
+/* ---- no_reclose edge codes ------------------------------------------- */
+
+/* Number of directed edges of the board (sum of degrees). */
+static int edge_count(const struct mmtb_variant *v)
+{
+    int n = 0;
+    for (int i = 0; i < v->npoints; i++)
+        n += popc(v->adj[i]);
+    return n;
+}
+
+/* Edge code of Y->X (X a neighbour of Y): sum_{i<Y} deg(i) + rank of X. */
+static int edge_encode(const struct mmtb_variant *v, int y, int x)
+{
+    int code = 0;
+    for (int i = 0; i < y; i++)
+        code += popc(v->adj[i]);
+    return code + popc(v->adj[y] & (BIT(x) - 1));
+}
+
+/* Decode an edge code into Y and X; false when the code is out of range. */
+static bool edge_decode(const struct mmtb_variant *v, int code, int *y, int *x)
+{
+    if (code < 0)
+        return false;
+    for (int i = 0; i < v->npoints; i++) {
+        int d = popc(v->adj[i]);
+        if (code < d) {
+            uint32_t a = v->adj[i];
+            while (code--)
+                a &= a - 1;
+            *y = i;
+            *x = __builtin_ctz(a);
+            return true;
+        }
+        code -= d;
+    }
+    return false;
+}
+
+/* True when colour c (stones `own`, opponent `opp`) is really kept from
+ * sliding Y->X by a restriction: stone on Y, X empty, and the slide closes
+ * a mill. */
+static bool ban_bites(const struct mmtb_variant *v, uint32_t own, uint32_t opp, int y, int x)
+{
+    if (!(own & BIT(y)) || ((own | opp) & BIT(x)))
+        return false;
+    return mmtb_closes_mill(v, (own & ~BIT(y)) | BIT(x), x);
+}
+
+/* ---- validation ------------------------------------------------------- */
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return MMTB_ERR_INVALID;
+}
+
+int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p, char *err,
+                      size_t errlen)
+{
+    if (!v || !p)
+        return fail(err, errlen, "no variant or no position");
+    if (p->side > 1)
+        return fail(err, errlen, "side to move %d is neither white (0) nor black (1)",
+                    p->side);
+    for (int c = 0; c < 2; c++) {
+        if (p->stones[c] & ~v->full)
+            return fail(err, errlen, "%s has stones outside the board", colour_name[c]);
+        int total = popc(p->stones[c]) + p->hand[c];
+        if (total > v->stones)
+            return fail(err, errlen, "%s has %d stones, the variant allows %d",
+                        colour_name[c], total, v->stones);
+    }
+    if (p->stones[0] & p->stones[1])
+        return fail(err, errlen, "a point holds both a white and a black stone");
+    /* At most as many removals as mills one stone can close at once. */
+    int maxrem = 0;
+    for (int i = 0; i < v->npoints; i++)
+        if (__builtin_popcountll(v->mills_at[i]) > maxrem)
+            maxrem = __builtin_popcountll(v->mills_at[i]);
+    if (p->remove > maxrem)
+        return fail(err, errlen, "%d stones to remove, at most %d possible", p->remove,
+                    maxrem);
+    if (p->remove > 0 && v->first_mill_wins)
+        return fail(err, errlen, "stones to remove in a first-mill-wins variant");
+    if (p->ban_from == -1 && p->ban_to == -1)
+        return MMTB_OK;
+    if (!v->no_reclose)
+        return fail(err, errlen, "re-close restriction in a variant without that rule");
+    if (p->remove > 0)
+        return fail(err, errlen, "re-close restriction while a removal is pending");
+    const int8_t code[2] = {p->ban_from, p->ban_to};
+    for (int k = 0; k < 2; k++) {
+        int c = k == 0 ? p->side : p->side ^ 1, y, x;
+        if (code[k] == -1)
+            continue;
+        if (!edge_decode(v, code[k], &y, &x))
+            return fail(err, errlen, "re-close restriction code %d out of range", code[k]);
+        if (!ban_bites(v, p->stones[c], p->stones[c ^ 1], y, x))
+            return fail(err, errlen, "re-close restriction of %s %s-%s restricts nothing",
+                        colour_name[c], v->point_name[y], v->point_name[x]);
+    }
+    return MMTB_OK;
+}
+
+/* ---- terminal positions ----------------------------------------------- */
+
+/* The game-over tests that need no move generation. */
+static int terminal_static(const struct mmtb_variant *v, const struct mmtb_pos *p)
+{
+    int s = p->side, o = s ^ 1;
+    if (popc(p->stones[s]) + p->hand[s] < v->min_stones)
+        return MMTB_LOSS;
+    if (v->first_mill_wins && has_mill(v, p->stones[o]))
+        return MMTB_LOSS;
+    if (v->full_board_draw && p->hand[0] == 0 && p->hand[1] == 0 &&
+        (p->stones[0] | p->stones[1]) == v->full)
+        return MMTB_DRAW;
+    return MMTB_NOT_TERMINAL;
+}
+
+/* True when the side to move of p (remove == 0) has at least one placement,
+ * slide or flight, ignoring removals (every mill-closing move is listed at
+ * least once, so removals do not matter). */
+static bool has_raw_move(const struct mmtb_variant *v, const struct mmtb_pos *p)
+{
+    int s = p->side;
+    uint32_t own = p->stones[s];
+    uint32_t empty = v->full & ~(own | p->stones[s ^ 1]);
+    if (!empty)
+        return false;
+    if (p->hand[s] > 0)
+        return true; /* a placement */
+    bool fly = mmtb_pos_can_fly(v, p, s);
+    int by = -1, bx = -1;
+    if (p->ban_from >= 0)
+        edge_decode(v, p->ban_from, &by, &bx);
+    for (uint32_t f = own; f; f &= f - 1) {
+        int from = __builtin_ctz(f);
+        uint32_t d = fly ? empty : v->adj[from] & empty;
+        if (from == by) {
+            if (d & ~BIT(bx))
+                return true;
+            if ((d & BIT(bx)) && !mmtb_closes_mill(v, (own & ~BIT(by)) | BIT(bx), bx))
+                return true;
+        } else if (d) {
+            return true;
+        }
+    }
+    return false;
+}
+
+int mmtb_pos_terminal(const struct mmtb_variant *v, const struct mmtb_pos *p)
+{
+    if (p->remove > 0)
+        return MMTB_NOT_TERMINAL; /* the removal is always possible (maybe as a no-op) */
+    int t = terminal_static(v, p);
+    if (t != MMTB_NOT_TERMINAL)
+        return t;
+    if (!has_raw_move(v, p) && v->nomove == MMTB_NOMOVE_LOSES)
+        return MMTB_LOSS;
+    return MMTB_NOT_TERMINAL;
+}
+
+/* ---- move generation --------------------------------------------------- */
+
+struct movelist {
+    struct mmtb_move *out;
+    int n;
+    bool overflow;
+};
+
+static inline void push(struct movelist *ml, int from, int to, int remove)
+{
+    if (ml->n >= MMTB_MAX_MOVES) {
+        ml->overflow = true;
+        return;
+    }
+    struct mmtb_move *m = &ml->out[ml->n++];
+    m->from = (int8_t)from;
+    m->to = (int8_t)to;
+    m->remove = (int8_t)remove;
+}
+
+/* List one placement/slide/flight: once per removable stone when it closes
+ * a mill that captures, else once with remove = -1.  `rem` is the removable
+ * set (computed by the caller). */
+static inline void emit(const struct mmtb_variant *v, struct movelist *ml, int from, int to,
+                        uint32_t nown, bool captures, uint32_t rem)
+{
+    if (captures && rem && mmtb_closes_mill(v, nown, to)) {
+        for (uint32_t r = rem; r; r &= r - 1)
+            push(ml, from, to, __builtin_ctz(r));
+    } else {
+        push(ml, from, to, -1);
+    }
+}
+
+/* Placements, slides and flights of the side to move (remove == 0),
+ * ignoring game over and passes. */
+static void gen_raw(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                    struct movelist *ml)
+{
+    int s = p->side;
+    uint32_t own = p->stones[s], opp = p->stones[s ^ 1];
+    uint32_t empty = v->full & ~(own | opp);
+    uint32_t rem = v->first_mill_wins ? 0 : removable(v, opp);
+
+    if (p->hand[s] > 0) {
+        bool cap = v->place_captures && !v->first_mill_wins;
+        for (uint32_t e = empty; e; e &= e - 1) {
+            int to = __builtin_ctz(e);
+            emit(v, ml, -1, to, own | BIT(to), cap, rem);
+        }
+    }
+    if (p->hand[s] == 0 || v->place_or_move) {
+        bool fly = mmtb_pos_can_fly(v, p, s);
+        bool cap = !v->first_mill_wins;
+        int by = -1, bx = -1;
+        if (p->ban_from >= 0)
+            edge_decode(v, p->ban_from, &by, &bx);
+        for (uint32_t f = own; f; f &= f - 1) {
+            int from = __builtin_ctz(f);
+            uint32_t base = own & ~BIT(from);
+            uint32_t d = fly ? empty : v->adj[from] & empty;
+            for (; d; d &= d - 1) {
+                int to = __builtin_ctz(d);
+                if (from == by && to == bx && mmtb_closes_mill(v, base | BIT(to), to))
+                    continue; /* no_reclose */
+                emit(v, ml, from, to, base | BIT(to), cap, rem);
+            }
+        }
+    }
+}
+
+int mmtb_gen_moves(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                   struct mmtb_move *out)
+{
+    struct movelist ml = {out, 0, false};
+    if (v->no_reclose && edge_count(v) > 128)
+        return MMTB_ERR_UNSUPPORTED;
+    if (p->side > 1)
+        return MMTB_ERR_INVALID;
+
+    if (p->remove > 0) {
+        /* Pending removal (FEN action 'r'): list the removable stones, or
+         * one empty removal when the rule leaves none. */
+        uint32_t opp = p->stones[p->side ^ 1];
+        uint32_t rem = removable(v, opp);
+        if (!rem)
+            push(&ml, -1, -1, -1);
+        for (; rem; rem &= rem - 1)
+            push(&ml, -1, -1, __builtin_ctz(rem));
+        return ml.n;
+    }
+    if (terminal_static(v, p) != MMTB_NOT_TERMINAL)
+        return 0;
+    gen_raw(v, p, &ml);
+    if (ml.overflow)
+        return MMTB_ERR_INVALID;
+    if (ml.n == 0 && v->nomove == MMTB_NOMOVE_PASSES)
+        push(&ml, MMTB_MOVE_PASS, -1, -1);
+    return ml.n;
+}
+
+/* The restriction that becomes the side to move's in q once colour c (the
+ * new side to move) gets the turn: `code` if it still bites, else -1. */
+static int8_t carry_ban(const struct mmtb_variant *v, const struct mmtb_pos *q, int8_t code)
+{
+    int y, x, c = q->side;
+    if (code < 0 || !edge_decode(v, code, &y, &x))
+        return -1;
+    return ban_bites(v, q->stones[c], q->stones[c ^ 1], y, x) ? code : -1;
+}
+
+void mmtb_pos_apply(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                    const struct mmtb_move *m, struct mmtb_pos *out)
+{
+    struct mmtb_pos q = *p;
+    int s = p->side, o = s ^ 1;
+
+    if (p->remove > 0) {
+        /* One removal of a pending series; the turn ends with the last. */
+        if (m->remove >= 0)
+            q.stones[o] &= ~BIT(m->remove);
+        q.remove--;
+        if (q.remove == 0) {
+            q.side = (uint8_t)o;
+            q.ban_from = carry_ban(v, &q, p->ban_to);
+            q.ban_to = -1;
+        }
+        *out = q;
+        return;
+    }
+    int8_t earned = -1;
+    if (m->from != MMTB_MOVE_PASS) {
+        if (m->from >= 0) {
+            q.stones[s] &= ~BIT(m->from);
+            /* Sliding out of one of the mover's complete mills earns a
+             * restriction for the mover's next turn. */
+            if (v->no_reclose && (v->adj[m->to] & BIT(m->from)) &&
+                (in_mill(v, p->stones[s]) & BIT(m->from)))
+                earned = (int8_t)edge_encode(v, m->to, m->from);
+        } else {
+            q.hand[s]--;
+        }
+        q.stones[s] |= BIT(m->to);
+        if (m->remove >= 0)
+            q.stones[o] &= ~BIT(m->remove);
+    }
+    q.side = (uint8_t)o;
+    q.ban_from = carry_ban(v, &q, p->ban_to);
+    q.ban_to = earned;
+    *out = q;
+}
+
+/* ---- predecessors ------------------------------------------------------ */
+
+int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                          unsigned flags, struct mmtb_pos *out, int cap)
+{
+    if (v->no_reclose)
+        return MMTB_ERR_UNSUPPORTED;
+    /* Whole turns never end with a removal pending or a restriction. */
+    if (p->remove != 0 || p->ban_from != -1 || p->ban_to != -1 || p->side > 1)
+        return 0;
+
+    int s = p->side, m = s ^ 1; /* m moved last; q has m to move */
+    uint32_t mine = p->stones[m], theirs = p->stones[s];
+    uint32_t empty = v->full & ~(mine | theirs);
+    int total_m = popc(mine) + p->hand[m];
+    int n = 0;
+
+    /* Every q has m's total and, for quiet moves, s's stones unchanged.  A
+     * q that is game over has no moves: m short of stones, or (first mill
+     * wins) s holding a mill in q. */
+    if (total_m < v->min_stones || total_m > v->stones)
+        return 0;
+    if (v->first_mill_wins && has_mill(v, theirs))
+        return 0;
+
+    struct mmtb_pos q;
+    memset(&q, 0, sizeof q);
+    q.side = (uint8_t)m;
+    q.remove = 0;
+    q.ban_from = q.ban_to = -1;
+    q.hand[s] = p->hand[s];
+
+#define ADD_Q()                                                                           \
+    do {                                                                                  \
+        if (n >= cap)                                                                     \
+            return MMTB_ERR_INVALID;                                                      \
+        out[n++] = q;                                                                     \
+    } while (0)
+
+    /* A pass: q is p with m to move, where m had nothing else to do. */
+    if ((flags & MMTB_PRED_QUIET) && v->nomove == MMTB_NOMOVE_PASSES) {
+        q.stones[m] = mine;
+        q.stones[s] = theirs;
+        q.hand[m] = p->hand[m];
+        if (terminal_static(v, &q) == MMTB_NOT_TERMINAL && !has_raw_move(v, &q))
+            ADD_Q();
+    }
+
+    /* Quiet mill-closing moves exist when the mill removes nothing. */
+    bool nocap = v->first_mill_wins || removable(v, theirs) == 0;
+    bool place_quiet_ok = nocap || !v->place_captures;
+    bool move_quiet_ok = nocap;
+    /* Stones r of s a capture may have removed: r empty in p, removable in
+     * q (s's stones theirs + r), and s's count in q within the variant. */
+    uint32_t capmask = 0;
+    if ((flags & MMTB_PRED_CAPTURE) && !v->first_mill_wins &&
+        popc(theirs) + 1 + p->hand[s] <= v->stones) {
+        for (uint32_t e = empty; e; e &= e - 1) {
+            int r = __builtin_ctz(e);
+            uint32_t qs = theirs | BIT(r);
+            if (removable(v, qs) & BIT(r))
+                capmask |= BIT(r);
+        }
+    }
+    bool place_cap = v->place_captures && capmask;
+    bool fly = flies(v, total_m);
+    bool can_move = p->hand[m] == 0 || v->place_or_move;
+
+    for (uint32_t tt = mine; tt; tt &= tt - 1) {
+        int t = __builtin_ctz(tt);
+        uint32_t base = mine & ~BIT(t);
+        bool closes = mmtb_closes_mill(v, mine, t);
+
+        /* Placements on t (q has one more stone in hand). */
+        if (p->hand[m] < 255) {
+            q.stones[m] = base;
+            q.hand[m] = (uint8_t)(p->hand[m] + 1);
+            if ((flags & MMTB_PRED_QUIET) && (!closes || place_quiet_ok)) {
+                q.stones[s] = theirs;
+                ADD_Q();
+            }
+            if (closes && place_cap) {
+                for (uint32_t r = capmask; r; r &= r - 1) {
+                    q.stones[s] = theirs | BIT(__builtin_ctz(r));
+                    ADD_Q();
+                }
+            }
+        }
+        /* Slides and flights f -> t (f empty in p). */
+        if (can_move) {
+            q.hand[m] = p->hand[m];
+            uint32_t froms = fly ? empty : v->adj[t] & empty;
+            for (; froms; froms &= froms - 1) {
+                int f = __builtin_ctz(froms);
+                q.stones[m] = base | BIT(f);
+                if ((flags & MMTB_PRED_QUIET) && (!closes || move_quiet_ok)) {
+                    q.stones[s] = theirs;
+                    ADD_Q();
+                }
+                if (closes && capmask) {
+                    for (uint32_t r = capmask & ~BIT(f); r; r &= r - 1) {
+                        q.stones[s] = theirs | BIT(__builtin_ctz(r));
+                        ADD_Q();
+                    }
+                }
+            }
+        }
+    }
+#undef ADD_Q
+    return n;
+}
+
+/* ---- perft ------------------------------------------------------------- */
+
+uint64_t mmtb_perft(const struct mmtb_variant *v, const struct mmtb_pos *p, int depth)
+{
+    if (depth <= 0)
+        return 1;
+    struct mmtb_move moves[MMTB_MAX_MOVES];
+    int n = mmtb_gen_moves(v, p, moves);
+    if (n <= 0)
+        return 0;
+    if (depth == 1)
+        return (uint64_t)n;
+    uint64_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        struct mmtb_pos q;
+        mmtb_pos_apply(v, p, &moves[i], &q);
+        sum += mmtb_perft(v, &q, depth - 1);
+    }
+    return sum;
+}
+
+/* ---- restrictions, decoded -------------------------------------------- */
+
+bool mmtb_pos_ban(const struct mmtb_variant *v, const struct mmtb_pos *p, int c, int *from,
+                  int *to)
+{
+    int8_t code = c == p->side ? p->ban_from : p->ban_to;
+    int y, x;
+    if (code < 0 || !edge_decode(v, code, &y, &x))
+        return false;
+    if (from)
+        *from = y;
+    if (to)
+        *to = x;
+    return true;
+}

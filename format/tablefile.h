@@ -1,0 +1,257 @@
+/*
+ * tablefile.h - the on-disk encoding of solved sectors (format/FORMAT.md is
+ * normative; the constants here must match it): the sector file header,
+ * block tables, value planes, zstd blocks, footer, XXH64, and the MANIFEST
+ * text.  Pure encode/decode on memory buffers: no file I/O, no threads.
+ * Every decoder validates all it reads and returns MMTB_ERR_CORRUPT (or
+ * MMTB_ERR_UNSUPPORTED / MMTB_ERR_MISMATCH) on bad bytes, never asserts.
+ */
+#ifndef MMTB_TABLEFILE_H
+#define MMTB_TABLEFILE_H
+
+#include "mmtb_common.h"
+
+#include <zstd.h>
+
+/* ---- Constants (FORMAT.md, "Sector file") ---- */
+
+#define MMTB_TF_VERSION 1
+#define MMTB_TF_HEADER_SIZE 160
+#define MMTB_TF_FOOTER_SIZE 32
+#define MMTB_TF_VALUE_ENCODING 1  /* 2-bit W/D/L plane + raw DTC plane */
+#define MMTB_TF_MAX_DESCRIPTOR 65536
+#define MMTB_TF_MAX_SLOTS ((uint64_t)1 << 40)
+#define MMTB_TF_MIN_BLOCK_LOG2 10
+#define MMTB_TF_MAX_BLOCK_LOG2 22
+#define MMTB_TF_WDL_BLOCK_LOG2 18 /* writer default: 262,144 slots = 64 KiB */
+#define MMTB_TF_DTC_BLOCK_LOG2 16 /* writer default: 65,536 slots */
+#define MMTB_TF_DEFAULT_LEVEL 12
+#define MMTB_TF_TABLE_ENTRY 8     /* bytes per block table entry */
+#define MMTB_TF_SUFFIX ".mmtb"
+#define MMTB_MANIFEST_NAME "MANIFEST"
+#define MMTB_MANIFEST_VERSION 1
+
+/* Planes of a sector file. */
+enum mmtb_tf_plane { MMTB_TF_WDL = 0, MMTB_TF_DTC = 1 };
+
+/* Stored W/D/L codes (2 bits per slot). */
+enum { MMTB_TF_LOSS = 0, MMTB_TF_DRAW = 1, MMTB_TF_WIN = 2, MMTB_TF_UNUSED = 3 };
+
+/* The fixed header, decoded. */
+struct mmtb_tf_header {
+    uint16_t version;
+    uint64_t fingerprint;
+    char name[32];            /* variant name, NUL-terminated (at most 31 characters) */
+    uint32_t descriptor_len;
+    struct mmtb_sector sector;
+    uint16_t index_scheme;
+    uint8_t value_encoding;
+    uint8_t dtc_width;        /* 0, 1 or 2 */
+    uint8_t wdl_block_log2, dtc_block_log2;
+    uint64_t slots, canonical, wins, draws, losses;
+    int32_t max_win, max_loss;
+    uint64_t wdl_data_bytes, dtc_data_bytes;
+    uint64_t meta_hash;       /* XXH64 of bytes [MMTB_TF_HEADER_SIZE, meta_end) */
+    uint64_t header_hash;     /* XXH64 of bytes [0, 152); set by encode and decode */
+};
+
+/* Where everything is, derived from a valid header. */
+struct mmtb_tf_layout {
+    uint64_t nblocks[2];      /* per plane */
+    uint64_t block_slots[2];  /* slots per full block, per plane */
+    uint64_t descriptor_off;  /* = MMTB_TF_HEADER_SIZE */
+    uint64_t table_off[2];    /* block tables */
+    uint64_t meta_end;        /* end of the block tables = start of the data */
+    uint64_t data_off[2];     /* first byte of each plane's blocks */
+    uint64_t footer_off;
+    uint64_t file_size;       /* footer_off + MMTB_TF_FOOTER_SIZE */
+};
+
+/* One block, from a block table: offset computed from the sizes before it. */
+struct mmtb_tf_block {
+    uint64_t offset;
+    uint32_t csize; /* stored bytes; == raw size: stored raw, < raw size: a zstd frame */
+    uint32_t hash;  /* low 32 bits of the XXH64 of the stored bytes */
+};
+
+struct mmtb_tf_footer {
+    uint64_t file_size;
+    uint64_t file_hash;   /* XXH64 of bytes [0, file_size - MMTB_TF_FOOTER_SIZE) */
+    uint64_t header_hash; /* copy of the header's */
+};
+
+/* ---- XXH64 (seed 0 everywhere in the format) ---- */
+
+/* One-shot XXH64 of len bytes. */
+uint64_t mmtb_xxh64(const void *buf, size_t len, uint64_t seed);
+
+/* Streaming XXH64: init, update any number of times, digest (the state is
+ * not consumed; plain data, no allocation). */
+struct mmtb_xxh64_state {
+    uint64_t total, seed, v[4];
+    uint8_t buf[32];
+    unsigned nbuf;
+};
+void mmtb_xxh64_init(struct mmtb_xxh64_state *st, uint64_t seed);
+void mmtb_xxh64_update(struct mmtb_xxh64_state *st, const void *buf, size_t len);
+uint64_t mmtb_xxh64_digest(const struct mmtb_xxh64_state *st);
+
+/* ---- Header, layout, tables, footer ---- */
+
+/* Serialise a header (computes header_hash, stores it into h and out). */
+void mmtb_tf_header_encode(struct mmtb_tf_header *h, uint8_t out[MMTB_TF_HEADER_SIZE]);
+
+/*
+ * Parse and validate a fixed header from len bytes: magic, version
+ * (MMTB_ERR_UNSUPPORTED when not MMTB_TF_VERSION), header hash, reserved
+ * fields zero, every field within its range and consistent with the others
+ * (counts, depths, DTC width, sizes).  Returns MMTB_OK or MMTB_ERR_CORRUPT
+ * (MMTB_ERR_UNSUPPORTED for a newer version or value encoding).
+ */
+int mmtb_tf_header_decode(const uint8_t *buf, size_t len, struct mmtb_tf_header *h);
+
+/* Layout of a header that mmtb_tf_header_decode accepted (or that a writer
+ * filled in consistently).  Returns MMTB_OK or MMTB_ERR_CORRUPT. */
+int mmtb_tf_layout(const struct mmtb_tf_header *h, struct mmtb_tf_layout *l);
+
+/* Size of the metadata region after the fixed header (descriptor, padding,
+ * both block tables): bytes [MMTB_TF_HEADER_SIZE, meta_end). */
+uint64_t mmtb_tf_meta_size(const struct mmtb_tf_layout *l);
+
+/*
+ * Serialise the metadata region: descriptor text, zero padding, the block
+ * tables of both planes (csize, hash per block; offsets are ignored).  out
+ * has mmtb_tf_meta_size bytes.  Returns the XXH64 of the region (for
+ * h->meta_hash).
+ */
+uint64_t mmtb_tf_meta_encode(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
+                             const char *descriptor, const struct mmtb_tf_block *wdl,
+                             const struct mmtb_tf_block *dtc, uint8_t *out);
+
+/*
+ * Parse the metadata region (meta_size bytes after the fixed header):
+ * checks meta_hash, zero padding, descriptor text without NUL bytes, each block's stored size (1..raw size),
+ * and that the sizes add up to the header's data sizes.  Fills wdl[] and
+ * dtc[] (nblocks entries each; caller allocates) with offsets, sizes and
+ * hashes; *descriptor points into buf.  Returns MMTB_OK or MMTB_ERR_CORRUPT.
+ */
+int mmtb_tf_meta_decode(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
+                        const uint8_t *buf, size_t len, const char **descriptor,
+                        struct mmtb_tf_block *wdl, struct mmtb_tf_block *dtc);
+
+void mmtb_tf_footer_encode(const struct mmtb_tf_footer *f, uint8_t out[MMTB_TF_FOOTER_SIZE]);
+
+/* Parse a footer and check it against its header: end magic, file size,
+ * header hash copy (file_hash is only checked by whole-file readers).  Returns MMTB_OK or MMTB_ERR_CORRUPT. */
+int mmtb_tf_footer_decode(const uint8_t *buf, size_t len, const struct mmtb_tf_header *h,
+                          struct mmtb_tf_footer *f);
+
+/* ---- Value planes and blocks ---- */
+
+/* Slots in block b of a plane, and its raw (uncompressed) size in bytes. */
+uint64_t mmtb_tf_block_nslots(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
+                              int plane, uint64_t b);
+size_t mmtb_tf_block_raw_size(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
+                              int plane, uint64_t b);
+
+/* DTC width a sector with these largest depths must use (FORMAT.md): 0 when
+ * no win and no loss deeper than 0, 1 up to 255, else 2. */
+int mmtb_tf_dtc_width(int32_t max_win, int32_t max_loss);
+
+/*
+ * Pack n slot values into a raw W/D/L block: 4 slots per byte, slot j in
+ * bits 2(j mod 4) of byte j/4, unused high bits of the last byte zero.
+ * wdl[i] is 0..3; an unused slot (3) stores the previous slot's code (the
+ * first slot of a block: draw).
+ */
+void mmtb_tf_pack_wdl(const uint8_t *wdl, size_t n, uint8_t *raw);
+
+/* Pack n DTC values (width 1 or 2 bytes, little-endian); unused slots
+ * (wdl 3) repeat the previous slot's value (first slot: 0). */
+void mmtb_tf_pack_dtc(const uint8_t *wdl, const uint16_t *dtc, size_t n, int width,
+                      uint8_t *raw);
+
+/* Validate a raw W/D/L block of n slots (no code 3, padding bits zero) /
+ * a raw DTC block (no value above max_dtc).  MMTB_OK or MMTB_ERR_CORRUPT. */
+int mmtb_tf_check_wdl(const uint8_t *raw, size_t n);
+int mmtb_tf_check_dtc(const uint8_t *raw, size_t n, int width, uint32_t max_dtc);
+
+/* One value from a raw block. */
+static inline unsigned mmtb_tf_wdl_get(const uint8_t *raw, uint64_t j)
+{
+    return (raw[j >> 2] >> (2 * (j & 3))) & 3u;
+}
+static inline unsigned mmtb_tf_dtc_get(const uint8_t *raw, uint64_t j, int width)
+{
+    return width == 1 ? raw[j] : (unsigned)raw[2 * j] | (unsigned)raw[2 * j + 1] << 8;
+}
+
+/* Worst-case stored size of a raw block of n bytes (for buffers). */
+size_t mmtb_tf_block_bound(size_t n);
+
+/*
+ * Compress a raw block with zstd at `level` into dst (cap >=
+ * mmtb_tf_block_bound(n)); when the frame would not be smaller than the
+ * block, store it raw.  Writes the stored size and its 32-bit hash.  Returns
+ * MMTB_OK or MMTB_ERR_NOMEM / MMTB_ERR_INVALID if zstd fails.
+ */
+int mmtb_tf_block_compress(ZSTD_CCtx *cctx, int level, const uint8_t *raw, size_t n,
+                           uint8_t *dst, size_t cap, uint32_t *csize, uint32_t *hash);
+
+/*
+ * Check a stored block against its table entry (size, hash) and expand it
+ * to exactly n raw bytes.  Returns MMTB_OK or MMTB_ERR_CORRUPT.
+ */
+int mmtb_tf_block_decompress(ZSTD_DCtx *dctx, const uint8_t *src, const struct mmtb_tf_block *b,
+                             uint8_t *raw, size_t n);
+
+/* ---- File names ---- */
+
+/* The file name of a sector: "W-B.mmtb" for a movement sector (no stones in
+ * hand), "W-B-WH-BH.mmtb" otherwise.  snprintf semantics. */
+int mmtb_tf_sector_filename(struct mmtb_sector s, char *buf, size_t len);
+
+/* "W-B" or "W-B-WH-BH", and its parser (MMTB_OK or MMTB_ERR_PARSE). */
+int mmtb_tf_sector_name(struct mmtb_sector s, char *buf, size_t len);
+int mmtb_tf_sector_name_parse(const char *text, size_t len, struct mmtb_sector *s);
+
+/* ---- MANIFEST (FORMAT.md, "Manifest") ---- */
+
+struct mmtb_manifest_file {
+    struct mmtb_sector sector;
+    uint64_t size;      /* file size */
+    uint64_t file_hash; /* the footer's file_hash */
+};
+
+struct mmtb_manifest {
+    char name[32];          /* variant name */
+    uint64_t fingerprint;
+    char *descriptor;       /* canonical descriptor text (malloc'd, NUL-terminated) */
+    size_t descriptor_len;
+    int index_scheme;
+    int nsectors;
+    struct mmtb_sector *sectors; /* the game, malloc'd */
+    int nfiles;
+    struct mmtb_manifest_file *files; /* finished sectors, malloc'd */
+};
+
+/* Serialise a manifest into a malloc'd text (*out, *len).  Returns MMTB_OK,
+ * MMTB_ERR_NOMEM, or MMTB_ERR_INVALID for a name or descriptor the text
+ * form cannot carry. */
+int mmtb_manifest_format(const struct mmtb_manifest *m, char **out, size_t *len);
+
+/* Parse and validate a manifest; on success m owns malloc'd arrays (free
+ * with mmtb_manifest_clear).  Returns MMTB_OK, MMTB_ERR_CORRUPT (message in
+ * err naming the line), MMTB_ERR_UNSUPPORTED (newer version), or
+ * MMTB_ERR_NOMEM. */
+int mmtb_manifest_parse(const char *text, size_t len, struct mmtb_manifest *m, char *err,
+                        size_t errlen);
+
+/* Free a manifest's arrays and zero it. */
+void mmtb_manifest_clear(struct mmtb_manifest *m);
+
+/* Index of sector s in m->sectors / m->files, or -1. */
+int mmtb_manifest_find_sector(const struct mmtb_manifest *m, struct mmtb_sector s);
+int mmtb_manifest_find_file(const struct mmtb_manifest *m, struct mmtb_sector s);
+
+#endif

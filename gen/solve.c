@@ -1,0 +1,799 @@
+/*
+ * solve.c - level-synchronous retrograde analysis with OpenMP.
+ *
+ * A sector and its partner (same stones, other side to move) are solved
+ * together, because quiet moves lead from one to the other.  Every other
+ * move leads into a sector solved earlier ("external"): captures, and in the
+ * placement phase the placements.  Those are read back through libmmtb.
+ *
+ * Working state, one uint16_t per index slot:
+ *   0x0000..0x7fff  unresolved; the number of distinct in-pair successors not
+ *                   yet known to be wins for the opponent (plus a bias of 1
+ *                   per reason the position can no longer be lost)
+ *   0x8000 | d      loss for the side to move in d plies
+ *   0xc000 | d      win in d plies
+ *   0xffff          slot not used by the index (non-canonical)
+ * Positions still unresolved at the end are draws.
+ *
+ * Level d resolves, from every position decided at depth d, its quiet
+ * predecessors: a loss at d makes each predecessor a win at d+1; a win at d
+ * decrements each predecessor's counter, and a counter reaching 0 makes a
+ * loss at d+1.  Winners take the shortest and losers the longest way to the
+ * next capture (depth to conversion), which the level order gives for free.
+ * External results of depth > 1 (placements in Lasker-style games) enter
+ * through per-level buckets as if they were in-pair successors resolved at
+ * that level.  The result does not depend on thread scheduling: every
+ * position's value and depth is a function of the levels alone.
+ */
+#include "solve.h"
+
+#include <errno.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "mmtb.h"
+#include "movegen.h"
+#include "progress.h"
+#include "sector_index.h"
+#include "succ.h"
+#include "tablewrite.h"
+#include "variant.h"
+
+#define ST_UNUSED 0xffffu
+#define ST_RESOLVED 0x8000u
+#define ST_WIN 0x4000u
+#define ST_DEPTH 0x3fffu
+#define MAX_DEPTH 0x3ffeu
+#define DRAW_BIAS 0x4000u /* counter of a drawn position that nothing can decrement to 0 */
+#define MAX_LEVELS ((int)MAX_DEPTH + 2)
+
+/* A solved sector held in memory for look-ups. */
+struct dep {
+    struct mmtb_sector s;
+    uint64_t slots;
+    uint8_t *wdl;  /* 0 loss, 1 draw, 2 win (for the side to move there) */
+    uint16_t *dtc; /* NULL when only captures lead there */
+};
+
+/* Per-level bucket of external results that resolve at that level. */
+struct bucket {
+    uint64_t *e; /* slot << 2 | member << 1 | is_win */
+    size_t n, cap;
+};
+
+/* One sector being solved (a member of the pair). */
+struct member {
+    struct mmtb_sector s;
+    uint64_t slots;
+    uint16_t *st;
+    int partner; /* index of the partner member, or -1 */
+};
+
+struct job {
+    const struct mmtb_variant *v;
+    const mmtb_index *ix;
+    struct member m[2];
+    int nm;
+    struct dep deps[16];
+    int ndeps;
+    struct bucket *buckets; /* [MAX_LEVELS], allocated lazily */
+    uint64_t *hist;         /* resolved positions per depth */
+    int last_level;         /* deepest level with work known so far */
+    int oom;                /* an allocation failed inside a parallel region */
+    struct progress *prog;
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+static int member_of(const struct job *j, struct mmtb_sector s)
+{
+    for (int i = 0; i < j->nm; i++)
+        if (sector_eq(j->m[i].s, s))
+            return i;
+    return -1;
+}
+
+static const struct dep *dep_of(const struct job *j, struct mmtb_sector s)
+{
+    for (int i = 0; i < j->ndeps; i++)
+        if (sector_eq(j->deps[i].s, s))
+            return &j->deps[i];
+    return NULL;
+}
+
+static void sort_unique(uint64_t *a, int *n)
+{
+    int k = *n;
+    for (int i = 1; i < k; i++) {
+        uint64_t x = a[i];
+        int p = i - 1;
+        while (p >= 0 && a[p] > x) {
+            a[p + 1] = a[p];
+            p--;
+        }
+        a[p + 1] = x;
+    }
+    int u = 0;
+    for (int i = 0; i < k; i++)
+        if (u == 0 || a[u - 1] != a[i])
+            a[u++] = a[i];
+    *n = u;
+}
+
+static void bucket_add(struct job *j, int level, uint64_t entry)
+{
+#pragma omp critical(mmtb_bucket)
+    {
+        struct bucket *b = &j->buckets[level];
+        if (b->n == b->cap) {
+            size_t nc = b->cap ? 2 * b->cap : 1024;
+            uint64_t *ne = realloc(b->e, nc * sizeof *ne);
+            if (ne) {
+                b->e = ne;
+                b->cap = nc;
+            }
+        }
+        if (b->n < b->cap)
+            b->e[b->n++] = entry;
+        else
+            j->oom = 1;
+        if (level > j->last_level)
+            j->last_level = level;
+    }
+}
+
+/* ------------------------------------------------------------------ init */
+
+/*
+ * Initial state of one canonical position: terminal values, external
+ * successors (already solved), and the number of distinct in-pair
+ * successors.  Returns the state word; may add bucket entries.
+ */
+static uint16_t init_position(struct job *j, int mi, uint64_t slot, struct succ *sc,
+                              uint64_t *tmp, int *resolved_depth)
+{
+    const struct mmtb_variant *v = j->v;
+    struct member *me = &j->m[mi];
+    uint32_t mover, opp;
+    mmtb_index_unrank(j->ix, me->s, slot, &mover, &opp);
+    *resolved_depth = -1;
+
+    int term = succ_terminal(v, me->s, mover, opp);
+    if (term == MMTB_LOSS) {
+        *resolved_depth = 0;
+        return ST_RESOLVED | 0;
+    }
+    if (term == MMTB_DRAW)
+        return DRAW_BIAS;
+
+    int n = succ_generate(v, me->s, mover, opp, sc);
+    if (n == 0) {
+        *resolved_depth = 0;
+        return ST_RESOLVED | 0;
+    }
+    int best_win = 0, worst_loss = 0, nin = 0;
+    bool draw = false;
+    for (int i = 0; i < n; i++) {
+        if (sc[i].kind == SUCC_WIN) {
+            best_win = 1;
+            continue;
+        }
+        int pm = member_of(j, sc[i].t);
+        if (pm >= 0) {
+            tmp[nin++] = (uint64_t)pm << 62 | mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
+            continue;
+        }
+        const struct dep *d = dep_of(j, sc[i].t);
+        uint64_t r = mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
+        int w = d->wdl[r];
+        int depth = sc[i].capture ? 1 : (d->dtc ? d->dtc[r] : 0) + 1;
+        if (w == 0) { /* the opponent loses there */
+            if (!best_win || depth < best_win)
+                best_win = depth;
+        } else if (w == 1) {
+            draw = true;
+        } else if (depth > worst_loss) {
+            worst_loss = depth;
+        }
+    }
+    sort_unique(tmp, &nin);
+
+    if (best_win && (best_win == 1 || nin == 0)) {
+        *resolved_depth = best_win;
+        return (uint16_t)(ST_RESOLVED | ST_WIN | best_win);
+    }
+    if (nin == 0) {
+        if (draw)
+            return DRAW_BIAS;
+        *resolved_depth = worst_loss;
+        return (uint16_t)(ST_RESOLVED | worst_loss);
+    }
+    /* nin <= MMTB_MAX_MOVES, far below the counter range */
+    uint16_t c = (uint16_t)nin;
+    if (best_win) {
+        c++; /* can no longer be lost */
+        bucket_add(j, best_win - 1, slot << 2 | (uint64_t)mi << 1 | 1);
+    } else {
+        if (draw)
+            c++;
+        if (worst_loss > 1) {
+            c++;
+            bucket_add(j, worst_loss - 1, slot << 2 | (uint64_t)mi << 1 | 0);
+        }
+    }
+    return c;
+}
+
+static int init_pass(struct job *j)
+{
+    const int chunk = 4096;
+    for (int mi = 0; mi < j->nm; mi++) {
+        struct member *me = &j->m[mi];
+        uint64_t nchunks = (me->slots + chunk - 1) / chunk;
+        uint64_t done = 0;
+        int fail = 0;
+#pragma omp parallel
+        {
+            struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
+            uint64_t *tmp = malloc(MMTB_MAX_MOVES * sizeof *tmp);
+            uint64_t *hist = calloc(MAX_LEVELS, sizeof *hist);
+            int maxd = 0;
+            if (!sc || !tmp || !hist) {
+#pragma omp atomic write
+                fail = 1;
+            }
+#pragma omp for schedule(dynamic, 16)
+            for (uint64_t c = 0; c < nchunks; c++) {
+                if (fail)
+                    continue;
+                uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
+                for (uint64_t i = lo; i < hi; i++) {
+                    if (!mmtb_index_slot_is_canonical(j->ix, me->s, i)) {
+                        me->st[i] = ST_UNUSED;
+                        continue;
+                    }
+                    int rd;
+                    me->st[i] = init_position(j, mi, i, sc, tmp, &rd);
+                    if (rd >= 0) {
+                        hist[rd]++;
+                        if (rd > maxd)
+                            maxd = rd;
+                    }
+                }
+                if (omp_get_thread_num() == 0) {
+                    uint64_t dn;
+#pragma omp atomic read
+                    dn = done;
+                    progress_update(j->prog, dn * chunk, me->slots);
+                }
+#pragma omp atomic
+                done++;
+            }
+#pragma omp critical(mmtb_hist)
+            {
+                if (hist)
+                    for (int d = 0; d <= maxd; d++)
+                        j->hist[d] += hist[d];
+                if (maxd > j->last_level)
+                    j->last_level = maxd;
+            }
+            free(sc);
+            free(tmp);
+            free(hist);
+        }
+        if (fail || j->oom)
+            return MMTB_ERR_NOMEM;
+    }
+    return MMTB_OK;
+}
+
+/* ------------------------------------------------------------ retrograde */
+
+/* Apply the news "a successor of slot k (member array a) is decided at
+ * depth d" to k.  Returns the new depth when k became decided, else -1. */
+static int retro_update(uint16_t *a, uint64_t k, bool succ_lost, unsigned d)
+{
+    uint16_t cur = __atomic_load_n(&a[k], __ATOMIC_RELAXED);
+    for (;;) {
+        if (cur & ST_RESOLVED)
+            return -1;
+        uint16_t nw;
+        if (succ_lost)
+            nw = (uint16_t)(ST_RESOLVED | ST_WIN | (d + 1));
+        else if (cur == 1)
+            nw = (uint16_t)(ST_RESOLVED | (d + 1));
+        else
+            nw = (uint16_t)(cur - 1);
+        if (__atomic_compare_exchange_n(&a[k], &cur, nw, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+            return (nw & ST_RESOLVED) ? (int)(d + 1) : -1;
+    }
+}
+
+/* Propagate from every position of member mi decided at depth d. */
+static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
+{
+    struct member *me = &j->m[mi];
+    if (me->partner < 0)
+        return;
+    struct member *pa = &j->m[me->partner];
+    const int chunk = 4096;
+    uint64_t nchunks = (me->slots + chunk - 1) / chunk;
+    uint16_t want_loss = (uint16_t)(ST_RESOLVED | d), want_win = (uint16_t)(ST_RESOLVED | ST_WIN | d);
+    uint64_t found = 0;
+#pragma omp parallel reduction(+ : found)
+    {
+        uint32_t *pm = malloc(MMTB_MAX_MOVES * sizeof *pm);
+        uint32_t *po = malloc(MMTB_MAX_MOVES * sizeof *po);
+        uint64_t *r = malloc(MMTB_MAX_MOVES * sizeof *r);
+        if (!pm || !po || !r) {
+#pragma omp atomic write
+            j->oom = 1;
+        }
+#pragma omp for schedule(dynamic, 16)
+        for (uint64_t c = 0; c < nchunks; c++) {
+            if (!pm || !po || !r)
+                continue;
+            uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
+            for (uint64_t i = lo; i < hi; i++) {
+                uint16_t x = me->st[i];
+                if (x != want_loss && x != want_win)
+                    continue;
+                uint32_t mover, opp;
+                mmtb_index_unrank(j->ix, me->s, i, &mover, &opp);
+                int n = succ_quiet_preds(j->v, me->s, mover, opp, pm, po);
+                for (int k = 0; k < n; k++)
+                    r[k] = mmtb_index_rank(j->ix, pa->s, pm[k], po[k]);
+                sort_unique(r, &n);
+                for (int k = 0; k < n; k++)
+                    if (retro_update(pa->st, r[k], x == want_loss, d) >= 0)
+                        found++;
+            }
+        }
+        free(pm);
+        free(po);
+        free(r);
+    }
+    *newly += found;
+}
+
+/* Bucket entries of level d: external results that take effect now. */
+static uint64_t level_buckets(struct job *j, unsigned d)
+{
+    struct bucket *b = &j->buckets[d];
+    uint64_t found = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        uint64_t e = b->e[i];
+        struct member *me = &j->m[(e >> 1) & 1];
+        if (retro_update(me->st, e >> 2, e & 1, d) >= 0)
+            found++;
+    }
+    free(b->e);
+    b->e = NULL;
+    b->n = b->cap = 0;
+    return found;
+}
+
+static int retro_pass(struct job *j)
+{
+    for (int d = 0; d <= j->last_level; d++) {
+        if (d >= (int)MAX_DEPTH)
+            return MMTB_ERR_UNSUPPORTED; /* depth beyond what the state word holds */
+        uint64_t newly = level_buckets(j, (unsigned)d);
+        for (int mi = 0; mi < j->nm; mi++)
+            level_member(j, mi, (unsigned)d, &newly);
+        if (newly) {
+            j->hist[d + 1] += newly;
+            if (d + 1 > j->last_level)
+                j->last_level = d + 1;
+        }
+        progress_update(j->prog, (uint64_t)d + 1, (uint64_t)j->last_level + 1);
+        if (j->oom)
+            return MMTB_ERR_NOMEM;
+    }
+    return MMTB_OK;
+}
+
+/* ---------------------------------------------------------------- output */
+
+struct fill_ctx {
+    const struct member *me;
+};
+
+/* Convert working state to table values for the writer. */
+static void fill_values(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+{
+    const struct member *me = ((const struct fill_ctx *)ctx)->me;
+    for (uint64_t i = 0; i < count; i++) {
+        uint16_t x = me->st[first + i];
+        if (x == ST_UNUSED) {
+            wdl[i] = 3;
+            dtc[i] = 0;
+        } else if (x & ST_RESOLVED) {
+            wdl[i] = (x & ST_WIN) ? 2 : 0;
+            dtc[i] = x & ST_DEPTH;
+        } else {
+            wdl[i] = 1;
+            dtc[i] = 0;
+        }
+    }
+}
+
+/* ------------------------------------------------------------ dependencies */
+
+/* Load an already solved sector fully into memory (in parallel ranges). */
+static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, bool need_dtc, char *err,
+                    size_t errlen)
+{
+    d->slots = mmtb_index_slots(ix, d->s);
+    d->wdl = malloc(d->slots ? d->slots : 1);
+    d->dtc = need_dtc ? malloc((d->slots ? d->slots : 1) * sizeof *d->dtc) : NULL;
+    if (!d->wdl || (need_dtc && !d->dtc))
+        return MMTB_ERR_NOMEM;
+    int rc = MMTB_OK;
+    const uint64_t piece = 1u << 22;
+    uint64_t npieces = (d->slots + piece - 1) / piece;
+#pragma omp parallel
+    {
+        mmtb_ctx *ctx = NULL;
+        int lrc = mmtb_ctx_create(&ctx, tb, 1u << 20);
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t p = 0; p < npieces; p++) {
+            if (lrc != MMTB_OK)
+                continue;
+            uint64_t lo = p * piece, n = lo + piece < d->slots ? piece : d->slots - lo;
+            lrc = mmtb_tb_read(ctx, d->s, lo, n, d->wdl + lo, d->dtc ? d->dtc + lo : NULL);
+        }
+        if (lrc != MMTB_OK) {
+#pragma omp critical(mmtb_dep)
+            rc = lrc;
+        }
+        mmtb_ctx_free(ctx);
+    }
+    if (rc != MMTB_OK) {
+        char name[32];
+        mmtb_sector_format(d->s, name, sizeof name);
+        snprintf(err, errlen, "reading solved sector %s: %s", name, mmtb_strerror(rc));
+    }
+    return rc;
+}
+
+static void free_job(struct job *j)
+{
+    for (int i = 0; i < j->nm; i++)
+        free(j->m[i].st);
+    for (int i = 0; i < j->ndeps; i++) {
+        free(j->deps[i].wdl);
+        free(j->deps[i].dtc);
+    }
+    if (j->buckets)
+        for (int i = 0; i < MAX_LEVELS; i++)
+            free(j->buckets[i].e);
+    free(j->buckets);
+    free(j->hist);
+}
+
+/* The sectors outside the pair that moves of member s lead to (the sector
+ * graph of sector_index.c), and whether a placement that removes nothing
+ * leads there, so that its depths are needed too. */
+static void add_deps(struct job *j, struct mmtb_sector s, bool need_dtc[16])
+{
+    struct mmtb_sector t[8];
+    int n = mmtb_sector_moves_to(j->v, s, t);
+    struct mmtb_sector quiet_place = {s.b, (uint8_t)(s.w + 1), s.b_hand, (uint8_t)(s.w_hand - 1)};
+    for (int i = 0; i < n; i++) {
+        if (member_of(j, t[i]) >= 0)
+            continue;
+        int k;
+        for (k = 0; k < j->ndeps; k++)
+            if (sector_eq(j->deps[k].s, t[i]))
+                break;
+        if (k == j->ndeps) {
+            j->deps[j->ndeps].s = t[i];
+            need_dtc[j->ndeps++] = false;
+        }
+        need_dtc[k] = need_dtc[k] || (s.w_hand > 0 && sector_eq(t[i], quiet_place));
+    }
+}
+
+/* ------------------------------------------------------------------ driver */
+
+static double peak_rss_mib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0;
+}
+
+/* Solve one pair (or a lone sector) and write it.  stats[i] receives the
+ * per-member statistics. */
+static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
+                      const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
+                      struct mmtb_sector_stats *stats, struct progress *prog, const char *tag,
+                      char *err, size_t errlen)
+{
+    struct job j;
+    memset(&j, 0, sizeof j);
+    j.v = v;
+    j.ix = ix;
+    j.nm = nss;
+    j.prog = prog;
+    int rc = MMTB_ERR_NOMEM;
+    for (int i = 0; i < nss; i++) {
+        j.m[i].s = ss[i];
+        j.m[i].slots = mmtb_index_slots(ix, ss[i]);
+        j.m[i].st = malloc((j.m[i].slots ? j.m[i].slots : 1) * sizeof(uint16_t));
+        if (!j.m[i].st)
+            goto out;
+    }
+    for (int i = 0; i < nss; i++)
+        j.m[i].partner = member_of(&j, sector_partner(ss[i]));
+    j.buckets = calloc(MAX_LEVELS, sizeof *j.buckets);
+    j.hist = calloc(MAX_LEVELS + 1, sizeof *j.hist);
+    if (!j.buckets || !j.hist)
+        goto out;
+
+    bool need_dtc[16] = {false};
+    for (int i = 0; i < nss; i++)
+        add_deps(&j, ss[i], need_dtc);
+    if (j.ndeps) {
+        mmtb_tb *tb = NULL;
+        struct mmtb_tb_opts topts;
+        memset(&topts, 0, sizeof topts);
+        rc = mmtb_tb_open(&tb, o->outdir, &topts);
+        if (rc != MMTB_OK) {
+            snprintf(err, errlen, "%s: cannot open tables: %s", o->outdir, mmtb_strerror(rc));
+            goto out;
+        }
+        for (int i = 0; i < j.ndeps && rc == MMTB_OK; i++)
+            rc = load_dep(tb, &j.deps[i], ix, need_dtc[i], err, errlen);
+        mmtb_tb_close(tb);
+        if (rc != MMTB_OK)
+            goto out;
+    }
+
+    char label[96];
+    snprintf(label, sizeof label, "%s init", tag);
+    progress_phase(prog, label);
+    rc = init_pass(&j);
+    if (rc != MMTB_OK) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    snprintf(label, sizeof label, "%s levels", tag);
+    progress_phase(prog, label);
+    rc = retro_pass(&j);
+    if (rc != MMTB_OK) {
+        if (rc == MMTB_ERR_NOMEM)
+            snprintf(err, errlen, "out of memory");
+        else
+            snprintf(err, errlen, "depth to conversion exceeds %u plies", (unsigned)MAX_DEPTH);
+        goto out;
+    }
+    snprintf(label, sizeof label, "%s write", tag);
+    progress_phase(prog, label);
+    for (int i = 0; i < nss; i++) {
+        struct fill_ctx fc = {&j.m[i]};
+        struct mmtb_write_opts wo;
+        memset(&wo, 0, sizeof wo);
+        wo.zstd_level = o->zstd_level;
+        rc = mmtb_table_write_sector(o->outdir, v, ss[i], j.m[i].slots, fill_values, &fc, &wo,
+                                     &stats[i], err, errlen);
+        if (rc != MMTB_OK)
+            goto out;
+    }
+    rc = MMTB_OK;
+out:
+    free_job(&j);
+    return rc;
+}
+
+/* Add s and, recursively, every sector of the game it leads to. */
+static void mark_needed(const struct mmtb_variant *v, const struct mmtb_sector *list, int n,
+                        bool *need, struct mmtb_sector s)
+{
+    for (int i = 0; i < n; i++) {
+        if (!sector_eq(list[i], s))
+            continue;
+        if (need[i])
+            return;
+        need[i] = true;
+        struct mmtb_sector t[8];
+        int k = mmtb_sector_moves_to(v, s, t);
+        for (int q = 0; q < k; q++)
+            mark_needed(v, list, n, need, t[q]);
+        return;
+    }
+}
+
+/* True when the directory already holds a valid table of sector s. */
+static bool already_solved(const char *dir, struct mmtb_sector s, struct mmtb_sector_stats *st)
+{
+    mmtb_tb *tb = NULL;
+    if (mmtb_tb_open(&tb, dir, NULL) != MMTB_OK)
+        return false;
+    bool ok = mmtb_tb_sector_stats(tb, s, st) == MMTB_OK &&
+              mmtb_tb_verify_sector(tb, s, NULL, 0) == MMTB_OK;
+    mmtb_tb_close(tb);
+    return ok;
+}
+
+static void print_stats_line(FILE *f, struct mmtb_sector s, const struct mmtb_sector_stats *st,
+                             double secs, const char *note)
+{
+    char name[32];
+    mmtb_sector_format(s, name, sizeof name);
+    fprintf(f, "%-10s %14llu %14llu %14llu %14llu %5d %5d %8.2fs %s\n", name,
+            (unsigned long long)st->canonical, (unsigned long long)st->wins,
+            (unsigned long long)st->draws, (unsigned long long)st->losses, st->max_win,
+            st->max_loss, secs, note);
+}
+
+int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
+{
+    struct mmtb_variant *v = NULL;
+    mmtb_index *ix = NULL;
+    struct mmtb_sector *list = NULL;
+    bool *need = NULL;
+    struct mmtb_sector_stats *all = NULL;
+    FILE *rep = o->report ? o->report : stdout;
+    int rc = mmtb_variant_load(&v, o->variant, err, errlen);
+    if (rc != MMTB_OK)
+        return rc;
+    if (v->no_reclose) {
+        snprintf(err, errlen,
+                 "variant %s: the no-reclose rule needs per-position history the sector "
+                 "tables do not hold; it cannot be solved",
+                 v->name);
+        rc = MMTB_ERR_UNSUPPORTED;
+        goto out;
+    }
+    if (o->threads > 0)
+        omp_set_num_threads(o->threads);
+
+    int cap = 4096;
+    list = malloc(cap * sizeof *list);
+    need = calloc(cap, sizeof *need);
+    all = calloc(cap, sizeof *all);
+    if (!list || !need || !all) {
+        rc = MMTB_ERR_NOMEM;
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    int swh = o->start_w_hand < 0 ? v->stones : o->start_w_hand;
+    int sbh = o->start_b_hand < 0 ? v->stones : o->start_b_hand;
+    int n = mmtb_sector_list(v, swh, sbh, o->max_stones, list, cap);
+    if (n < 0) {
+        rc = n;
+        snprintf(err, errlen, "cannot list the sectors of %s", v->name);
+        goto out;
+    }
+    if (o->n_only > 0) {
+        for (int i = 0; i < o->n_only; i++) {
+            bool found = false;
+            for (int k = 0; k < n; k++)
+                found = found || sector_eq(list[k], o->only[i]);
+            if (!found) {
+                char name[32];
+                mmtb_sector_format(o->only[i], name, sizeof name);
+                snprintf(err, errlen, "sector %s is not part of this game of %s", name, v->name);
+                rc = MMTB_ERR_INVALID;
+                goto out;
+            }
+            mark_needed(v, list, n, need, o->only[i]);
+        }
+        /* partners are solved together */
+        for (int i = 0; i < n; i++)
+            if (need[i])
+                for (int k = 0; k < n; k++)
+                    if (sector_eq(list[k], sector_partner(list[i])))
+                        need[k] = true;
+    } else {
+        for (int i = 0; i < n; i++)
+            need[i] = true;
+    }
+
+    int maxw = 0;
+    for (int i = 0; i < n; i++) {
+        int a = list[i].w + list[i].w_hand, b = list[i].b + list[i].b_hand;
+        maxw = a > maxw ? a : maxw;
+        maxw = b > maxw ? b : maxw;
+    }
+    rc = mmtb_index_create(&ix, v, maxw);
+    if (rc != MMTB_OK) {
+        snprintf(err, errlen, "cannot build the index tables: %s", mmtb_strerror(rc));
+        goto out;
+    }
+    if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "%s: cannot create directory: %s", o->outdir, strerror(errno));
+        rc = MMTB_ERR_IO;
+        goto out;
+    }
+    rc = mmtb_table_write_manifest(o->outdir, v, list, n, err, errlen);
+    if (rc != MMTB_OK)
+        goto out;
+
+    struct progress prog;
+    progress_init(&prog, o->quiet);
+    int todo = 0;
+    for (int i = 0; i < n; i++)
+        todo += need[i];
+    if (!o->quiet && !o->json)
+        fprintf(rep, "%-10s %14s %14s %14s %14s %5s %5s %9s\n", "sector", "canonical", "wins",
+                "draws", "losses", "maxW", "maxL", "time");
+    double t_all = progress_now();
+    uint64_t solved_positions = 0;
+    int done = 0;
+    for (int i = 0; i < n; i++) {
+        if (!need[i])
+            continue;
+        /* a pair: this sector and its partner if it follows */
+        struct mmtb_sector ss[2] = {list[i], list[i]};
+        int nss = 1;
+        if (i + 1 < n && need[i + 1] && sector_eq(list[i + 1], sector_partner(list[i])) &&
+            !sector_eq(list[i], list[i + 1]))
+            ss[nss++] = list[++i];
+        int first = i - (nss - 1);
+        bool have = true;
+        for (int k = 0; k < nss; k++)
+            have = have && already_solved(o->outdir, ss[k], &all[first + k]);
+        double t0 = progress_now();
+        char tag[64], nm[32];
+        mmtb_sector_format(ss[0], nm, sizeof nm);
+        snprintf(tag, sizeof tag, "[%d/%d] %s", done + 1, todo, nm);
+        if (!have) {
+            rc = solve_pair(o, v, ix, ss, nss, &all[first], &prog, tag, err, errlen);
+            progress_clear(&prog);
+            if (rc != MMTB_OK)
+                goto out;
+        }
+        double secs = progress_now() - t0;
+        for (int k = 0; k < nss; k++) {
+            if (!have)
+                solved_positions += all[first + k].slots;
+            if (!o->quiet && !o->json)
+                print_stats_line(rep, ss[k], &all[first + k], secs / nss,
+                                 have ? "(already solved)" : "");
+        }
+        done += nss;
+    }
+    double total = progress_now() - t_all;
+    uint64_t can = 0, w = 0, d = 0, l = 0;
+    for (int i = 0; i < n; i++)
+        if (need[i]) {
+            can += all[i].canonical;
+            w += all[i].wins;
+            d += all[i].draws;
+            l += all[i].losses;
+        }
+    int nthreads = omp_get_max_threads();
+    double rate = total > 0 ? (double)solved_positions / total : 0;
+    if (o->json) {
+        fprintf(rep,
+                "{\"variant\":\"%s\",\"sectors\":%d,\"canonical\":%llu,\"wins\":%llu,"
+                "\"draws\":%llu,\"losses\":%llu,\"seconds\":%.3f,\"slots_solved\":%llu,"
+                "\"slots_per_second\":%.0f,\"threads\":%d,\"peak_rss_mib\":%.1f}\n",
+                v->name, todo, (unsigned long long)can, (unsigned long long)w,
+                (unsigned long long)d, (unsigned long long)l, total,
+                (unsigned long long)solved_positions, rate, nthreads, peak_rss_mib());
+    } else if (!o->quiet) {
+        fprintf(rep,
+                "total: %d sectors, %llu canonical positions (%llu wins, %llu draws, %llu "
+                "losses)\n%.2f s, %.2f M slots/s (%.2f M/s per thread, %d threads), peak RSS "
+                "%.0f MiB\n",
+                todo, (unsigned long long)can, (unsigned long long)w, (unsigned long long)d,
+                (unsigned long long)l, total, rate / 1e6, rate / 1e6 / nthreads, nthreads,
+                peak_rss_mib());
+    }
+    rc = MMTB_OK;
+out:
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+    free(list);
+    free(need);
+    free(all);
+    return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * solve.h - the retrograde solver: solves the sectors of a variant's game in
+ * dependency order and writes them as table files, and the verifier that
+ * re-derives every stored value from its successors.  Reads solved sectors
+ * back through libmmtb (mmtb.h).  Uses OpenMP inside each sector.
+ */
+#ifndef MMTB_SOLVE_H
+#define MMTB_SOLVE_H
+
+#include "mmtb_common.h"
+#include <stdio.h>
+
+struct mmtb_solve_opts {
+    const char *variant; /* built-in name or descriptor file */
+    const char *outdir;  /* table directory (created if needed) */
+    int start_w_hand;    /* stones in hand at the start; both 0: movement phase only */
+    int start_b_hand;
+    int max_stones;      /* movement phase: at most this many stones a side (0: all) */
+    const struct mmtb_sector *only; /* if n_only > 0: solve these and what they need */
+    int n_only;
+    int threads;         /* 0: OpenMP default */
+    int zstd_level;      /* 0: writer default */
+    bool quiet;          /* no progress display, no per-sector lines */
+    FILE *report;        /* per-sector lines and the summary (NULL: stdout) */
+    bool json;           /* summary as JSON on `report` */
+};
+
+/*
+ * Solve the game described by opts; sectors already present and valid in
+ * outdir are kept (resume).  Returns MMTB_OK or a status, with a message in
+ * err.
+ */
+int mmtb_solve(const struct mmtb_solve_opts *opts, char *err, size_t errlen);
+
+struct mmtb_verify_opts {
+    const char *dir;
+    int threads;
+    bool quiet;
+    FILE *report;
+    bool json;
+    uint64_t *mismatches; /* out: total mismatches found */
+};
+
+/*
+ * Re-derive every stored value of every sector in dir from its successors
+ * (one ply forward) and count disagreements.  Returns MMTB_OK when the check
+ * ran (mismatches may still be non-zero) or a status.
+ */
+int mmtb_verify(const struct mmtb_verify_opts *opts, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * succ.c - successor and quiet-predecessor enumeration on bitboards for the
+ * solver and the verifier.  Depends on variant.h only.  The rules here must
+ * match format/movegen.c exactly; tests/check_solver.c compares them.
+ */
+#include "succ.h"
+
+#include "movegen.h"
+
+uint32_t succ_removable(const struct mmtb_variant *v, uint32_t opp)
+{
+    uint32_t free_ = opp & ~mmtb_variant_in_mill(v, opp);
+    switch (v->removal) {
+    case MMTB_REMOVE_ANY:
+        return opp;
+    case MMTB_REMOVE_IMMUNE:
+        return free_;
+    default:
+        return free_ ? free_ : opp;
+    }
+}
+
+static bool has_mill(const struct mmtb_variant *v, uint32_t set)
+{
+    for (int m = 0; m < v->nmills; m++)
+        if ((set & v->mill[m]) == v->mill[m])
+            return true;
+    return false;
+}
+
+int succ_terminal(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                  uint32_t opp)
+{
+    if (v->first_mill_wins && has_mill(v, opp))
+        return MMTB_LOSS;
+    if (v->full_board_draw && s.w_hand == 0 && s.b_hand == 0 &&
+        (mover | opp) == v->full)
+        return MMTB_DRAW;
+    (void)mover;
+    return MMTB_NOT_TERMINAL;
+}
+
+/* A side flies when it has at most v->fly stones on board plus in hand. */
+static inline bool flies(const struct mmtb_variant *v, int board, int hand)
+{
+    return v->fly > 0 && board + hand <= v->fly;
+}
+
+/*
+ * Emit the successors of one move that puts a stone of the mover on `to`,
+ * the mover's new set being nm.  qt/ct are the sectors (new mover first) of
+ * the quiet and the capturing outcome.  may_capture is false for placements
+ * in variants where placement does not capture.
+ */
+static int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, int to,
+                struct mmtb_sector qt, struct mmtb_sector ct, bool may_capture,
+                struct succ *out, int n)
+{
+    if (mmtb_closes_mill(v, nm, to)) {
+        if (v->first_mill_wins) {
+            out[n++] = (struct succ){SUCC_WIN, 0, qt, 0, 0};
+            return n;
+        }
+        uint32_t r = may_capture ? succ_removable(v, opp) : 0;
+        if (r) {
+            bool wins = ct.w + ct.w_hand < v->min_stones;
+            while (r) {
+                uint32_t bit = r & -r;
+                r ^= bit;
+                if (wins)
+                    out[n++] = (struct succ){SUCC_WIN, 1, ct, 0, 0};
+                else
+                    out[n++] = (struct succ){SUCC_POS, 1, ct, opp ^ bit, nm};
+            }
+            return n;
+        }
+    }
+    out[n++] = (struct succ){SUCC_POS, 0, qt, opp, nm};
+    return n;
+}
+
+int succ_generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                  uint32_t opp, struct succ *out)
+{
+    uint32_t empty = v->full & ~(mover | opp);
+    int n = 0;
+
+    if (s.w_hand > 0) {
+        struct mmtb_sector qt = {s.b, (uint8_t)(s.w + 1), s.b_hand, (uint8_t)(s.w_hand - 1)};
+        struct mmtb_sector ct = qt;
+        ct.w = (uint8_t)(s.b - 1);
+        for (uint32_t e = empty; e; e &= e - 1) {
+            int to = __builtin_ctz(e);
+            n = emit(v, mover | (1u << to), opp, to, qt, ct, v->place_captures, out, n);
+        }
+    }
+    if (s.w_hand == 0 || v->place_or_move) {
+        struct mmtb_sector qt = {s.b, s.w, s.b_hand, s.w_hand};
+        struct mmtb_sector ct = qt;
+        ct.w = (uint8_t)(s.b - 1);
+        bool fly = flies(v, s.w, s.w_hand);
+        for (uint32_t f = mover; f; f &= f - 1) {
+            int from = __builtin_ctz(f);
+            uint32_t dests = fly ? empty : (v->adj[from] & empty);
+            for (; dests; dests &= dests - 1) {
+                int to = __builtin_ctz(dests);
+                uint32_t nm = mover ^ (1u << from) ^ (1u << to);
+                n = emit(v, nm, opp, to, qt, ct, true, out, n);
+            }
+        }
+    }
+    if (n == 0 && v->nomove == MMTB_NOMOVE_PASSES) {
+        struct mmtb_sector qt = {s.b, s.w, s.b_hand, s.w_hand};
+        out[n++] = (struct succ){SUCC_POS, 0, qt, opp, mover};
+    }
+    return n;
+}
+
+/* True when the side to move of (mover, opp) in sector s has no move at all
+ * (ignoring passes).  Used to recognise pass predecessors. */
+static bool blocked(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                    uint32_t opp)
+{
+    uint32_t empty = v->full & ~(mover | opp);
+    if (s.w_hand > 0 && empty)
+        return false;
+    if (s.w_hand == 0 || v->place_or_move) {
+        if (mover && empty && flies(v, s.w, s.w_hand))
+            return false;
+        for (uint32_t f = mover; f; f &= f - 1)
+            if (v->adj[__builtin_ctz(f)] & empty)
+                return false;
+    }
+    return true;
+}
+
+int succ_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                     uint32_t opp, uint32_t *out_mover, uint32_t *out_opp)
+{
+    /* The previous mover is `opp` (sector pt, mover first). */
+    struct mmtb_sector pt = sector_partner(s);
+    uint32_t empty = v->full & ~(mover | opp);
+    int n = 0;
+
+    if (pt.w_hand == 0 || v->place_or_move) {
+        bool fly = flies(v, pt.w, pt.w_hand);
+        /* A mill-closing move is quiet only when nothing could be removed. */
+        bool mill_quiet = !v->first_mill_wins && succ_removable(v, mover) == 0;
+        bool q_terminal = v->first_mill_wins && has_mill(v, mover);
+        if (!q_terminal) {
+            for (uint32_t t = opp; t; t &= t - 1) {
+                int to = __builtin_ctz(t);
+                if (!mill_quiet && mmtb_closes_mill(v, opp, to))
+                    continue;
+                uint32_t srcs = fly ? empty : (v->adj[to] & empty);
+                for (; srcs; srcs &= srcs - 1) {
+                    int from = __builtin_ctz(srcs);
+                    out_mover[n] = opp ^ (1u << to) ^ (1u << from);
+                    out_opp[n] = mover;
+                    n++;
+                }
+            }
+        }
+    }
+    if (v->nomove == MMTB_NOMOVE_PASSES && blocked(v, pt, opp, mover) &&
+        succ_terminal(v, pt, opp, mover) == MMTB_NOT_TERMINAL) {
+        out_mover[n] = opp;
+        out_opp[n] = mover;
+        n++;
+    }
+    return n;
+}

@@ -1,0 +1,68 @@
+/*
+ * succ.h - the solver's view of the rules: successors and quiet
+ * predecessors of a position given as two masks (side to move first) in a
+ * sector.  A lean bitboard re-statement of format/movegen.c for the hot
+ * loops of the solver and the verifier; the tests check the two agree.
+ */
+#ifndef MMTB_SUCC_H
+#define MMTB_SUCC_H
+
+#include "variant.h"
+
+/* What one move leads to. */
+enum succ_kind {
+    SUCC_POS = 0, /* a stored position: (mover, opp) of sector t */
+    SUCC_WIN = 1, /* the move wins at once (opponent below min_stones, first mill) */
+};
+
+struct succ {
+    uint8_t kind;
+    uint8_t capture; /* the move removed a stone: its depth is 1 whatever follows */
+    struct mmtb_sector t;
+    uint32_t mover, opp; /* the new side to move first */
+};
+
+/* Opposing stones a mill may remove under the variant's rule. */
+uint32_t succ_removable(const struct mmtb_variant *v, uint32_t opp);
+
+/*
+ * Terminal value of (mover, opp) in sector s before any move is generated:
+ * MMTB_LOSS (opponent's mill in a first-mill-wins variant), MMTB_DRAW (full
+ * board after placement in a full-board-draw variant), or MMTB_NOT_TERMINAL.
+ * "No legal move" is not checked here: it shows as zero successors.
+ */
+int succ_terminal(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                  uint32_t opp);
+
+/*
+ * All successors of (mover, opp) in sector s (one entry per whole turn,
+ * including each removal choice and a pass where the variant passes).
+ * out needs room for MMTB_MAX_MOVES.  Returns the count.
+ */
+int succ_generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                  uint32_t opp, struct succ *out);
+
+/*
+ * Quiet predecessors of (mover, opp) in sector s: positions q, of the
+ * partner sector (s.b, s.w, s.b_hand, s.w_hand), whose side to move reaches
+ * (mover, opp) by a slide, flight or pass that removes nothing.  Writes q's
+ * masks (q's mover first) to out_mover/out_opp (room for MMTB_MAX_MOVES
+ * each) and returns the count.
+ */
+int succ_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                     uint32_t opp, uint32_t *out_mover, uint32_t *out_opp);
+
+/* True when sectors a and b are equal. */
+static inline bool sector_eq(struct mmtb_sector a, struct mmtb_sector b)
+{
+    return a.w == b.w && a.b == b.b && a.w_hand == b.w_hand && a.b_hand == b.b_hand;
+}
+
+/* The partner sector: the same stones with the other side to move. */
+static inline struct mmtb_sector sector_partner(struct mmtb_sector s)
+{
+    struct mmtb_sector p = {s.b, s.w, s.b_hand, s.w_hand};
+    return p;
+}
+
+#endif

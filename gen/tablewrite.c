@@ -1,0 +1,775 @@
+/*
+ * tablewrite.c - the table writer: statistics, the two value planes
+ * compressed block by block in parallel and written in order, header and
+ * block tables, a read-back verification, the footer, the atomic rename,
+ * and MANIFEST upkeep.  Byte layout comes from format/tablefile.h; this file
+ * owns only the file handling.  Output does not depend on the thread count.
+ */
+#include "tablewrite.h"
+
+#include "sector_index.h"
+#include "tablefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Blocks handled per batch and thread: one batch is filled, packed and
+ * compressed in parallel, then written sequentially. */
+#define BLOCKS_PER_THREAD 4
+
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
+}
+
+int mmtb_table_sector_path(const char *dir, struct mmtb_sector s, char *buf, size_t len)
+{
+    char name[48];
+    mmtb_tf_sector_filename(s, name, sizeof name);
+    return snprintf(buf, len, "%s/%s", dir, name);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Small file helpers                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* pwrite all of buf at off, retrying short writes. */
+static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
+{
+    const uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t w = pwrite(fd, p, n, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return MMTB_ERR_IO;
+        p += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return MMTB_OK;
+}
+
+/* pread exactly n bytes at off (a short file is corrupt). */
+static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+    uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t r = pread(fd, p, n, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return MMTB_ERR_IO;
+        if (r == 0)
+            return MMTB_ERR_CORRUPT;
+        p += r;
+        n -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return MMTB_OK;
+}
+
+/* fsync a directory so that a rename in it is durable. */
+static void sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+/* Read a whole small file into a malloc'd, NUL-terminated buffer.
+ * MMTB_ERR_MISSING when it does not exist. */
+static int slurp(const char *path, char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return errno == ENOENT ? MMTB_ERR_MISSING : MMTB_ERR_IO;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size > (64 << 20)) {
+        close(fd);
+        return MMTB_ERR_IO;
+    }
+    char *buf = malloc((size_t)st.st_size + 1);
+    if (!buf) {
+        close(fd);
+        return MMTB_ERR_NOMEM;
+    }
+    int rc = pread_all(fd, buf, (size_t)st.st_size, 0);
+    close(fd);
+    if (rc != MMTB_OK) {
+        free(buf);
+        return rc == MMTB_ERR_CORRUPT ? MMTB_ERR_IO : rc;
+    }
+    buf[st.st_size] = 0;
+    *out = buf;
+    *len = (size_t)st.st_size;
+    return MMTB_OK;
+}
+
+/* Write a small file atomically: PATH.tmp, fsync, rename, fsync the dir. */
+static int write_atomic(const char *dir, const char *name, const char *data, size_t len)
+{
+    char path[4096], tmp[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, name);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return MMTB_ERR_IO;
+    int rc = pwrite_all(fd, data, len, 0);
+    if (rc == MMTB_OK && fsync(fd) != 0)
+        rc = MMTB_ERR_IO;
+    if (close(fd) != 0)
+        rc = MMTB_ERR_IO;
+    if (rc == MMTB_OK && rename(tmp, path) != 0)
+        rc = MMTB_ERR_IO;
+    if (rc != MMTB_OK)
+        unlink(tmp);
+    else
+        sync_dir(dir);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* MANIFEST                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Load DIR/MANIFEST.  MMTB_ERR_MISSING when there is none. */
+static int manifest_load(const char *dir, struct mmtb_manifest *m, char *err, size_t errlen)
+{
+    char path[4096], *text;
+    size_t len;
+    memset(m, 0, sizeof *m);
+    snprintf(path, sizeof path, "%s/%s", dir, MMTB_MANIFEST_NAME);
+    int rc = slurp(path, &text, &len);
+    if (rc == MMTB_ERR_MISSING)
+        return rc;
+    if (rc != MMTB_OK)
+        return fail(err, errlen, rc, "%s: cannot read: %s", path, mmtb_strerror(rc));
+    char perr[160];
+    rc = mmtb_manifest_parse(text, len, m, perr, sizeof perr);
+    free(text);
+    if (rc != MMTB_OK)
+        return fail(err, errlen, rc, "%s: %s", dir, perr);
+    return MMTB_OK;
+}
+
+static int manifest_store(const char *dir, const struct mmtb_manifest *m, char *err,
+                          size_t errlen)
+{
+    char *text;
+    size_t len;
+    int rc = mmtb_manifest_format(m, &text, &len);
+    if (rc != MMTB_OK)
+        return fail(err, errlen, rc, "cannot format the manifest: %s", mmtb_strerror(rc));
+    rc = write_atomic(dir, MMTB_MANIFEST_NAME, text, len);
+    free(text);
+    if (rc != MMTB_OK)
+        return fail(err, errlen, rc, "%s/%s: cannot write: %s", dir, MMTB_MANIFEST_NAME,
+                    strerror(errno));
+    return MMTB_OK;
+}
+
+/* The manifest must describe this variant and index scheme. */
+static int manifest_matches(const char *dir, const struct mmtb_manifest *m,
+                            const struct mmtb_variant *v, char *err, size_t errlen)
+{
+    if (m->fingerprint != v->fingerprint || m->index_scheme != MMTB_INDEX_SCHEME)
+        return fail(err, errlen, MMTB_ERR_MISMATCH,
+                    "%s: the tables there are of variant %s (fingerprint %016llx, index scheme "
+                    "%d), not %s (%016llx, %d)",
+                    dir, m->name, (unsigned long long)m->fingerprint, m->index_scheme, v->name,
+                    (unsigned long long)v->fingerprint, MMTB_INDEX_SCHEME);
+    return MMTB_OK;
+}
+
+/* Append s to the game list unless it is there. */
+static int manifest_add_sector(struct mmtb_manifest *m, struct mmtb_sector s)
+{
+    if (mmtb_manifest_find_sector(m, s) >= 0)
+        return MMTB_OK;
+    struct mmtb_sector *ns = realloc(m->sectors, (size_t)(m->nsectors + 1) * sizeof *ns);
+    if (!ns)
+        return MMTB_ERR_NOMEM;
+    m->sectors = ns;
+    m->sectors[m->nsectors++] = s;
+    return MMTB_OK;
+}
+
+/* Set the file entry of sector s (which must be in the game). */
+static int manifest_set_file(struct mmtb_manifest *m, struct mmtb_sector s, uint64_t size,
+                             uint64_t hash)
+{
+    int k = mmtb_manifest_find_file(m, s);
+    if (k < 0) {
+        struct mmtb_manifest_file *nf = realloc(m->files, (size_t)(m->nfiles + 1) * sizeof *nf);
+        if (!nf)
+            return MMTB_ERR_NOMEM;
+        m->files = nf;
+        k = m->nfiles++;
+    }
+    m->files[k].sector = s;
+    m->files[k].size = size;
+    m->files[k].file_hash = hash;
+    return MMTB_OK;
+}
+
+int mmtb_table_write_manifest(const char *dir, const struct mmtb_variant *v,
+                              const struct mmtb_sector *game, int n, char *err, size_t errlen)
+{
+    if (!dir || !v || (n > 0 && !game) || n < 0)
+        return fail(err, errlen, MMTB_ERR_INVALID, "bad arguments");
+    struct mmtb_manifest m;
+    int rc = manifest_load(dir, &m, err, errlen);
+    if (rc == MMTB_ERR_MISSING) {
+        memset(&m, 0, sizeof m);
+        snprintf(m.name, sizeof m.name, "%s", v->name);
+        m.fingerprint = v->fingerprint;
+        m.index_scheme = MMTB_INDEX_SCHEME;
+        m.descriptor = malloc(v->text_len + 1);
+        if (!m.descriptor)
+            return fail(err, errlen, MMTB_ERR_NOMEM, "out of memory");
+        memcpy(m.descriptor, v->text, v->text_len);
+        m.descriptor[v->text_len] = 0;
+        m.descriptor_len = v->text_len;
+        rc = MMTB_OK;
+    } else if (rc != MMTB_OK) {
+        return rc;
+    } else if ((rc = manifest_matches(dir, &m, v, err, errlen)) != MMTB_OK) {
+        mmtb_manifest_clear(&m);
+        return rc;
+    }
+    for (int i = 0; i < n && rc == MMTB_OK; i++)
+        rc = manifest_add_sector(&m, game[i]);
+    if (rc != MMTB_OK)
+        rc = fail(err, errlen, rc, "out of memory");
+    else
+        rc = manifest_store(dir, &m, err, errlen);
+    mmtb_manifest_clear(&m);
+    return rc;
+}
+
+/* Before a sector file is replaced: drop its manifest entry (so a crash
+ * never leaves an entry describing another file), and check the variant.
+ * No manifest: nothing to do. */
+static int manifest_forget(const char *dir, const struct mmtb_variant *v, struct mmtb_sector s,
+                           char *err, size_t errlen)
+{
+    struct mmtb_manifest m;
+    int rc = manifest_load(dir, &m, err, errlen);
+    if (rc == MMTB_ERR_MISSING)
+        return MMTB_OK;
+    if (rc != MMTB_OK)
+        return rc;
+    rc = manifest_matches(dir, &m, v, err, errlen);
+    int k = mmtb_manifest_find_file(&m, s);
+    if (rc == MMTB_OK && k >= 0) {
+        m.files[k] = m.files[--m.nfiles];
+        rc = manifest_store(dir, &m, err, errlen);
+    }
+    mmtb_manifest_clear(&m);
+    return rc;
+}
+
+/* After a sector file is in place: record it (adding s to the game if
+ * needed).  No manifest: nothing to do. */
+static int manifest_record(const char *dir, const struct mmtb_variant *v, struct mmtb_sector s,
+                           uint64_t size, uint64_t hash, char *err, size_t errlen)
+{
+    struct mmtb_manifest m;
+    int rc = manifest_load(dir, &m, err, errlen);
+    if (rc == MMTB_ERR_MISSING)
+        return MMTB_OK;
+    if (rc != MMTB_OK)
+        return rc;
+    rc = manifest_matches(dir, &m, v, err, errlen);
+    if (rc == MMTB_OK &&
+        (manifest_add_sector(&m, s) != MMTB_OK || manifest_set_file(&m, s, size, hash) != MMTB_OK))
+        rc = fail(err, errlen, MMTB_ERR_NOMEM, "out of memory");
+    if (rc == MMTB_OK)
+        rc = manifest_store(dir, &m, err, errlen);
+    mmtb_manifest_clear(&m);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sector files                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Per-block statistics, merged in block order. */
+struct bstats {
+    uint64_t canonical, wins, draws, losses;
+    int32_t max_win, max_loss;
+    int rc; /* MMTB_ERR_INVALID for a value outside the rules */
+};
+
+/* Per-thread scratch: fill buffers, a raw block, a compressed block. */
+struct scratch {
+    uint8_t *wdl;
+    uint16_t *dtc;
+    uint8_t *raw, *raw2;
+    ZSTD_CCtx *cctx;
+    ZSTD_DCtx *dctx;
+};
+
+/* The state of one sector write. */
+struct writer {
+    const struct mmtb_variant *v;
+    mmtb_fill_fn fill;
+    void *fctx;
+    int level;
+    int fd;
+    struct mmtb_tf_header h;
+    struct mmtb_tf_layout l;
+    struct mmtb_tf_block *tab[2]; /* block tables */
+    int nthreads;
+    struct scratch *sc;
+    size_t bound; /* compressed buffer size per block */
+    uint8_t *batch;  /* nthreads * BLOCKS_PER_THREAD compressed blocks */
+    struct bstats *bst;
+    int *brc;
+};
+
+/* Fill n slots from first and check the values against the rules, counting
+ * them into *bs. */
+static void fill_checked(struct writer *w, struct scratch *sc, uint64_t first, uint64_t n,
+                         struct bstats *bs)
+{
+    memset(bs, 0, sizeof *bs);
+    bs->max_win = bs->max_loss = -1;
+    memset(sc->dtc, 0, n * sizeof *sc->dtc);
+    w->fill(w->fctx, first, n, sc->wdl, sc->dtc);
+    for (uint64_t i = 0; i < n; i++) {
+        int d = sc->dtc[i];
+        switch (sc->wdl[i]) {
+        case MMTB_TF_LOSS:
+            bs->losses++;
+            if (d > bs->max_loss)
+                bs->max_loss = d;
+            break;
+        case MMTB_TF_DRAW:
+            bs->draws++;
+            if (d != 0)
+                bs->rc = MMTB_ERR_INVALID;
+            break;
+        case MMTB_TF_WIN:
+            bs->wins++;
+            if (d > bs->max_win)
+                bs->max_win = d;
+            if (d == 0)
+                bs->rc = MMTB_ERR_INVALID;
+            break;
+        case MMTB_TF_UNUSED:
+            break;
+        default:
+            bs->rc = MMTB_ERR_INVALID;
+        }
+    }
+    bs->canonical = bs->wins + bs->draws + bs->losses;
+}
+
+static void merge_stats(struct bstats *a, const struct bstats *b)
+{
+    a->canonical += b->canonical;
+    a->wins += b->wins;
+    a->draws += b->draws;
+    a->losses += b->losses;
+    if (b->max_win > a->max_win)
+        a->max_win = b->max_win;
+    if (b->max_loss > a->max_loss)
+        a->max_loss = b->max_loss;
+    if (b->rc != MMTB_OK)
+        a->rc = b->rc;
+}
+
+/* Pass 1: statistics over all slots (block by block, in parallel). */
+static int pass_stats(struct writer *w, struct bstats *total)
+{
+    uint64_t bs = w->l.block_slots[0], nb = w->l.nblocks[0];
+    memset(total, 0, sizeof *total);
+    total->max_win = total->max_loss = -1;
+    struct bstats *per = calloc(nb ? nb : 1, sizeof *per);
+    if (!per)
+        return MMTB_ERR_NOMEM;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(w->nthreads)
+    for (uint64_t b = 0; b < nb; b++) {
+        struct scratch *sc = &w->sc[omp_get_thread_num()];
+        uint64_t first = b * bs, n = mmtb_tf_block_nslots(&w->h, &w->l, 0, b);
+        fill_checked(w, sc, first, n, &per[b]);
+    }
+    for (uint64_t b = 0; b < nb; b++)
+        merge_stats(total, &per[b]);
+    free(per);
+    return MMTB_OK;
+}
+
+/* Fill and pack block b of a plane into sc->raw; returns its raw size. */
+static size_t pack_block(struct writer *w, struct scratch *sc, int plane, uint64_t b,
+                         struct bstats *bs)
+{
+    uint64_t first = b * w->l.block_slots[plane];
+    uint64_t n = mmtb_tf_block_nslots(&w->h, &w->l, plane, b);
+    fill_checked(w, sc, first, n, bs);
+    if (plane == MMTB_TF_WDL)
+        mmtb_tf_pack_wdl(sc->wdl, n, sc->raw);
+    else
+        mmtb_tf_pack_dtc(sc->wdl, sc->dtc, n, w->h.dtc_width, sc->raw);
+    return mmtb_tf_block_raw_size(&w->h, &w->l, plane, b);
+}
+
+/* Pass 2/3: compress every block of a plane, a batch at a time in
+ * parallel, and write the batch in block order from the plane's data
+ * offset.  Fills the plane's block table and its data size. */
+static int pass_plane(struct writer *w, int plane, uint64_t *bytes)
+{
+    uint64_t nb = w->l.nblocks[plane];
+    uint64_t per_batch = (uint64_t)w->nthreads * BLOCKS_PER_THREAD;
+    uint64_t off = w->l.data_off[plane];
+    for (uint64_t b0 = 0; b0 < nb; b0 += per_batch) {
+        uint64_t nbatch = nb - b0 < per_batch ? nb - b0 : per_batch;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(w->nthreads)
+        for (uint64_t k = 0; k < nbatch; k++) {
+            struct scratch *sc = &w->sc[omp_get_thread_num()];
+            struct mmtb_tf_block *t = &w->tab[plane][b0 + k];
+            size_t n = pack_block(w, sc, plane, b0 + k, &w->bst[k]);
+            w->brc[k] = mmtb_tf_block_compress(sc->cctx, w->level, sc->raw, n,
+                                               w->batch + k * w->bound, w->bound, &t->csize,
+                                               &t->hash);
+        }
+        for (uint64_t k = 0; k < nbatch; k++) {
+            struct mmtb_tf_block *t = &w->tab[plane][b0 + k];
+            if (w->brc[k] != MMTB_OK)
+                return w->brc[k];
+            if (w->bst[k].rc != MMTB_OK)
+                return w->bst[k].rc;
+            t->offset = off;
+            int rc = pwrite_all(w->fd, w->batch + k * w->bound, t->csize, off);
+            if (rc != MMTB_OK)
+                return rc;
+            off += t->csize;
+        }
+    }
+    *bytes = off - w->l.data_off[plane];
+    return MMTB_OK;
+}
+
+/* Pass 4: read the file back through the format decoders exactly as a
+ * reader would, hash it, and compare every block with freshly filled and
+ * packed values.  Returns the XXH64 of bytes [0, footer_off). */
+static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t whylen)
+{
+    struct mmtb_xxh64_state st;
+    struct mmtb_tf_header h;
+    struct mmtb_tf_layout l;
+    uint8_t hb[MMTB_TF_HEADER_SIZE];
+    int rc = pread_all(w->fd, hb, sizeof hb, 0);
+    if (rc != MMTB_OK)
+        return fail(why, whylen, rc, "cannot read the header back");
+    rc = mmtb_tf_header_decode(hb, sizeof hb, &h);
+    if (rc != MMTB_OK || h.header_hash != w->h.header_hash)
+        return fail(why, whylen, MMTB_ERR_CORRUPT, "header reads back wrong");
+    mmtb_tf_layout(&h, &l);
+    uint64_t msize = mmtb_tf_meta_size(&l);
+    uint8_t *meta = malloc(msize ? msize : 1);
+    struct mmtb_tf_block *t0 = malloc((l.nblocks[0] + 1) * sizeof *t0);
+    struct mmtb_tf_block *t1 = malloc((l.nblocks[1] + 1) * sizeof *t1);
+    const char *desc;
+    if (!meta || !t0 || !t1) {
+        rc = fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    rc = pread_all(w->fd, meta, msize, MMTB_TF_HEADER_SIZE);
+    if (rc == MMTB_OK)
+        rc = mmtb_tf_meta_decode(&h, &l, meta, msize, &desc, t0, t1);
+    if (rc != MMTB_OK || memcmp(desc, w->v->text, w->v->text_len) != 0) {
+        rc = fail(why, whylen, MMTB_ERR_CORRUPT, "block tables read back wrong");
+        goto out;
+    }
+    mmtb_xxh64_init(&st, 0);
+    mmtb_xxh64_update(&st, hb, sizeof hb);
+    mmtb_xxh64_update(&st, meta, msize);
+
+    struct bstats total = {0, 0, 0, 0, -1, -1, MMTB_OK};
+    uint64_t per_batch = (uint64_t)w->nthreads * BLOCKS_PER_THREAD;
+    for (int plane = 0; plane < 2; plane++) {
+        struct mmtb_tf_block *t = plane ? t1 : t0;
+        uint64_t nb = l.nblocks[plane];
+        for (uint64_t b0 = 0; b0 < nb; b0 += per_batch) {
+            uint64_t nbatch = nb - b0 < per_batch ? nb - b0 : per_batch;
+            /* The batch's blocks are contiguous: one read, hashed in order. */
+            uint64_t start = t[b0].offset;
+            uint64_t len = t[b0 + nbatch - 1].offset + t[b0 + nbatch - 1].csize - start;
+            rc = pread_all(w->fd, w->batch, len, start);
+            if (rc != MMTB_OK) {
+                rc = fail(why, whylen, rc, "cannot read blocks back");
+                goto out;
+            }
+            mmtb_xxh64_update(&st, w->batch, len);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(w->nthreads)
+            for (uint64_t k = 0; k < nbatch; k++) {
+                struct scratch *sc = &w->sc[omp_get_thread_num()];
+                uint64_t b = b0 + k;
+                size_t n = pack_block(w, sc, plane, b, &w->bst[k]);
+                uint64_t ns = mmtb_tf_block_nslots(&h, &l, plane, b);
+                int r = mmtb_tf_block_decompress(sc->dctx, w->batch + (t[b].offset - start),
+                                                 &t[b], sc->raw2, n);
+                if (r == MMTB_OK)
+                    r = plane ? mmtb_tf_check_dtc(sc->raw2, ns, h.dtc_width,
+                                                  (uint32_t)(h.max_win > h.max_loss ? h.max_win
+                                                                                   : h.max_loss))
+                              : mmtb_tf_check_wdl(sc->raw2, ns);
+                if (r == MMTB_OK && memcmp(sc->raw, sc->raw2, n) != 0)
+                    r = MMTB_ERR_CORRUPT;
+                w->brc[k] = r;
+            }
+            for (uint64_t k = 0; k < nbatch; k++) {
+                if (w->brc[k] != MMTB_OK) {
+                    rc = fail(why, whylen, MMTB_ERR_CORRUPT,
+                              "%s block %llu reads back wrong", plane ? "DTC" : "W/D/L",
+                              (unsigned long long)(b0 + k));
+                    goto out;
+                }
+                if (plane == 0)
+                    merge_stats(&total, &w->bst[k]);
+            }
+        }
+    }
+    if (total.wins != h.wins || total.draws != h.draws || total.losses != h.losses ||
+        total.max_win != h.max_win || total.max_loss != h.max_loss) {
+        rc = fail(why, whylen, MMTB_ERR_CORRUPT, "counts differ on the second reading");
+        goto out;
+    }
+    *file_hash = mmtb_xxh64_digest(&st);
+    rc = MMTB_OK;
+out:
+    free(meta);
+    free(t0);
+    free(t1);
+    return rc;
+}
+
+static void free_writer(struct writer *w)
+{
+    if (w->sc) {
+        for (int i = 0; i < w->nthreads; i++) {
+            free(w->sc[i].wdl);
+            free(w->sc[i].dtc);
+            free(w->sc[i].raw);
+            free(w->sc[i].raw2);
+            ZSTD_freeCCtx(w->sc[i].cctx);
+            ZSTD_freeDCtx(w->sc[i].dctx);
+        }
+        free(w->sc);
+    }
+    free(w->tab[0]);
+    free(w->tab[1]);
+    free(w->batch);
+    free(w->bst);
+    free(w->brc);
+}
+
+/* Allocate the per-thread scratch and the batch buffers. */
+static int alloc_writer(struct writer *w)
+{
+    uint64_t maxslots = w->l.block_slots[0] > w->l.block_slots[1] ? w->l.block_slots[0]
+                                                                    : w->l.block_slots[1];
+    size_t maxraw = (size_t)(w->l.block_slots[0] / 4 > w->l.block_slots[1] * 2
+                                 ? w->l.block_slots[0] / 4
+                                 : w->l.block_slots[1] * 2);
+    uint64_t per_batch = (uint64_t)w->nthreads * BLOCKS_PER_THREAD;
+    w->bound = mmtb_tf_block_bound(maxraw);
+    w->sc = calloc((size_t)w->nthreads, sizeof *w->sc);
+    w->batch = malloc(per_batch * w->bound);
+    w->bst = calloc(per_batch, sizeof *w->bst);
+    w->brc = calloc(per_batch, sizeof *w->brc);
+    w->tab[0] = calloc(w->l.nblocks[0] + 1, sizeof *w->tab[0]);
+    w->tab[1] = calloc(w->l.nblocks[1] + 1, sizeof *w->tab[1]);
+    if (!w->sc || !w->batch || !w->bst || !w->brc || !w->tab[0] || !w->tab[1])
+        return MMTB_ERR_NOMEM;
+    for (int i = 0; i < w->nthreads; i++) {
+        struct scratch *sc = &w->sc[i];
+        sc->wdl = malloc(maxslots);
+        sc->dtc = malloc(maxslots * sizeof *sc->dtc);
+        sc->raw = malloc(maxraw);
+        sc->raw2 = malloc(maxraw);
+        sc->cctx = ZSTD_createCCtx();
+        sc->dctx = ZSTD_createDCtx();
+        if (!sc->wdl || !sc->dtc || !sc->raw || !sc->raw2 || !sc->cctx || !sc->dctx)
+            return MMTB_ERR_NOMEM;
+    }
+    return MMTB_OK;
+}
+
+/* The whole write into an open .tmp file: statistics, both planes, header
+ * and tables, verification, footer. */
+static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_t *size,
+                      uint64_t *hash, char *why, size_t whylen)
+{
+    struct bstats total;
+    /* Layout of the W/D/L plane and the scratch sizes do not depend on the
+     * statistics; the DTC width does. */
+    int rc = mmtb_tf_layout(&w->h, &w->l);
+    if (rc == MMTB_OK)
+        rc = alloc_writer(w);
+    if (rc == MMTB_OK)
+        rc = pass_stats(w, &total);
+    if (rc != MMTB_OK)
+        return fail(why, whylen, rc, "out of memory");
+    if (total.rc != MMTB_OK)
+        return fail(why, whylen, MMTB_ERR_INVALID,
+                    "the values break the rules (a win in 0, or a draw with a depth)");
+    w->h.canonical = total.canonical;
+    w->h.wins = total.wins;
+    w->h.draws = total.draws;
+    w->h.losses = total.losses;
+    w->h.max_win = total.max_win;
+    w->h.max_loss = total.max_loss;
+    w->h.dtc_width = (uint8_t)mmtb_tf_dtc_width(total.max_win, total.max_loss);
+    mmtb_tf_layout(&w->h, &w->l);
+    free(w->tab[1]);
+    w->tab[1] = calloc(w->l.nblocks[1] + 1, sizeof *w->tab[1]);
+    if (!w->tab[1])
+        return fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
+
+    rc = pass_plane(w, MMTB_TF_WDL, &w->h.wdl_data_bytes);
+    if (rc == MMTB_OK) {
+        mmtb_tf_layout(&w->h, &w->l); /* the DTC data starts after the W/D/L data */
+        rc = pass_plane(w, MMTB_TF_DTC, &w->h.dtc_data_bytes);
+    }
+    if (rc != MMTB_OK)
+        return fail(why, whylen, rc, "writing blocks: %s", mmtb_strerror(rc));
+    mmtb_tf_layout(&w->h, &w->l);
+
+    /* Header and metadata region go in front of the data. */
+    uint64_t msize = mmtb_tf_meta_size(&w->l);
+    uint8_t *meta = malloc(msize);
+    uint8_t hb[MMTB_TF_HEADER_SIZE];
+    if (!meta)
+        return fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
+    w->h.meta_hash = mmtb_tf_meta_encode(&w->h, &w->l, w->v->text, w->tab[0], w->tab[1], meta);
+    mmtb_tf_header_encode(&w->h, hb);
+    rc = pwrite_all(w->fd, meta, msize, MMTB_TF_HEADER_SIZE);
+    free(meta);
+    if (rc == MMTB_OK)
+        rc = pwrite_all(w->fd, hb, sizeof hb, 0);
+    if (rc == MMTB_OK && fsync(w->fd) != 0)
+        rc = MMTB_ERR_IO;
+    if (rc != MMTB_OK)
+        return fail(why, whylen, rc, "writing the header: %s", strerror(errno));
+
+    rc = pass_verify(w, hash, why, whylen);
+    if (rc != MMTB_OK)
+        return rc;
+
+    struct mmtb_tf_footer f = {w->l.file_size, *hash, w->h.header_hash};
+    uint8_t fb[MMTB_TF_FOOTER_SIZE], fb2[MMTB_TF_FOOTER_SIZE];
+    struct mmtb_tf_footer f2;
+    mmtb_tf_footer_encode(&f, fb);
+    rc = pwrite_all(w->fd, fb, sizeof fb, w->l.footer_off);
+    if (rc == MMTB_OK && fsync(w->fd) != 0)
+        rc = MMTB_ERR_IO;
+    if (rc != MMTB_OK)
+        return fail(why, whylen, rc, "writing the footer: %s", strerror(errno));
+    struct stat sb;
+    if (pread_all(w->fd, fb2, sizeof fb2, w->l.footer_off) != MMTB_OK ||
+        mmtb_tf_footer_decode(fb2, sizeof fb2, &w->h, &f2) != MMTB_OK || f2.file_hash != *hash ||
+        fstat(w->fd, &sb) != 0 || (uint64_t)sb.st_size != w->l.file_size)
+        return fail(why, whylen, MMTB_ERR_CORRUPT, "the footer reads back wrong");
+
+    *size = w->l.file_size;
+    if (stats) {
+        stats->slots = w->h.slots;
+        stats->canonical = w->h.canonical;
+        stats->wins = w->h.wins;
+        stats->draws = w->h.draws;
+        stats->losses = w->h.losses;
+        stats->max_win = w->h.max_win;
+        stats->max_loss = w->h.max_loss;
+    }
+    return MMTB_OK;
+}
+
+int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struct mmtb_sector s,
+                            uint64_t slots, mmtb_fill_fn fill, void *ctx,
+                            const struct mmtb_write_opts *o, struct mmtb_sector_stats *stats,
+                            char *err, size_t errlen)
+{
+    char name[48], path[4096], tmp[4200], why[256] = "";
+    if (!dir || !v || !fill || !v->text)
+        return fail(err, errlen, MMTB_ERR_INVALID, "bad arguments");
+    mmtb_tf_sector_name(s, name, sizeof name);
+    int level = o && o->zstd_level ? o->zstd_level : MMTB_TF_DEFAULT_LEVEL;
+    if (level < 1 || level > ZSTD_maxCLevel())
+        return fail(err, errlen, MMTB_ERR_INVALID, "zstd level %d outside 1..%d", level,
+                    ZSTD_maxCLevel());
+    int wlog = o && o->wdl_block_log2 ? o->wdl_block_log2 : MMTB_TF_WDL_BLOCK_LOG2;
+    int dlog = o && o->dtc_block_log2 ? o->dtc_block_log2 : MMTB_TF_DTC_BLOCK_LOG2;
+    if (wlog < MMTB_TF_MIN_BLOCK_LOG2 || wlog > MMTB_TF_MAX_BLOCK_LOG2 ||
+        dlog < MMTB_TF_MIN_BLOCK_LOG2 || dlog > MMTB_TF_MAX_BLOCK_LOG2)
+        return fail(err, errlen, MMTB_ERR_INVALID, "block sizes outside 2^%d..2^%d slots",
+                    MMTB_TF_MIN_BLOCK_LOG2, MMTB_TF_MAX_BLOCK_LOG2);
+    if (slots > MMTB_TF_MAX_SLOTS || v->text_len == 0 || v->text_len > MMTB_TF_MAX_DESCRIPTOR ||
+        strlen(v->name) == 0 || strlen(v->name) > 31 || s.w + s.b > MMTB_MAX_POINTS)
+        return fail(err, errlen, MMTB_ERR_INVALID, "sector %s: cannot be stored", name);
+    if ((size_t)mmtb_table_sector_path(dir, s, path, sizeof path) >= sizeof path)
+        return fail(err, errlen, MMTB_ERR_INVALID, "directory name too long");
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+
+    int rc = manifest_forget(dir, v, s, err, errlen);
+    if (rc != MMTB_OK)
+        return rc;
+
+    struct writer w;
+    memset(&w, 0, sizeof w);
+    w.v = v;
+    w.fill = fill;
+    w.fctx = ctx;
+    w.level = level;
+    w.nthreads = omp_get_max_threads();
+    w.h.version = MMTB_TF_VERSION;
+    w.h.fingerprint = v->fingerprint;
+    snprintf(w.h.name, sizeof w.h.name, "%s", v->name);
+    w.h.descriptor_len = (uint32_t)v->text_len;
+    w.h.sector = s;
+    w.h.index_scheme = MMTB_INDEX_SCHEME;
+    w.h.value_encoding = MMTB_TF_VALUE_ENCODING;
+    w.h.wdl_block_log2 = (uint8_t)wlog;
+    w.h.dtc_block_log2 = (uint8_t)dlog;
+    w.h.dtc_width = 2; /* provisional, for the scratch sizes */
+    w.h.slots = slots;
+    w.fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (w.fd < 0)
+        return fail(err, errlen, MMTB_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+
+    uint64_t size = 0, hash = 0;
+    rc = write_file(&w, stats, &size, &hash, why, sizeof why);
+    if (close(w.fd) != 0 && rc == MMTB_OK)
+        rc = fail(why, sizeof why, MMTB_ERR_IO, "closing: %s", strerror(errno));
+    free_writer(&w);
+    if (rc == MMTB_OK && rename(tmp, path) != 0)
+        rc = fail(why, sizeof why, MMTB_ERR_IO, "renaming: %s", strerror(errno));
+    if (rc != MMTB_OK) {
+        unlink(tmp);
+        return fail(err, errlen, rc, "%s: %s", tmp, why);
+    }
+    sync_dir(dir);
+    return manifest_record(dir, v, s, size, hash, err, errlen);
+}

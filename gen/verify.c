@@ -1,0 +1,253 @@
+/*
+ * verify.c - `mmtb-gen verify`: re-derives every stored value of a table
+ * directory from its successors, one ply forward, and counts disagreements
+ * (Gasser's consistency check).  Wins and losses carry their depth, so a
+ * wrong win or loss cannot hide; a draw is checked for having a drawing and
+ * no winning move.  Reads tables only through libmmtb.
+ */
+#include "solve.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmtb.h"
+#include "progress.h"
+#include "sector_index.h"
+#include "succ.h"
+#include "variant.h"
+
+struct loaded {
+    struct mmtb_sector s;
+    uint64_t slots;
+    uint8_t *wdl;
+    uint16_t *dtc;
+};
+
+static void unload(struct loaded *l)
+{
+    free(l->wdl);
+    free(l->dtc);
+    memset(l, 0, sizeof *l);
+}
+
+/* Read a whole sector (values and depths) in parallel ranges. */
+static int load_all(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s, struct loaded *l)
+{
+    l->s = s;
+    l->slots = mmtb_index_slots(ix, s);
+    l->wdl = malloc(l->slots ? l->slots : 1);
+    l->dtc = malloc((l->slots ? l->slots : 1) * sizeof *l->dtc);
+    if (!l->wdl || !l->dtc)
+        return MMTB_ERR_NOMEM;
+    const uint64_t piece = 1u << 22;
+    uint64_t np = (l->slots + piece - 1) / piece;
+    int rc = MMTB_OK;
+#pragma omp parallel
+    {
+        mmtb_ctx *ctx = NULL;
+        int lrc = mmtb_ctx_create(&ctx, tb, 1u << 20);
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t p = 0; p < np; p++) {
+            if (lrc != MMTB_OK)
+                continue;
+            uint64_t lo = p * piece, n = lo + piece < l->slots ? piece : l->slots - lo;
+            lrc = mmtb_tb_read(ctx, s, lo, n, l->wdl + lo, l->dtc + lo);
+        }
+        if (lrc != MMTB_OK) {
+#pragma omp critical(mmtb_vload)
+            rc = lrc;
+        }
+        mmtb_ctx_free(ctx);
+    }
+    return rc;
+}
+
+/* The value of one position derived from its successors: wdl 0/1/2 (loss,
+ * draw, win for the side to move) and depth.  Returns -1 when a successor
+ * sector is not loaded (cannot check). */
+static int derive(const struct mmtb_variant *v, const mmtb_index *ix, struct mmtb_sector s,
+                  uint32_t mover, uint32_t opp, const struct loaded *ls, int nls, struct succ *sc,
+                  int *out_wdl, int *out_dtc)
+{
+    int term = succ_terminal(v, s, mover, opp);
+    if (term == MMTB_LOSS) {
+        *out_wdl = 0, *out_dtc = 0;
+        return 0;
+    }
+    if (term == MMTB_DRAW) {
+        *out_wdl = 1, *out_dtc = 0;
+        return 0;
+    }
+    int n = succ_generate(v, s, mover, opp, sc);
+    int best_win = 0, worst_loss = 0;
+    bool draw = false;
+    for (int i = 0; i < n; i++) {
+        if (sc[i].kind == SUCC_WIN) {
+            best_win = 1;
+            continue;
+        }
+        const struct loaded *l = NULL;
+        for (int k = 0; k < nls; k++)
+            if (sector_eq(ls[k].s, sc[i].t))
+                l = &ls[k];
+        if (!l)
+            return -1;
+        uint64_t r = mmtb_index_rank(ix, sc[i].t, sc[i].mover, sc[i].opp);
+        int w = l->wdl[r];
+        int depth = sc[i].capture ? 1 : l->dtc[r] + 1;
+        if (w == 0) {
+            if (!best_win || depth < best_win)
+                best_win = depth;
+        } else if (w == 1) {
+            draw = true;
+        } else if (depth > worst_loss) {
+            worst_loss = depth;
+        }
+    }
+    if (best_win)
+        *out_wdl = 2, *out_dtc = best_win;
+    else if (draw)
+        *out_wdl = 1, *out_dtc = 0;
+    else
+        *out_wdl = 0, *out_dtc = n ? worst_loss : 0;
+    return 0;
+}
+
+int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
+{
+    FILE *rep = o->report ? o->report : stdout;
+    mmtb_tb *tb = NULL;
+    mmtb_index *ix = NULL;
+    struct mmtb_sector *game = NULL;
+    int rc = mmtb_tb_open(&tb, o->dir, NULL);
+    if (rc != MMTB_OK) {
+        snprintf(err, errlen, "%s: %s", o->dir, mmtb_strerror(rc));
+        return rc;
+    }
+    if (o->threads > 0)
+        omp_set_num_threads(o->threads);
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    int ng = mmtb_tb_sector_count(tb);
+    game = malloc((ng > 0 ? (size_t)ng : 1) * sizeof *game);
+    if (ng < 0 || !game) {
+        rc = ng < 0 ? ng : MMTB_ERR_NOMEM;
+        snprintf(err, errlen, "%s: cannot list sectors", o->dir);
+        goto out;
+    }
+    for (int i = 0; i < ng; i++) {
+        struct mmtb_sector_info info;
+        mmtb_tb_sector_info(tb, i, &info);
+        game[i] = info.sector;
+    }
+    int maxw = 0;
+    for (int i = 0; i < ng; i++) {
+        int a = game[i].w + game[i].w_hand, b = game[i].b + game[i].b_hand;
+        maxw = a > maxw ? a : maxw;
+        maxw = b > maxw ? b : maxw;
+    }
+    rc = mmtb_index_create(&ix, v, maxw);
+    if (rc != MMTB_OK) {
+        snprintf(err, errlen, "cannot build the index tables: %s", mmtb_strerror(rc));
+        goto out;
+    }
+    struct progress prog;
+    progress_init(&prog, o->quiet);
+    uint64_t total_bad = 0, total_checked = 0;
+    int nsect = 0, nskipped = 0;
+    if (o->json)
+        fprintf(rep, "[");
+    for (int gi = 0; gi < ng; gi++) {
+        struct mmtb_sector s = game[gi];
+        char name[32];
+        mmtb_sector_format(s, name, sizeof name);
+        if (mmtb_tb_sector_stats(tb, s, NULL) != MMTB_OK) {
+            nskipped++;
+            continue;
+        }
+        struct loaded ls[8];
+        memset(ls, 0, sizeof ls);
+        int nls = 0;
+        rc = load_all(tb, ix, s, &ls[nls++]);
+        struct mmtb_sector t[8];
+        int nt = mmtb_sector_moves_to(v, s, t);
+        for (int k = 0; k < nt && rc == MMTB_OK; k++) {
+            bool dup = false;
+            for (int q = 0; q < nls; q++)
+                dup = dup || sector_eq(ls[q].s, t[k]);
+            if (!dup)
+                rc = load_all(tb, ix, t[k], &ls[nls++]);
+        }
+        if (rc != MMTB_OK) {
+            snprintf(err, errlen, "sector %s or a successor cannot be read: %s", name,
+                     mmtb_strerror(rc));
+            for (int q = 0; q < nls; q++)
+                unload(&ls[q]);
+            goto out;
+        }
+        uint64_t bad = 0, checked = 0, first_bad = UINT64_MAX;
+        const uint64_t chunk = 4096;
+        uint64_t slots = ls[0].slots, nchunks = (slots + chunk - 1) / chunk;
+        char label[64];
+        snprintf(label, sizeof label, "verify %s", name);
+        progress_phase(&prog, label);
+#pragma omp parallel reduction(+ : bad, checked)
+        {
+            struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
+#pragma omp for schedule(dynamic, 16)
+            for (uint64_t c = 0; c < nchunks; c++) {
+                if (!sc)
+                    continue;
+                uint64_t lo = c * chunk, hi = lo + chunk < slots ? lo + chunk : slots;
+                for (uint64_t i = lo; i < hi; i++) {
+                    if (!mmtb_index_slot_is_canonical(ix, s, i))
+                        continue;
+                    uint32_t mover, opp;
+                    mmtb_index_unrank(ix, s, i, &mover, &opp);
+                    int w, d;
+                    if (derive(v, ix, s, mover, opp, ls, nls, sc, &w, &d) != 0)
+                        continue;
+                    checked++;
+                    if (w != ls[0].wdl[i] || d != ls[0].dtc[i]) {
+                        bad++;
+#pragma omp critical(mmtb_vbad)
+                        if (i < first_bad)
+                            first_bad = i;
+                    }
+                }
+                if (omp_get_thread_num() == 0)
+                    progress_update(&prog, hi, slots);
+            }
+            free(sc);
+        }
+        progress_clear(&prog);
+        for (int q = 0; q < nls; q++)
+            unload(&ls[q]);
+        total_bad += bad;
+        total_checked += checked;
+        if (o->json) {
+            fprintf(rep, "%s{\"sector\":\"%s\",\"checked\":%llu,\"mismatches\":%llu}",
+                    nsect ? "," : "", name, (unsigned long long)checked, (unsigned long long)bad);
+        } else if (!o->quiet) {
+            fprintf(rep, "%-10s checked %12llu  mismatches %llu", name,
+                    (unsigned long long)checked, (unsigned long long)bad);
+            if (bad)
+                fprintf(rep, " (first at slot %llu)", (unsigned long long)first_bad);
+            fprintf(rep, "\n");
+        }
+        nsect++;
+    }
+    if (o->json)
+        fprintf(rep, "]\n");
+    else if (!o->quiet)
+        fprintf(rep, "verified %d sectors (%d absent), %llu positions, %llu mismatches\n", nsect,
+                nskipped, (unsigned long long)total_checked, (unsigned long long)total_bad);
+    if (o->mismatches)
+        *o->mismatches = total_bad;
+    rc = MMTB_OK;
+out:
+    free(game);
+    mmtb_index_free(ix);
+    mmtb_tb_close(tb);
+    return rc;
+}

@@ -1,0 +1,350 @@
+/*
+ * cli_play.c - the `play` subcommand: a game in the terminal between a
+ * human, who types moves in standard notation, and perfect play from the
+ * tables (the first move of mmtb_probe_moves).  Reads lines until EOF, so a
+ * game can be piped in.  Depends on mmtb.h and format/.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mmtb.h"
+#include "movegen.h"
+#include "notation.h"
+#include "probe_cli.h"
+
+static const char play_help[] =
+    "Usage: mmtb-probe play -t DIR [--human white|black|none] [--start POSITION]\n"
+    "\n"
+    "Play against perfect play from the solved tables in DIR.  The board is\n"
+    "shown before every move with the value of the position (e.g. 'White wins\n"
+    "in 17 plies': plies to the next capture or the end of the game with best\n"
+    "play).  Type moves in standard notation: d6 (place), d6-d5 (slide or\n"
+    "fly), d6xb4 or d6-d5xb4 (closing a mill and removing b4), xb4 (a\n"
+    "pending removal).  Other input:\n"
+    "  moves  list the legal moves      hint  show the value of every move\n"
+    "  undo   take back your last move  help  this list\n"
+    "  quit   end the game\n"
+    "Standard input need not be a terminal: lines are read until end of file.\n"
+    "A position that repeats is a draw.\n"
+    "\n"
+    "Options:\n"
+    "  -t, --tables DIR          table directory (required)\n"
+    "  -H, --human COLOUR        the side you play: white (default), black, or\n"
+    "                            none (the program plays both sides)\n"
+    "  -s, --start POSITION      start from POSITION (simple form or FEN, one\n"
+    "                            argument) instead of the variant's start\n"
+    "  -h, --help                show this help\n"
+    "\n"
+    "Exit codes: 0 game over, quit or end of input; 1 bad usage or start\n"
+    "position; 2 a table is missing or corrupt.\n";
+
+static const char play_commands[] =
+    "Moves: d6 (place), d6-d5 (slide or fly), d6xb4 / d6-d5xb4 (close a mill,\n"
+    "remove b4), xb4 (pending removal).  Commands: moves (legal moves), hint\n"
+    "(every move with its value), undo, help, quit.\n";
+
+/* The game so far: every position, the first being the start. */
+struct game {
+    struct mmtb_pos *pos;
+    int n, cap;
+};
+
+static bool game_push(struct game *g, const struct mmtb_pos *p)
+{
+    if (g->n == g->cap) {
+        int cap = g->cap ? 2 * g->cap : 64;
+        struct mmtb_pos *q = realloc(g->pos, sizeof *q * (size_t)cap);
+        if (!q)
+            return false;
+        g->pos = q;
+        g->cap = cap;
+    }
+    g->pos[g->n++] = *p;
+    return true;
+}
+
+static bool pos_equal(const struct mmtb_pos *a, const struct mmtb_pos *b)
+{
+    return a->stones[0] == b->stones[0] && a->stones[1] == b->stones[1] &&
+           a->hand[0] == b->hand[0] && a->hand[1] == b->hand[1] && a->side == b->side &&
+           a->remove == b->remove && a->ban_from == b->ban_from && a->ban_to == b->ban_to;
+}
+
+static bool move_equal(const struct mmtb_move *a, const struct mmtb_move *b)
+{
+    return a->from == b->from && a->to == b->to && a->remove == b->remove;
+}
+
+/* "White wins in 17 plies" / "Draw with best play", from the winner's view. */
+static void print_value(const struct mmtb_pos *p, const struct mmtb_value *val)
+{
+    if (val->wdl == MMTB_DRAW) {
+        printf("Value: draw with best play\n");
+        return;
+    }
+    int winner = val->wdl == MMTB_WIN ? p->side : p->side ^ 1;
+    printf("Value: %s wins in %d pl%s\n", cli_colour_name(winner, true), val->dtc,
+           val->dtc == 1 ? "y" : "ies");
+}
+
+static void list_moves(const struct mmtb_variant *v, const struct mmtb_move_value *mv, int n,
+                       bool values)
+{
+    char mb[64], vb[64];
+    for (int i = 0; i < n; i++) {
+        mmtb_move_format(v, &mv[i].move, mb, sizeof mb);
+        if (values) {
+            cli_format_value(mv[i].value.wdl, mv[i].value.dtc, true, vb, sizeof vb);
+            printf("  %-12s %s\n", mb, vb);
+        } else {
+            printf("%s%s", i ? " " : "", mb);
+        }
+    }
+    if (!values)
+        printf("\n");
+}
+
+/*
+ * Match the human's token against the legal moves.  A mill-closing move
+ * typed without its removal is rejected with the choices; returns the index
+ * of the move, or -1 after printing why not.
+ */
+static int match_move(const struct mmtb_variant *v, const char *text,
+                      const struct mmtb_move_value *mv, int n)
+{
+    struct mmtb_move m;
+    char err[256] = "", mb[64];
+    if (mmtb_move_parse(v, text, &m, err, sizeof err) != MMTB_OK) {
+        if (err[0])
+            printf("%s.  Type 'help' for the notation.\n", err);
+        else
+            printf("Cannot read '%s'.  Type 'help' for the notation.\n", text);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (move_equal(&m, &mv[i].move))
+            return i;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (mv[i].move.from == m.from && mv[i].move.to == m.to && m.remove < 0 &&
+            mv[i].move.remove >= 0) {
+            if (k++ == 0)
+                printf("'%s' closes a mill: say which stone to remove:", text);
+            mmtb_move_format(v, &mv[i].move, mb, sizeof mb);
+            printf(" %s", mb);
+        }
+    if (k) {
+        printf("\n");
+        return -1;
+    }
+    printf("Illegal move '%s'.  Type 'moves' for the legal moves.\n", text);
+    return -1;
+}
+
+/* Read one line from stdin into buf (without the newline); false at EOF.
+ * When stdin is not a terminal the line is echoed, so a piped game reads
+ * like a transcript. */
+static bool read_line(char **line, size_t *cap, bool echo)
+{
+    ssize_t n = getline(line, cap, stdin);
+    if (n < 0)
+        return false;
+    while (n > 0 && ((*line)[n - 1] == '\n' || (*line)[n - 1] == '\r'))
+        (*line)[--n] = '\0';
+    if (echo)
+        printf("%s\n", *line);
+    return true;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    for (char *c = s; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    return s;
+}
+
+int cli_cmd_play(int argc, char **argv)
+{
+    enum { O_TABLES = 1, O_HUMAN, O_START, O_HELP };
+    static const struct cli_opt opts[] = {{"tables", 't', true, O_TABLES},
+                                          {"human", 'H', true, O_HUMAN},
+                                          {"start", 's', true, O_START},
+                                          {"help", 'h', false, O_HELP},
+                                          {NULL, 0, false, 0}};
+    struct cli_parser ps;
+    const char *arg, *dir = NULL, *start = NULL;
+    int id, human = MMTB_WHITE, ret = CLI_EXIT_OK; /* human: colour, or -1 for none */
+
+    cli_parser_init(&ps, argc, argv);
+    while ((id = cli_next(&ps, opts, &arg)) != CLI_END) {
+        switch (id) {
+        case CLI_BAD:
+            return CLI_EXIT_INPUT;
+        case O_TABLES:
+            dir = arg;
+            break;
+        case O_HUMAN:
+            if (strcmp(arg, "white") == 0 || strcmp(arg, "w") == 0)
+                human = MMTB_WHITE;
+            else if (strcmp(arg, "black") == 0 || strcmp(arg, "b") == 0)
+                human = MMTB_BLACK;
+            else if (strcmp(arg, "none") == 0)
+                human = -1;
+            else
+                return cli_usage_error(ps.cmd, "bad --human '%s' (white, black or none)", arg);
+            break;
+        case O_START:
+            start = arg;
+            break;
+        case O_HELP:
+            fputs(play_help, stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_error(ps.cmd, "unexpected argument '%s' (quote --start POSITION)",
+                                   arg);
+        }
+    }
+    if (!dir)
+        return cli_usage_error(ps.cmd, "missing -t DIR (the table directory)");
+
+    mmtb_tb *tb;
+    mmtb_ctx *ctx;
+    if (!cli_open_tables(ps.cmd, dir, &tb, &ctx))
+        return CLI_EXIT_TABLE;
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    struct mmtb_pos p;
+    struct game g = {NULL, 0, 0};
+    struct mmtb_move_value *mv = malloc(sizeof *mv * MMTB_MAX_MOVES);
+    char *line = NULL, mb[64], err[256] = "";
+    size_t lcap = 0;
+    bool echo = !isatty(STDIN_FILENO);
+
+    if (!mv) {
+        cli_error(ps.cmd, "out of memory");
+        ret = CLI_EXIT_TABLE;
+        goto out;
+    }
+    if (start) {
+        int rc = mmtb_pos_parse(v, start, &p, err, sizeof err);
+        if (rc != MMTB_OK) {
+            cli_error(ps.cmd, "bad --start position '%.*s%s': %s", CLI_QUOTE(start),
+                      err[0] ? err : mmtb_strerror(rc));
+            ret = CLI_EXIT_INPUT;
+            goto out;
+        }
+    } else {
+        mmtb_pos_start(v, &p);
+    }
+    printf("%s (%s).  You play %s.  Type 'help' for help.\n", v->title, v->name,
+           human < 0 ? "no side" : cli_colour_name(human, false));
+
+    for (;;) {
+        if (!game_push(&g, &p)) {
+            cli_error(ps.cmd, "out of memory");
+            ret = CLI_EXIT_TABLE;
+            break;
+        }
+        printf("\n");
+        cli_draw_position(stdout, v, &p);
+        int term = mmtb_pos_terminal(v, &p);
+        if (term != MMTB_NOT_TERMINAL) {
+            if (term == MMTB_LOSS)
+                printf("\nGame over: %s wins.\n", cli_colour_name(p.side ^ 1, true));
+            else
+                printf("\nGame over: draw.\n");
+            break;
+        }
+        bool repeated = false;
+        for (int i = 0; i + 1 < g.n; i++)
+            repeated |= pos_equal(&g.pos[i], &p);
+        if (repeated) {
+            printf("\nGame over: the position repeats, a draw.\n");
+            break;
+        }
+        struct mmtb_value val;
+        int rc = mmtb_probe(ctx, &p, &val);
+        int n = rc == MMTB_OK ? mmtb_probe_moves(ctx, &p, mv, MMTB_MAX_MOVES) : rc;
+        if (n < 0) {
+            cli_error(ps.cmd, "cannot probe this position: %s", mmtb_strerror(n));
+            ret = cli_table_exit(n);
+            break;
+        }
+        if (n > MMTB_MAX_MOVES)
+            n = MMTB_MAX_MOVES;
+        print_value(&p, &val);
+        if (n == 0) { /* cannot happen in a position that is not terminal */
+            printf("No legal move.\n");
+            break;
+        }
+
+        if (p.side != human) {
+            mmtb_move_format(v, &mv[0].move, mb, sizeof mb);
+            printf("%s plays %s\n", cli_colour_name(p.side, true), mb);
+            struct mmtb_pos q;
+            mmtb_pos_apply(v, &p, &mv[0].move, &q);
+            p = q;
+            fflush(stdout);
+            continue;
+        }
+
+        /* The human's turn: read until a legal move or a command that ends. */
+        int chosen = -1;
+        bool quit = false;
+        while (chosen < 0 && !quit) {
+            printf("%s to move> ", cli_colour_name(p.side, true));
+            fflush(stdout);
+            if (!read_line(&line, &lcap, echo)) {
+                printf("\nEnd of input.\n");
+                quit = true;
+                break;
+            }
+            char *s = trim(line);
+            if (*s == '\0')
+                continue;
+            if (strcmp(s, "quit") == 0 || strcmp(s, "q") == 0 || strcmp(s, "exit") == 0) {
+                quit = true;
+            } else if (strcmp(s, "help") == 0 || strcmp(s, "?") == 0) {
+                fputs(play_commands, stdout);
+            } else if (strcmp(s, "moves") == 0) {
+                list_moves(v, mv, n, false);
+            } else if (strcmp(s, "hint") == 0) {
+                list_moves(v, mv, n, true);
+            } else if (strcmp(s, "undo") == 0) {
+                /* back to the previous position with the human to move */
+                int k = g.n - 2;
+                while (k >= 0 && g.pos[k].side != human)
+                    k--;
+                if (k < 0) {
+                    printf("Nothing to undo.\n");
+                    continue;
+                }
+                p = g.pos[k];
+                g.n = k; /* the loop pushes p again */
+                break;
+            } else {
+                chosen = match_move(v, s, mv, n);
+            }
+        }
+        if (quit)
+            break;
+        if (chosen >= 0) {
+            struct mmtb_pos q;
+            mmtb_pos_apply(v, &p, &mv[chosen].move, &q);
+            p = q;
+        }
+    }
+out:
+    free(line);
+    free(g.pos);
+    free(mv);
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
+    return ret;
+}

@@ -1,0 +1,133 @@
+/*
+ * probe_cli.h - internals of the mmtb-probe command: the subcommands, option
+ * parsing, JSON output helpers and the board drawing they share.  Private to
+ * probe/cli/; depends on format/ and (for the table subcommands) mmtb.h.
+ */
+#ifndef MMTB_PROBE_CLI_H
+#define MMTB_PROBE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mmtb.h"
+#include "mmtb_common.h"
+#include "variant.h"
+
+#define CLI_PROG "mmtb-probe"
+
+/* Exit codes, part of the stable interface (docs/CLI.md). */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_INPUT 1 /* usage error or bad input */
+#define CLI_EXIT_TABLE 2 /* a table is missing or corrupt */
+
+/* ---- subcommands: each takes argv[0] = its own name ---- */
+int cli_cmd_board(int argc, char **argv);
+int cli_cmd_moves(int argc, char **argv);
+int cli_cmd_perft(int argc, char **argv);
+int cli_cmd_sectors(int argc, char **argv);
+int cli_cmd_probe(int argc, char **argv);
+int cli_cmd_stats(int argc, char **argv);
+int cli_cmd_play(int argc, char **argv);
+
+/* ---- option parsing ---- */
+
+/* One option: long name (without "--"), short letter (0 for none), whether
+ * it takes a value, and the id cli_next returns for it. */
+struct cli_opt {
+    const char *lname;
+    char sname;
+    bool has_arg;
+    int id;
+};
+
+/* What cli_next returns besides an option id (ids must be positive). */
+#define CLI_POSITIONAL 0 /* a non-option word; *arg points at it */
+#define CLI_END (-1)     /* no more arguments */
+#define CLI_BAD (-2)     /* unknown option or missing value (message printed) */
+
+struct cli_parser {
+    int argc;
+    char **argv;
+    int i;         /* next argument to look at */
+    bool only_pos; /* after "--": everything is positional */
+    const char *cmd;
+};
+
+/* Start parsing argv[1..] of subcommand argv[0]. */
+void cli_parser_init(struct cli_parser *p, int argc, char **argv);
+
+/*
+ * Next option or word.  Accepts "-x VALUE", "-xVALUE", "--long VALUE",
+ * "--long=VALUE", flags "-x" / "--long", and "--" to end the options.  An
+ * argument is an option only when it starts with "--" or with '-' and a
+ * letter: "-" and "- - w 9 9" are words (the simple form uses "-" for "no
+ * stones").
+ */
+int cli_next(struct cli_parser *p, const struct cli_opt *opts, const char **arg);
+
+/* Parse a decimal integer in [lo, hi]; false (nothing printed) if it is not
+ * one. */
+bool cli_parse_long(const char *s, long lo, long hi, long *out);
+
+/* Print "mmtb-probe CMD: MESSAGE" to stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The usual "see --help" ending for usage errors; returns CLI_EXIT_INPUT. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Arguments for "%.*s%s": user text quoted in a message, cut at 100
+ * characters with "..." so that a huge input gives a readable message. */
+#define CLI_QUOTE(s) (int)(strlen(s) > 100 ? 100 : strlen(s)), (s), (strlen(s) > 100 ? "..." : "")
+
+/* Join words with single spaces into a malloc'd string (NULL on no memory). */
+char *cli_join(int n, char *const *words);
+
+/* Load a variant by name or path; prints the error and returns false. */
+bool cli_load_variant(const char *cmd, const char *name, struct mmtb_variant **v);
+
+/* ---- JSON output ---- */
+
+/* Write s as a JSON string literal, quotes included. */
+void cli_json_str(FILE *f, const char *s);
+
+/* ---- text helpers ---- */
+
+/* "White" / "Black" (capitalised) or "white" / "black". */
+const char *cli_colour_name(int c, bool capital);
+
+/* "win" / "draw" / "loss" for enum mmtb_wdl. */
+const char *cli_wdl_name(int wdl);
+
+/* A point mask as names joined by `sep` ("-" when empty). */
+void cli_format_points(const struct mmtb_variant *v, uint32_t mask, const char *sep,
+                       char *buf, size_t len);
+
+/* ---- tables (cli_probe.c) ---- */
+
+/* Exit code for a libmmtb status: CLI_EXIT_INPUT for a position the rules
+ * reject (MMTB_ERR_INVALID, MMTB_ERR_PARSE), CLI_EXIT_TABLE otherwise. */
+int cli_table_exit(int status);
+
+/* Open the tables in dir and, when ctx is not NULL, a probe context; on
+ * failure print the problem and return false (exit with CLI_EXIT_TABLE). */
+bool cli_open_tables(const char *cmd, const char *dir, mmtb_tb **tb, mmtb_ctx **ctx);
+
+/* "win in 17", "loss in 4", "draw" (without " in N" when !with_dtc). */
+void cli_format_value(int wdl, int dtc, bool with_dtc, char *buf, size_t len);
+
+/* ---- board drawing (cli_board.c) ---- */
+
+/*
+ * Draw the board as ASCII art: point names (or, with a position, 'O' for
+ * White, '@' for Black and '.' for empty points when the board has
+ * row/column labels), connected along the variant's lines.
+ */
+void cli_draw_board(FILE *f, const struct mmtb_variant *v, const struct mmtb_pos *p);
+
+/* Draw a position with a status block: side to move, stones on board and in
+ * hand, a pending removal, and the simple form / FEN. */
+void cli_draw_position(FILE *f, const struct mmtb_variant *v, const struct mmtb_pos *p);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * mmtb.h - libmmtb, the public probe API of the Morris tablebases: open a
+ * directory of solved sectors, read values in bulk, probe positions, list
+ * moves with their values, play out principal variations.
+ * Depends only on mmtb_common.h (installed next to it); never links OpenMP,
+ * has no global state and never exits or aborts.
+ *
+ * Threads: an mmtb_tb handle is shared by any number of threads (sector
+ * files are opened lazily under a mutex); each thread brings its own
+ * mmtb_ctx (a zstd decompression context and a bounded block cache).
+ *
+ * Values: wdl is for the side to move (MMTB_WIN / MMTB_DRAW / MMTB_LOSS);
+ * dtc is the depth to conversion in plies (plies until the next capture or
+ * the end of the game, the winner shortening and the loser lengthening it),
+ * -1 for a draw.  A side to move that has lost by the rules has lost in 0.
+ */
+#ifndef MMTB_H
+#define MMTB_H
+
+#include "mmtb_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mmtb_variant; /* variant.h */
+struct mmtb_index;   /* sector_index.h (typedef mmtb_index) */
+
+typedef struct mmtb_tb mmtb_tb;   /* an open table directory (shared) */
+typedef struct mmtb_ctx mmtb_ctx; /* per-thread probing context */
+
+/* Default block cache of a context created with cache_bytes 0 when the
+ * handle's options do not set one. */
+#define MMTB_DEFAULT_CACHE_BYTES ((size_t)4 << 20)
+
+/*
+ * Per-sector statistics, over canonical positions (one per symmetry orbit),
+ * values for the side to move.  max_win / max_loss are the largest DTC of a
+ * win / loss in plies, -1 when the sector has none.  This is the one
+ * definition: the writer (gen/tablewrite.h) reports the same struct.
+ */
+struct mmtb_sector_stats {
+    uint64_t slots;     /* index slots, canonical or not */
+    uint64_t canonical; /* canonical positions = wins + draws + losses */
+    uint64_t wins, draws, losses;
+    int32_t max_win, max_loss;
+};
+
+/* Options of mmtb_tb_open; a NULL pointer means all defaults (zeros). */
+struct mmtb_tb_opts {
+    size_t cache_bytes; /* default cache of contexts created with 0; 0 = MMTB_DEFAULT_CACHE_BYTES */
+    unsigned flags;     /* MMTB_OPEN_* */
+    char *err;          /* optional: receives a message when mmtb_tb_open fails */
+    size_t errlen;      /* size of err */
+};
+/* Check each sector file's whole-file checksum (reads the whole file) when
+ * the file is first opened, instead of only its header and block tables. */
+#define MMTB_OPEN_VERIFY 1u
+
+/*
+ * Open the table directory `dir`: reads and validates DIR/MANIFEST (variant
+ * descriptor, fingerprint, the list of the game's sectors) and builds the
+ * symmetry-reduced index of the variant.  Sector files are opened later, the
+ * first time a probe needs them; every file's fingerprint, sector and
+ * index scheme are checked against the manifest then.
+ * Returns MMTB_OK and a handle in *tb, or MMTB_ERR_IO (no such directory,
+ * unreadable), MMTB_ERR_MISSING (no MANIFEST), MMTB_ERR_CORRUPT (a damaged
+ * manifest), MMTB_ERR_UNSUPPORTED (a newer manifest or index scheme),
+ * MMTB_ERR_NOMEM, MMTB_ERR_INVALID (NULL arguments); *tb is NULL then and a
+ * message is written to opts->err when given.
+ * Not thread-safe with respect to *tb until it returns; the handle is owned
+ * by the caller and freed with mmtb_tb_close.
+ */
+int mmtb_tb_open(mmtb_tb **tb, const char *dir, const struct mmtb_tb_opts *opts);
+
+/* Close a handle (NULL is accepted).  Every context created on it must be
+ * freed first.  Not thread-safe: no other thread may use the handle. */
+void mmtb_tb_close(mmtb_tb *tb);
+
+/* The variant of the tables (owned by the handle, valid until close).
+ * Thread-safe. */
+const struct mmtb_variant *mmtb_tb_variant(const mmtb_tb *tb);
+
+/* The index the handle ranks positions with (owned by the handle).
+ * Thread-safe. */
+const struct mmtb_index *mmtb_tb_index(const mmtb_tb *tb);
+
+/* Number of sectors of the solved game (from the manifest).  Thread-safe. */
+int mmtb_tb_sector_count(const mmtb_tb *tb);
+
+/* What is known about one sector of the game. */
+struct mmtb_sector_info {
+    struct mmtb_sector sector;
+    int status; /* MMTB_OK (file present and valid), MMTB_ERR_MISSING,
+                   MMTB_ERR_CORRUPT, MMTB_ERR_MISMATCH, MMTB_ERR_IO, ... */
+    struct mmtb_sector_stats stats; /* from the file header; zeros unless status is MMTB_OK */
+    uint64_t file_bytes;  /* size of the sector file */
+    uint64_t wdl_bytes;   /* compressed bytes of the W/D/L plane */
+    uint64_t dtc_bytes;   /* compressed bytes of the DTC plane */
+    int dtc_width;        /* bytes per slot of the DTC plane (0: no DTC plane) */
+    char detail[160];     /* a message when status is not MMTB_OK */
+};
+
+/*
+ * Information on sector i (0 <= i < mmtb_tb_sector_count, in manifest
+ * order), opening its file if that has not happened yet.  Returns MMTB_OK
+ * with info filled in (info->status tells whether the file is usable), or
+ * MMTB_ERR_INVALID for a bad i.  Thread-safe.
+ */
+int mmtb_tb_sector_info(const mmtb_tb *tb, int i, struct mmtb_sector_info *info);
+
+/* Position of sector s in the game's list, or MMTB_ERR_NOT_IN_GAME.
+ * Thread-safe. */
+int mmtb_tb_sector_find(const mmtb_tb *tb, struct mmtb_sector s);
+
+/*
+ * Statistics of sector s from its file header.  Returns MMTB_OK,
+ * MMTB_ERR_NOT_IN_GAME, MMTB_ERR_MISSING (in the game, no file yet), or the
+ * error that made the file unusable (MMTB_ERR_CORRUPT, ...).  A missing file
+ * is looked for again on every call, so sectors written after the open are
+ * found.  Thread-safe.
+ */
+int mmtb_tb_sector_stats(const mmtb_tb *tb, struct mmtb_sector s, struct mmtb_sector_stats *stats);
+
+/*
+ * Check one sector file completely: the whole-file checksum, every block's
+ * checksum, every block decompresses and holds only valid values.  Reads the
+ * whole file (no cache).  Returns MMTB_OK or the error, with a message in err
+ * (may be NULL).  Thread-safe.
+ */
+int mmtb_tb_verify_sector(const mmtb_tb *tb, struct mmtb_sector s, char *err, size_t errlen);
+
+/*
+ * Create a per-thread context on tb with a block cache of at most
+ * cache_bytes of decompressed blocks (0: the handle's default; at least one
+ * block is always kept).  Returns MMTB_OK, MMTB_ERR_NOMEM or
+ * MMTB_ERR_INVALID.  A context is used by one thread at a time; it is owned
+ * by the caller and must be freed before the handle is closed.
+ */
+int mmtb_ctx_create(mmtb_ctx **ctx, const mmtb_tb *tb, size_t cache_bytes);
+
+/* Free a context (NULL is accepted). */
+void mmtb_ctx_free(mmtb_ctx *ctx);
+
+/*
+ * Bulk read of the stored values of slots [first, first + count) of sector
+ * s, in the writer's encoding: wdl[i] 0 = loss, 1 = draw, 2 = win for the
+ * side to move; dtc[i] in plies (0 for a draw).  dtc may be NULL: then only
+ * the W/D/L plane is read.  Slots that are not canonical
+ * (mmtb_index_slot_is_canonical false) hold unspecified values in 0..2.
+ * Returns MMTB_OK, MMTB_ERR_NOT_IN_GAME, MMTB_ERR_MISSING,
+ * MMTB_ERR_INVALID (range outside the sector), MMTB_ERR_CORRUPT, MMTB_ERR_IO.
+ * Uses and fills the context's cache.  Thread-safe with one context per
+ * thread.
+ */
+int mmtb_tb_read(mmtb_ctx *ctx, struct mmtb_sector s, uint64_t first, uint64_t count,
+                 uint8_t *wdl, uint16_t *dtc);
+
+/* A value for the side to move: wdl is MMTB_WIN, MMTB_DRAW or MMTB_LOSS;
+ * dtc in plies, -1 for a draw. */
+struct mmtb_value {
+    int wdl;
+    int dtc;
+};
+
+/*
+ * The value of position p for its side to move.  A position where the game
+ * is over (mmtb_pos_terminal) is a loss in 0 or a draw without looking at a
+ * table; a position with p->remove > 0 takes its best removal; any other is
+ * looked up (any symmetric image gives the same answer).
+ * Returns MMTB_OK, MMTB_ERR_INVALID (p not a valid position of the
+ * variant), MMTB_ERR_NOT_IN_GAME (its sector is not in the manifest's game),
+ * MMTB_ERR_MISSING (the sector's file is absent), MMTB_ERR_UNSUPPORTED (a
+ * position with a Twelve Men's ban, which tables do not store),
+ * MMTB_ERR_CORRUPT, MMTB_ERR_IO, MMTB_ERR_NOMEM.  Thread-safe with one
+ * context per thread.
+ */
+int mmtb_probe(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_value *out);
+
+/*
+ * As mmtb_probe, W/D/L only (*wdl is MMTB_WIN, MMTB_DRAW or MMTB_LOSS); never
+ * reads the DTC plane.  Same returns and thread safety.
+ */
+int mmtb_probe_wdl(mmtb_ctx *ctx, const struct mmtb_pos *p, int *wdl);
+
+/* A legal move with the value it leads to, for the side that moves. */
+struct mmtb_move_value {
+    struct mmtb_move move;
+    struct mmtb_value value;
+};
+
+/*
+ * Every legal move of p (mmtb_gen_moves) with its value, best first: wins by
+ * smallest dtc, then draws, then losses by largest dtc; ties keep the order
+ * of mmtb_gen_moves.  The value of a move m to q = apply(p, m): a win in 1
+ * if q is a lost game for its side to move; else the negated value of q with
+ * dtc 1 when m removed a stone (a capture converts) and q's dtc + 1
+ * otherwise.  For every position the tables store, mmtb_probe(p) equals the
+ * value of the first move.
+ * Writes the best min(count, cap) moves to out and returns the count of
+ * legal moves (0 when the game is over; MMTB_MAX_MOVES always suffices), or
+ * a negative status as mmtb_probe.  Thread-safe with one context per thread.
+ */
+int mmtb_probe_moves(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_move_value *out,
+                     int cap);
+
+/*
+ * A principal variation: from p, play a best move (the first of
+ * mmtb_probe_moves) for either side until the game is over or cap moves
+ * have been written (drawn positions play on until cap).  Returns the number
+ * of moves written to out, or a negative status as mmtb_probe.  Thread-safe
+ * with one context per thread.
+ */
+int mmtb_probe_pv(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_move *out, int cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,79 @@
+/*
+ * tbinternal.h - libmmtb's private structures, shared by tbopen.c (the
+ * handle, the manifest, lazily opened sector files), tbcache.c (contexts,
+ * block cache, bulk reads) and tbprobe.c (positions, moves, PVs).
+ * Not installed; nothing outside probe/lib includes it.
+ */
+#ifndef MMTB_TBINTERNAL_H
+#define MMTB_TBINTERNAL_H
+
+#include "mmtb.h"
+#include "movegen.h"
+#include "sector_index.h"
+#include "tablefile.h"
+#include "variant.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* Sector states (tb_sector.state); negative values are cached errors. */
+enum { SEC_UNTRIED = 0, SEC_READY = 1 };
+
+/* One sector of the game and, once opened, its file. */
+struct tb_sector {
+    struct mmtb_sector s;
+    atomic_int state;             /* SEC_*, or a permanent error status */
+    /* Valid when state == SEC_READY (published with release ordering). */
+    int fd;
+    struct mmtb_tf_header h;
+    struct mmtb_tf_layout l;
+    struct mmtb_tf_block *tab[2]; /* block tables of both planes */
+    uint32_t max_dtc;             /* largest stored depth, for block checks */
+    struct mmtb_tf_footer footer;
+    char detail[160];             /* why the sector is unusable */
+};
+
+struct mmtb_tb {
+    char *dir;
+    struct mmtb_variant *v;
+    struct mmtb_manifest m;
+    int n;                 /* sectors in the game */
+    struct tb_sector *sec; /* in manifest order */
+    uint64_t *keys;        /* sorted (sector key << 32 | position), for look-up by sector */
+    size_t cache_bytes;
+    unsigned flags;
+    int max_stones;        /* largest w or b of the game, for the index */
+    pthread_mutex_t lock;  /* guards lazy opening of sectors and the index */
+    atomic_int ix_state;   /* 0 not built, 1 built, negative: the build failed */
+    mmtb_index *ix;
+};
+
+/* Position of sector s in tb->sec, or MMTB_ERR_NOT_IN_GAME. */
+int tb_find(const mmtb_tb *tb, struct mmtb_sector s);
+
+/* The sector at position i, opened if needed.  MMTB_OK or the reason it is
+ * unusable (MMTB_ERR_MISSING, MMTB_ERR_CORRUPT, ...).  Thread-safe. */
+int tb_sector_ready(const mmtb_tb *tb, int i, const struct tb_sector **out);
+
+/* The index, built on first use.  Thread-safe. */
+int tb_index(const mmtb_tb *tb, const mmtb_index **out);
+
+/* pread exactly n bytes at off: MMTB_ERR_IO on a read error,
+ * MMTB_ERR_CORRUPT when the file ends first. */
+int tb_pread(int fd, void *buf, size_t n, uint64_t off);
+
+/* A block of a plane of a ready sector, from the context's cache or read,
+ * checked and decompressed into it.  *raw stays valid until the next call
+ * on the context. */
+int ctx_block(mmtb_ctx *ctx, int si, const struct tb_sector *sec, int plane, uint64_t b,
+              const uint8_t **raw);
+
+/* The stored value of one slot: code 0..2, and its dtc when want_dtc. */
+int ctx_slot(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t slot, bool want_dtc,
+             unsigned *code, unsigned *dtc);
+
+/* The context's handle and scratch space for probe_moves. */
+const mmtb_tb *ctx_tb(const mmtb_ctx *ctx);
+struct mmtb_move_value *ctx_scratch(mmtb_ctx *ctx);
+
+#endif

@@ -1,0 +1,596 @@
+/*
+ * tbopen.c - the shared table handle: reads and checks the directory's
+ * MANIFEST and variant, opens sector files lazily (one mutex plus an atomic
+ * state per sector, Fathom style), builds the index on first use, and
+ * reports per-sector information and whole-file verification.
+ * Depends on format/ only; no global state.
+ */
+#include "tbinternal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Largest game a handle accepts (the sector look-up packs positions into
+ * 32 bits; real games have at most a few thousand sectors). */
+#define MAX_GAME_SECTORS (1 << 20)
+
+static void msg(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void msg(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+int tb_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+    uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t r = pread(fd, p, n, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return MMTB_ERR_IO;
+        if (r == 0)
+            return MMTB_ERR_CORRUPT;
+        p += r;
+        n -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return MMTB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sector look-up                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* 8 bits per count (each is at most 32). */
+static uint32_t sector_key(struct mmtb_sector s)
+{
+    return (uint32_t)s.w << 24 | (uint32_t)s.b << 16 | (uint32_t)s.w_hand << 8 | s.b_hand;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Binary search in keys[] = sector key << 32 | position, sorted. */
+int tb_find(const mmtb_tb *tb, struct mmtb_sector s)
+{
+    uint32_t k = sector_key(s);
+    int lo = 0, hi = tb->n - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        uint32_t km = (uint32_t)(tb->keys[mid] >> 32);
+        if (km == k)
+            return (int)(uint32_t)tb->keys[mid];
+        if (km < k)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return MMTB_ERR_NOT_IN_GAME;
+}
+
+int mmtb_tb_sector_find(const mmtb_tb *tb, struct mmtb_sector s)
+{
+    if (!tb)
+        return MMTB_ERR_INVALID;
+    return tb_find(tb, s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Open and close                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Read a whole small file (the manifest) into a NUL-terminated buffer. */
+static int slurp(const char *path, char **out, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? MMTB_ERR_MISSING : MMTB_ERR_IO;
+    struct stat st;
+    int rc = MMTB_OK;
+    char *buf = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        rc = MMTB_ERR_IO;
+    else if (st.st_size > (64 << 20))
+        rc = MMTB_ERR_CORRUPT;
+    else if (!(buf = malloc((size_t)st.st_size + 1)))
+        rc = MMTB_ERR_NOMEM;
+    else
+        rc = tb_pread(fd, buf, (size_t)st.st_size, 0);
+    close(fd);
+    if (rc != MMTB_OK) {
+        free(buf);
+        return rc;
+    }
+    buf[st.st_size] = 0;
+    *out = buf;
+    *len = (size_t)st.st_size;
+    return MMTB_OK;
+}
+
+/* Everything mmtb_tb_open checks, on a zeroed handle. */
+static int open_tables(mmtb_tb *tb, const char *dir, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        msg(err, errlen, "%s: %s", dir, strerror(errno));
+        return MMTB_ERR_IO;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        msg(err, errlen, "%s: not a directory", dir);
+        return MMTB_ERR_IO;
+    }
+    size_t dl = strlen(dir);
+    if (dl > 3800) {
+        msg(err, errlen, "directory name too long");
+        return MMTB_ERR_INVALID;
+    }
+    if (!(tb->dir = malloc(dl + 1)))
+        return MMTB_ERR_NOMEM;
+    memcpy(tb->dir, dir, dl + 1);
+
+    char path[4096], *text = NULL, perr[200];
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, MMTB_MANIFEST_NAME);
+    int rc = slurp(path, &text, &len);
+    if (rc != MMTB_OK) {
+        msg(err, errlen, "%s: %s", path,
+            rc == MMTB_ERR_MISSING ? "no manifest: not a table directory" : mmtb_strerror(rc));
+        return rc;
+    }
+    rc = mmtb_manifest_parse(text, len, &tb->m, perr, sizeof perr);
+    free(text);
+    if (rc != MMTB_OK) {
+        msg(err, errlen, "%s: %s", dir, perr);
+        return rc;
+    }
+    if (tb->m.index_scheme != MMTB_INDEX_SCHEME) {
+        msg(err, errlen, "%s: index scheme %d; this library reads %d", path, tb->m.index_scheme,
+            MMTB_INDEX_SCHEME);
+        return MMTB_ERR_MISMATCH;
+    }
+    rc = mmtb_variant_parse(&tb->v, tb->m.descriptor, tb->m.descriptor_len, path, perr,
+                            sizeof perr);
+    if (rc != MMTB_OK) {
+        msg(err, errlen, "%s: the variant descriptor does not parse: %s", path, perr);
+        return rc == MMTB_ERR_NOMEM ? rc : MMTB_ERR_CORRUPT;
+    }
+    /* The descriptor must be canonical text of the variant the manifest names. */
+    if (tb->v->fingerprint != tb->m.fingerprint || strcmp(tb->v->name, tb->m.name) != 0 ||
+        tb->v->text_len != tb->m.descriptor_len ||
+        memcmp(tb->v->text, tb->m.descriptor, tb->v->text_len) != 0) {
+        msg(err, errlen, "%s: the descriptor does not match the variant line", path);
+        return MMTB_ERR_CORRUPT;
+    }
+    if (tb->m.nsectors > MAX_GAME_SECTORS) {
+        msg(err, errlen, "%s: too many sectors", path);
+        return MMTB_ERR_CORRUPT;
+    }
+
+    tb->n = tb->m.nsectors;
+    tb->sec = calloc((size_t)tb->n + 1, sizeof *tb->sec);
+    tb->keys = malloc(((size_t)tb->n + 1) * sizeof *tb->keys);
+    if (!tb->sec || !tb->keys)
+        return MMTB_ERR_NOMEM;
+    for (int i = 0; i < tb->n; i++) {
+        struct mmtb_sector s = tb->m.sectors[i];
+        tb->sec[i].s = s;
+        tb->sec[i].fd = -1;
+        atomic_init(&tb->sec[i].state, SEC_UNTRIED);
+        if (s.w + s.b > tb->v->npoints || s.w_hand > tb->v->stones || s.b_hand > tb->v->stones) {
+            msg(err, errlen, "%s: sector %u-%u-%u-%u does not fit the variant", path, s.w, s.b,
+                s.w_hand, s.b_hand);
+            return MMTB_ERR_CORRUPT;
+        }
+        if (s.w > tb->max_stones)
+            tb->max_stones = s.w;
+        if (s.b > tb->max_stones)
+            tb->max_stones = s.b;
+        tb->keys[i] = (uint64_t)sector_key(s) << 32 | (uint32_t)i;
+    }
+    qsort(tb->keys, (size_t)tb->n, sizeof *tb->keys, cmp_u64);
+    return MMTB_OK;
+}
+
+int mmtb_tb_open(mmtb_tb **out, const char *dir, const struct mmtb_tb_opts *opts)
+{
+    char *err = opts ? opts->err : NULL;
+    size_t errlen = opts ? opts->errlen : 0;
+    if (err && errlen)
+        err[0] = 0;
+    if (!out || !dir) {
+        msg(err, errlen, "mmtb_tb_open: NULL argument");
+        return MMTB_ERR_INVALID;
+    }
+    *out = NULL;
+    mmtb_tb *tb = calloc(1, sizeof *tb);
+    if (!tb)
+        return MMTB_ERR_NOMEM;
+    if (pthread_mutex_init(&tb->lock, NULL) != 0) {
+        free(tb);
+        return MMTB_ERR_NOMEM;
+    }
+    atomic_init(&tb->ix_state, 0);
+    tb->cache_bytes = opts && opts->cache_bytes ? opts->cache_bytes : MMTB_DEFAULT_CACHE_BYTES;
+    tb->flags = opts ? opts->flags : 0;
+    int rc = open_tables(tb, dir, err, errlen);
+    if (rc != MMTB_OK) {
+        if (rc == MMTB_ERR_NOMEM && err && errlen && !err[0])
+            msg(err, errlen, "out of memory");
+        mmtb_tb_close(tb);
+        return rc;
+    }
+    *out = tb;
+    return MMTB_OK;
+}
+
+void mmtb_tb_close(mmtb_tb *tb)
+{
+    if (!tb)
+        return;
+    for (int i = 0; tb->sec && i < tb->n; i++) {
+        if (tb->sec[i].fd >= 0)
+            close(tb->sec[i].fd);
+        free(tb->sec[i].tab[0]);
+        free(tb->sec[i].tab[1]);
+    }
+    free(tb->sec);
+    free(tb->keys);
+    mmtb_index_free(tb->ix);
+    mmtb_variant_free(tb->v);
+    mmtb_manifest_clear(&tb->m);
+    free(tb->dir);
+    pthread_mutex_destroy(&tb->lock);
+    free(tb);
+}
+
+const struct mmtb_variant *mmtb_tb_variant(const mmtb_tb *tb)
+{
+    return tb ? tb->v : NULL;
+}
+
+int mmtb_tb_sector_count(const mmtb_tb *tb)
+{
+    return tb ? tb->n : 0;
+}
+
+/* Build the index with tb->lock held, unless that happened before; a
+ * failure is remembered. */
+static int index_locked(mmtb_tb *tb)
+{
+    int st = atomic_load_explicit(&tb->ix_state, memory_order_relaxed);
+    if (st == 0) {
+        int rc = mmtb_index_create(&tb->ix, tb->v, tb->max_stones);
+        st = rc == MMTB_OK ? 1 : rc;
+        atomic_store_explicit(&tb->ix_state, st, memory_order_release);
+    }
+    return st == 1 ? MMTB_OK : st;
+}
+
+/* The index, built on first use: an atomic load on the fast path. */
+int tb_index(const mmtb_tb *ctb, const mmtb_index **out)
+{
+    mmtb_tb *tb = (mmtb_tb *)ctb; /* lazily initialised members only */
+    int st = atomic_load_explicit(&tb->ix_state, memory_order_acquire);
+    if (st == 0) {
+        pthread_mutex_lock(&tb->lock);
+        st = index_locked(tb) == MMTB_OK ? 1 : atomic_load(&tb->ix_state);
+        pthread_mutex_unlock(&tb->lock);
+    }
+    *out = st == 1 ? tb->ix : NULL;
+    return st == 1 ? MMTB_OK : st;
+}
+
+const struct mmtb_index *mmtb_tb_index(const mmtb_tb *tb)
+{
+    const mmtb_index *ix = NULL;
+    if (tb)
+        tb_index(tb, &ix);
+    return ix;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sector files                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Read a whole file region by region and check its footer's file hash and
+ * every block (checksum, decompression, value ranges). */
+static int verify_whole(const mmtb_tb *tb, const struct tb_sector *sec, char *err,
+                        size_t errlen)
+{
+    const struct mmtb_tf_header *h = &sec->h;
+    const struct mmtb_tf_layout *l = &sec->l;
+    ZSTD_DCtx *dctx = ZSTD_createDCtx();
+    size_t cap = mmtb_tf_block_bound((size_t)1 << (MMTB_TF_MAX_BLOCK_LOG2 + 1));
+    uint8_t *buf = malloc(cap), *raw = malloc(cap);
+    uint64_t msize = mmtb_tf_meta_size(l);
+    uint8_t *meta = malloc(msize + MMTB_TF_HEADER_SIZE);
+    int rc = MMTB_OK;
+    (void)tb;
+    if (!dctx || !buf || !raw || !meta) {
+        rc = MMTB_ERR_NOMEM;
+        goto out;
+    }
+    struct mmtb_xxh64_state st;
+    mmtb_xxh64_init(&st, 0);
+    rc = tb_pread(sec->fd, meta, msize + MMTB_TF_HEADER_SIZE, 0);
+    if (rc != MMTB_OK)
+        goto out;
+    mmtb_xxh64_update(&st, meta, msize + MMTB_TF_HEADER_SIZE);
+    /* The blocks are contiguous in plane order, so hashing them one by one
+     * hashes the data region. */
+    for (int pl = 0; pl < 2; pl++) {
+        for (uint64_t b = 0; b < l->nblocks[pl]; b++) {
+            const struct mmtb_tf_block *t = &sec->tab[pl][b];
+            size_t n = mmtb_tf_block_raw_size(h, l, pl, b);
+            uint64_t ns = mmtb_tf_block_nslots(h, l, pl, b);
+            rc = tb_pread(sec->fd, buf, t->csize, t->offset);
+            if (rc != MMTB_OK)
+                goto out;
+            mmtb_xxh64_update(&st, buf, t->csize);
+            rc = mmtb_tf_block_decompress(dctx, buf, t, raw, n);
+            if (rc == MMTB_OK)
+                rc = pl ? mmtb_tf_check_dtc(raw, ns, h->dtc_width, sec->max_dtc)
+                        : mmtb_tf_check_wdl(raw, ns);
+            if (rc != MMTB_OK) {
+                msg(err, errlen, "%s block %llu is damaged", pl ? "DTC" : "W/D/L",
+                    (unsigned long long)b);
+                goto out;
+            }
+        }
+    }
+    if (mmtb_xxh64_digest(&st) != sec->footer.file_hash) {
+        msg(err, errlen, "the file hash does not match");
+        rc = MMTB_ERR_CORRUPT;
+    }
+out:
+    if (rc == MMTB_ERR_NOMEM)
+        msg(err, errlen, "out of memory");
+    else if (rc != MMTB_OK && err && errlen && !err[0])
+        msg(err, errlen, "%s", mmtb_strerror(rc));
+    ZSTD_freeDCtx(dctx);
+    free(buf);
+    free(raw);
+    free(meta);
+    return rc;
+}
+
+/*
+ * Open and check the file of sector sec (with the lock held): header,
+ * fingerprint, sector, index scheme, slot and canonical counts against the
+ * index, size, metadata, footer, the manifest's record, and with
+ * MMTB_OPEN_VERIFY the whole file.  Returns MMTB_OK or the reason; detail
+ * gets a message.
+ */
+static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
+{
+    char name[48], path[4096];
+    char *detail = sec->detail;
+    size_t dlen = sizeof sec->detail;
+    mmtb_tf_sector_filename(sec->s, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", tb->dir, name);
+    detail[0] = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int missing = errno == ENOENT;
+        msg(detail, dlen, "%s: %s", name, missing ? "not solved yet (no file)" : strerror(errno));
+        return missing ? MMTB_ERR_MISSING : MMTB_ERR_IO;
+    }
+    uint8_t hb[MMTB_TF_HEADER_SIZE], fb[MMTB_TF_FOOTER_SIZE];
+    struct mmtb_tf_header *h = &sec->h;
+    struct stat st;
+    uint8_t *meta = NULL;
+    const char *desc;
+    int rc = fstat(fd, &st) == 0 ? MMTB_OK : MMTB_ERR_IO;
+    if (rc == MMTB_OK)
+        rc = tb_pread(fd, hb, sizeof hb, 0);
+    if (rc == MMTB_OK)
+        rc = mmtb_tf_header_decode(hb, sizeof hb, h);
+    if (rc != MMTB_OK) {
+        msg(detail, dlen, "%s: bad header: %s", name, mmtb_strerror(rc));
+        goto fail;
+    }
+    if (h->fingerprint != tb->v->fingerprint || strcmp(h->name, tb->v->name) != 0) {
+        rc = MMTB_ERR_MISMATCH;
+        msg(detail, dlen, "%s: a table of variant %s (%016llx), not %s (%016llx)", name, h->name,
+            (unsigned long long)h->fingerprint, tb->v->name,
+            (unsigned long long)tb->v->fingerprint);
+        goto fail;
+    }
+    if (h->index_scheme != MMTB_INDEX_SCHEME) {
+        rc = MMTB_ERR_MISMATCH;
+        msg(detail, dlen, "%s: index scheme %u, not %d", name, h->index_scheme,
+            MMTB_INDEX_SCHEME);
+        goto fail;
+    }
+    if (memcmp(&h->sector, &sec->s, sizeof sec->s) != 0) {
+        rc = MMTB_ERR_CORRUPT;
+        msg(detail, dlen, "%s: holds another sector", name);
+        goto fail;
+    }
+    rc = index_locked(tb); /* the caller holds the lock */
+    if (rc != MMTB_OK) {
+        msg(detail, dlen, "cannot build the index: %s", mmtb_strerror(rc));
+        goto fail;
+    }
+    if (h->slots != mmtb_index_slots(tb->ix, sec->s) ||
+        h->canonical != mmtb_index_canonical(tb->v, sec->s)) {
+        rc = MMTB_ERR_CORRUPT;
+        msg(detail, dlen, "%s: slot or position counts differ from the index", name);
+        goto fail;
+    }
+    mmtb_tf_layout(h, &sec->l);
+    if ((uint64_t)st.st_size != sec->l.file_size) {
+        rc = MMTB_ERR_CORRUPT;
+        msg(detail, dlen, "%s: %llu bytes, the header says %llu (truncated?)", name,
+            (unsigned long long)st.st_size, (unsigned long long)sec->l.file_size);
+        goto fail;
+    }
+    uint64_t msize = mmtb_tf_meta_size(&sec->l);
+    meta = malloc(msize ? msize : 1);
+    sec->tab[0] = malloc((sec->l.nblocks[0] + 1) * sizeof *sec->tab[0]);
+    sec->tab[1] = malloc((sec->l.nblocks[1] + 1) * sizeof *sec->tab[1]);
+    if (!meta || !sec->tab[0] || !sec->tab[1]) {
+        rc = MMTB_ERR_NOMEM;
+        msg(detail, dlen, "out of memory");
+        goto fail;
+    }
+    rc = tb_pread(fd, meta, msize, MMTB_TF_HEADER_SIZE);
+    if (rc == MMTB_OK)
+        rc = mmtb_tf_meta_decode(h, &sec->l, meta, msize, &desc, sec->tab[0], sec->tab[1]);
+    if (rc == MMTB_OK && (h->descriptor_len != tb->v->text_len ||
+                          memcmp(desc, tb->v->text, tb->v->text_len) != 0))
+        rc = MMTB_ERR_CORRUPT;
+    if (rc == MMTB_OK)
+        rc = tb_pread(fd, fb, sizeof fb, sec->l.footer_off);
+    if (rc == MMTB_OK)
+        rc = mmtb_tf_footer_decode(fb, sizeof fb, h, &sec->footer);
+    if (rc != MMTB_OK) {
+        msg(detail, dlen, "%s: bad block tables or footer: %s", name, mmtb_strerror(rc));
+        goto fail;
+    }
+    int k = mmtb_manifest_find_file(&tb->m, sec->s);
+    if (k >= 0 && (tb->m.files[k].size != sec->l.file_size ||
+                   tb->m.files[k].file_hash != sec->footer.file_hash)) {
+        rc = MMTB_ERR_CORRUPT;
+        msg(detail, dlen, "%s: not the file the manifest records", name);
+        goto fail;
+    }
+    sec->max_dtc = (uint32_t)(h->max_win > h->max_loss ? h->max_win : h->max_loss);
+    if (h->max_win < 0 && h->max_loss < 0)
+        sec->max_dtc = 0;
+    sec->fd = fd;
+    if (tb->flags & MMTB_OPEN_VERIFY) {
+        char why[120] = "";
+        rc = verify_whole(tb, sec, why, sizeof why);
+        if (rc != MMTB_OK) {
+            msg(detail, dlen, "%s: %s", name, why);
+            sec->fd = -1;
+            goto fail;
+        }
+    }
+    free(meta);
+    return MMTB_OK;
+
+fail:
+    free(meta);
+    free(sec->tab[0]);
+    free(sec->tab[1]);
+    sec->tab[0] = sec->tab[1] = NULL;
+    close(fd);
+    return rc;
+}
+
+/* Fast path: an atomic load.  Slow path under the lock.  A missing file
+ * (or an I/O error) is not remembered, so a file written later is found;
+ * any other failure is. */
+int tb_sector_ready(const mmtb_tb *ctb, int i, const struct tb_sector **out)
+{
+    mmtb_tb *tb = (mmtb_tb *)ctb; /* lazily initialised members only */
+    struct tb_sector *sec = &tb->sec[i];
+    int st = atomic_load_explicit(&sec->state, memory_order_acquire);
+    if (st == SEC_UNTRIED) {
+        pthread_mutex_lock(&tb->lock);
+        st = atomic_load_explicit(&sec->state, memory_order_relaxed);
+        if (st == SEC_UNTRIED) {
+            int rc = load_sector(tb, sec);
+            if (rc == MMTB_OK)
+                atomic_store_explicit(&sec->state, SEC_READY, memory_order_release);
+            else if (rc != MMTB_ERR_MISSING && rc != MMTB_ERR_IO && rc != MMTB_ERR_NOMEM)
+                atomic_store_explicit(&sec->state, rc, memory_order_release);
+            st = rc == MMTB_OK ? SEC_READY : rc;
+        }
+        pthread_mutex_unlock(&tb->lock);
+    }
+    *out = sec;
+    return st == SEC_READY ? MMTB_OK : st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Information                                                               */
+/* ------------------------------------------------------------------------ */
+
+static void header_stats(const struct mmtb_tf_header *h, struct mmtb_sector_stats *st)
+{
+    st->slots = h->slots;
+    st->canonical = h->canonical;
+    st->wins = h->wins;
+    st->draws = h->draws;
+    st->losses = h->losses;
+    st->max_win = h->max_win;
+    st->max_loss = h->max_loss;
+}
+
+int mmtb_tb_sector_info(const mmtb_tb *tb, int i, struct mmtb_sector_info *info)
+{
+    if (!tb || !info || i < 0 || i >= tb->n)
+        return MMTB_ERR_INVALID;
+    const struct tb_sector *sec;
+    memset(info, 0, sizeof *info);
+    info->sector = tb->sec[i].s;
+    info->status = tb_sector_ready(tb, i, &sec);
+    if (info->status != MMTB_OK) {
+        /* sec->detail is only written under the lock; copy it there. */
+        pthread_mutex_lock((pthread_mutex_t *)&tb->lock);
+        snprintf(info->detail, sizeof info->detail, "%s", sec->detail);
+        pthread_mutex_unlock((pthread_mutex_t *)&tb->lock);
+        return MMTB_OK;
+    }
+    header_stats(&sec->h, &info->stats);
+    info->file_bytes = sec->l.file_size;
+    info->wdl_bytes = sec->h.wdl_data_bytes;
+    info->dtc_bytes = sec->h.dtc_data_bytes;
+    info->dtc_width = sec->h.dtc_width;
+    return MMTB_OK;
+}
+
+int mmtb_tb_sector_stats(const mmtb_tb *tb, struct mmtb_sector s, struct mmtb_sector_stats *stats)
+{
+    if (!tb)
+        return MMTB_ERR_INVALID;
+    int i = tb_find(tb, s);
+    if (i < 0)
+        return i;
+    const struct tb_sector *sec;
+    int rc = tb_sector_ready(tb, i, &sec);
+    if (rc == MMTB_OK && stats)
+        header_stats(&sec->h, stats);
+    return rc;
+}
+
+int mmtb_tb_verify_sector(const mmtb_tb *tb, struct mmtb_sector s, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = 0;
+    if (!tb)
+        return MMTB_ERR_INVALID;
+    int i = tb_find(tb, s);
+    if (i < 0) {
+        msg(err, errlen, "sector %u-%u-%u-%u is not in the game", s.w, s.b, s.w_hand, s.b_hand);
+        return i;
+    }
+    const struct tb_sector *sec;
+    int rc = tb_sector_ready(tb, i, &sec);
+    if (rc != MMTB_OK) {
+        pthread_mutex_lock((pthread_mutex_t *)&tb->lock);
+        msg(err, errlen, "%s", sec->detail);
+        pthread_mutex_unlock((pthread_mutex_t *)&tb->lock);
+        return rc;
+    }
+    return verify_whole(tb, sec, err, errlen);
+}

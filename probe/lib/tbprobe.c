@@ -1,0 +1,238 @@
+/*
+ * tbprobe.c - probing positions: terminal positions by the rules, pending
+ * removals by their best removal, everything else by rank and look-up;
+ * every legal move with its value (best first), and principal variations.
+ * The move-value convention here is the one the solver stores (issue 3):
+ * a capture takes the successor's value at depth 1.
+ */
+#include "tbinternal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Ordering score of a value: wins (shorter better) > draws > losses
+ * (longer better).  Without depths (WDL-only probes) only the class
+ * counts. */
+static long score(const struct mmtb_value *x)
+{
+    if (x->wdl == MMTB_WIN)
+        return 3000000L - x->dtc;
+    if (x->wdl == MMTB_DRAW)
+        return 2000000L;
+    return 1000000L + x->dtc;
+}
+
+/* Reject what the tables cannot answer before touching them. */
+static int check_pos(const struct mmtb_variant *v, const struct mmtb_pos *p)
+{
+    if (mmtb_pos_validate(v, p, NULL, 0) != MMTB_OK)
+        return MMTB_ERR_INVALID;
+    if (p->ban_from >= 0 || p->ban_to >= 0)
+        return MMTB_ERR_UNSUPPORTED;
+    return MMTB_OK;
+}
+
+static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
+                    struct mmtb_value *out);
+
+/*
+ * Value of move m from p for the side that makes it, from q = apply(p, m):
+ *   q with the same side to move (more removals pending): q's value;
+ *   otherwise the negated value of q, at depth 1 when m removed a stone and
+ *   at q's depth + 1 when it did not.  A q lost by the rules is a loss in 0,
+ *   so the move wins in 1.
+ */
+static int eval_move(mmtb_ctx *ctx, const struct mmtb_pos *p, const struct mmtb_move *m,
+                     bool want_dtc, struct mmtb_value *out)
+{
+    const struct mmtb_variant *v = ctx_tb(ctx)->v;
+    struct mmtb_pos q;
+    struct mmtb_value vq;
+    mmtb_pos_apply(v, p, m, &q);
+    int rc = eval_pos(ctx, &q, want_dtc, &vq);
+    if (rc != MMTB_OK)
+        return rc;
+    if (q.side == p->side) {
+        *out = vq;
+        return MMTB_OK;
+    }
+    out->wdl = -vq.wdl;
+    if (vq.wdl == MMTB_DRAW)
+        out->dtc = -1;
+    else if (!want_dtc)
+        out->dtc = 0;
+    else
+        out->dtc = m->remove >= 0 ? 1 : vq.dtc + 1;
+    return MMTB_OK;
+}
+
+/* Look a stored position up: rank its stones in its sector's table. */
+static int lookup(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
+                  struct mmtb_value *out)
+{
+    const mmtb_tb *tb = ctx_tb(ctx);
+    struct mmtb_sector s = mmtb_pos_sector(p);
+    int si = tb_find(tb, s);
+    if (si < 0)
+        return si;
+    const struct tb_sector *sec;
+    int rc = tb_sector_ready(tb, si, &sec);
+    if (rc != MMTB_OK)
+        return rc;
+    const mmtb_index *ix;
+    rc = tb_index(tb, &ix);
+    if (rc != MMTB_OK)
+        return rc;
+    uint64_t slot = mmtb_index_rank(ix, s, p->stones[p->side], p->stones[p->side ^ 1]);
+    unsigned code, dtc;
+    rc = ctx_slot(ctx, si, sec, slot, want_dtc, &code, &dtc);
+    if (rc != MMTB_OK)
+        return rc;
+    switch (code) {
+    case MMTB_TF_WIN:
+        out->wdl = MMTB_WIN;
+        out->dtc = (int)dtc;
+        break;
+    case MMTB_TF_LOSS:
+        out->wdl = MMTB_LOSS;
+        out->dtc = (int)dtc;
+        break;
+    default:
+        out->wdl = MMTB_DRAW;
+        out->dtc = -1;
+    }
+    return MMTB_OK;
+}
+
+/* The value of p: by the rules when the game is over, by the best removal
+ * when one is pending, else from the table. */
+static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
+                    struct mmtb_value *out)
+{
+    const struct mmtb_variant *v = ctx_tb(ctx)->v;
+    int t = mmtb_pos_terminal(v, p);
+    if (t == MMTB_LOSS) {
+        out->wdl = MMTB_LOSS;
+        out->dtc = 0;
+        return MMTB_OK;
+    }
+    if (t == MMTB_DRAW) {
+        out->wdl = MMTB_DRAW;
+        out->dtc = -1;
+        return MMTB_OK;
+    }
+    if (p->remove == 0)
+        return lookup(ctx, p, want_dtc, out);
+
+    struct mmtb_move moves[MMTB_MAX_MOVES];
+    int n = mmtb_gen_moves(v, p, moves);
+    if (n < 0)
+        return n;
+    if (n == 0)
+        return MMTB_ERR_INVALID; /* a pending removal with nothing to remove */
+    for (int i = 0; i < n; i++) {
+        struct mmtb_value mv;
+        int rc = eval_move(ctx, p, &moves[i], want_dtc, &mv);
+        if (rc != MMTB_OK)
+            return rc;
+        if (i == 0 || score(&mv) > score(out))
+            *out = mv;
+    }
+    return MMTB_OK;
+}
+
+int mmtb_probe(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_value *out)
+{
+    if (!ctx || !p || !out)
+        return MMTB_ERR_INVALID;
+    int rc = check_pos(ctx_tb(ctx)->v, p);
+    if (rc != MMTB_OK)
+        return rc;
+    return eval_pos(ctx, p, true, out);
+}
+
+int mmtb_probe_wdl(mmtb_ctx *ctx, const struct mmtb_pos *p, int *wdl)
+{
+    if (!ctx || !p || !wdl)
+        return MMTB_ERR_INVALID;
+    int rc = check_pos(ctx_tb(ctx)->v, p);
+    if (rc != MMTB_OK)
+        return rc;
+    struct mmtb_value val;
+    rc = eval_pos(ctx, p, false, &val);
+    if (rc == MMTB_OK)
+        *wdl = val.wdl;
+    return rc;
+}
+
+/* Best first; the move-list position breaks ties (a stable order). */
+struct ranked {
+    long score;
+    int pos;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+int mmtb_probe_moves(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_move_value *out,
+                     int cap)
+{
+    if (!ctx || !p || cap < 0 || (cap > 0 && !out))
+        return MMTB_ERR_INVALID;
+    const struct mmtb_variant *v = ctx_tb(ctx)->v;
+    int rc = check_pos(v, p);
+    if (rc != MMTB_OK)
+        return rc;
+    if (mmtb_pos_terminal(v, p) != MMTB_NOT_TERMINAL)
+        return 0;
+    struct mmtb_move moves[MMTB_MAX_MOVES];
+    int n = mmtb_gen_moves(v, p, moves);
+    if (n <= 0)
+        return n;
+    struct mmtb_move_value *mv = ctx_scratch(ctx);
+    struct ranked *rk = malloc((size_t)n * sizeof *rk);
+    if (!rk)
+        return MMTB_ERR_NOMEM;
+    for (int i = 0; i < n; i++) {
+        mv[i].move = moves[i];
+        rc = eval_move(ctx, p, &moves[i], true, &mv[i].value);
+        if (rc != MMTB_OK) {
+            free(rk);
+            return rc;
+        }
+        rk[i].score = score(&mv[i].value);
+        rk[i].pos = i;
+    }
+    qsort(rk, (size_t)n, sizeof *rk, cmp_ranked);
+    for (int i = 0; i < n && i < cap; i++)
+        out[i] = mv[rk[i].pos];
+    free(rk);
+    return n;
+}
+
+int mmtb_probe_pv(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_move *out, int cap)
+{
+    if (!ctx || !p || cap < 0 || (cap > 0 && !out))
+        return MMTB_ERR_INVALID;
+    const struct mmtb_variant *v = ctx_tb(ctx)->v;
+    struct mmtb_pos cur = *p;
+    int k = 0;
+    while (k < cap) {
+        struct mmtb_move_value best;
+        int n = mmtb_probe_moves(ctx, &cur, &best, 1);
+        if (n < 0)
+            return n;
+        if (n == 0)
+            break;
+        out[k++] = best.move;
+        struct mmtb_pos next;
+        mmtb_pos_apply(v, &cur, &best.move, &next);
+        cur = next;
+    }
+    return k;
+}

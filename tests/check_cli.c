@@ -1,0 +1,1235 @@
+/*
+ * check_cli.c - tests of the mmtb-probe command as users run it: spawns the
+ * built binary, feeds stdin, and checks stdout, stderr and exit codes against
+ * known answers (published counts, hand-derived move lists, solved values).
+ * Includes a small strict JSON parser so --json output is checked as JSON.
+ * The probe/stats/play tests need tables made by mmtb-gen (see main()).
+ */
+#define _GNU_SOURCE /* strcasestr, nftw */
+#include <check.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define PROBE_BIN MMTB_BINARY_DIR "/probe/mmtb-probe"
+#define GEN_BIN MMTB_BINARY_DIR "/gen/mmtb-gen"
+
+/* The Gasser Fig. 9 position: Black to move loses in 26 plies. */
+#define FIG9 "d7,g7,g1 a4,g4,d5 b"
+
+/* ---------------------------------------------------------------------- */
+/* Running a program                                                      */
+/* ---------------------------------------------------------------------- */
+
+struct result {
+    int code; /* exit status; 128 + signal if killed */
+    char *out, *err;
+};
+
+/* A temporary file, already unlinked; the descriptor keeps it alive. */
+static int temp_fd(void)
+{
+    char name[] = "/tmp/check_cli_XXXXXX";
+    int fd = mkstemp(name);
+    ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
+    unlink(name);
+    return fd;
+}
+
+static char *slurp(int fd)
+{
+    off_t len = lseek(fd, 0, SEEK_END);
+    ck_assert(len >= 0);
+    char *buf = malloc((size_t)len + 1);
+    ck_assert(buf != NULL);
+    lseek(fd, 0, SEEK_SET);
+    size_t got = 0;
+    while (got < (size_t)len) {
+        ssize_t n = read(fd, buf + got, (size_t)len - got);
+        ck_assert(n > 0);
+        got += (size_t)n;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* Run argv (argv[0] a path) with `input` on stdin (NULL: empty). */
+static void run_argv(struct result *r, const char *input, char *const argv[])
+{
+    int in = temp_fd(), out = temp_fd(), err = temp_fd();
+    if (input) {
+        size_t len = strlen(input);
+        ck_assert(write(in, input, len) == (ssize_t)len);
+        lseek(in, 0, SEEK_SET);
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in, 0);
+    posix_spawn_file_actions_adddup2(&fa, out, 1);
+    posix_spawn_file_actions_adddup2(&fa, err, 2);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    ck_assert_msg(rc == 0, "cannot run %s: %s", argv[0], strerror(rc));
+    int status;
+    ck_assert(waitpid(pid, &status, 0) == pid);
+    r->code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r->out = slurp(out);
+    r->err = slurp(err);
+    close(in);
+    close(out);
+    close(err);
+}
+
+/* Run mmtb-probe with the NULL-terminated arguments that follow. */
+static void run(struct result *r, const char *input, ...)
+{
+    char *argv[64];
+    int n = 0;
+    va_list ap;
+    argv[n++] = PROBE_BIN;
+    va_start(ap, input);
+    const char *a;
+    while ((a = va_arg(ap, const char *)) != NULL) {
+        ck_assert(n < 63);
+        argv[n++] = (char *)a;
+    }
+    va_end(ap);
+    argv[n] = NULL;
+    run_argv(r, input, argv);
+    /* A crash or a sanitizer report is never acceptable, whatever the input. */
+    ck_assert_msg(r->code < 128, "mmtb-probe killed by signal %d; stderr:\n%s", r->code - 128,
+                  r->err);
+    ck_assert_msg(strstr(r->err, "Sanitizer") == NULL && strstr(r->err, "runtime error") == NULL,
+                  "sanitizer report:\n%s", r->err);
+}
+
+static void result_free(struct result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* Number of lines of s (each terminated by '\n'). */
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* ---------------------------------------------------------------------- */
+/* A small strict JSON parser (RFC 8259), enough to check our output      */
+/* ---------------------------------------------------------------------- */
+
+enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jv {
+    enum jtype t;
+    bool b;
+    double num;
+    bool is_uint; /* a non-negative integer literal, exact in u */
+    unsigned long long u;
+    char *s;         /* J_STR */
+    int n;           /* J_ARR, J_OBJ: number of items */
+    struct jv *item; /* J_ARR, J_OBJ */
+    char **key;      /* J_OBJ */
+};
+
+static void skip_ws(const char **p)
+{
+    while (**p == ' ' || **p == '\t' || **p == '\n' || **p == '\r')
+        (*p)++;
+}
+
+static bool parse_value(const char **p, struct jv *v, int depth);
+
+/* A string literal; the decoded text is only needed for ASCII here, so a
+ * \uXXXX escape is checked and decoded to '?' unless it is ASCII. */
+static bool parse_string(const char **p, char **out)
+{
+    const char *q = *p;
+    if (*q != '"')
+        return false;
+    q++;
+    size_t cap = strlen(q) + 1, len = 0;
+    char *s = malloc(cap);
+    ck_assert(s != NULL);
+    for (;;) {
+        unsigned char c = (unsigned char)*q++;
+        if (c == '"')
+            break;
+        if (c < 0x20) { /* includes the terminating NUL */
+            free(s);
+            return false;
+        }
+        if (c == '\\') {
+            char e = *q++;
+            const char *map = strchr("\"\\/bfnrt", e);
+            if (e && map) {
+                s[len++] = "\"\\/\b\f\n\r\t"[map - "\"\\/bfnrt"];
+            } else if (e == 'u') {
+                unsigned x = 0;
+                for (int i = 0; i < 4; i++) {
+                    if (!isxdigit((unsigned char)q[i])) {
+                        free(s);
+                        return false;
+                    }
+                    x = x * 16 + (unsigned)(isdigit((unsigned char)q[i])
+                                                ? q[i] - '0'
+                                                : tolower((unsigned char)q[i]) - 'a' + 10);
+                }
+                q += 4;
+                s[len++] = x < 0x80 ? (char)x : '?';
+            } else {
+                free(s);
+                return false;
+            }
+        } else {
+            s[len++] = (char)c;
+        }
+    }
+    s[len] = '\0';
+    *out = s;
+    *p = q;
+    return true;
+}
+
+static bool parse_number(const char **p, struct jv *v)
+{
+    const char *q = *p, *start = q;
+    if (*q == '-')
+        q++;
+    if (*q == '0')
+        q++;
+    else if (isdigit((unsigned char)*q))
+        while (isdigit((unsigned char)*q))
+            q++;
+    else
+        return false;
+    bool integer = true;
+    if (*q == '.') {
+        integer = false;
+        q++;
+        if (!isdigit((unsigned char)*q))
+            return false;
+        while (isdigit((unsigned char)*q))
+            q++;
+    }
+    if (*q == 'e' || *q == 'E') {
+        integer = false;
+        q++;
+        if (*q == '+' || *q == '-')
+            q++;
+        if (!isdigit((unsigned char)*q))
+            return false;
+        while (isdigit((unsigned char)*q))
+            q++;
+    }
+    v->t = J_NUM;
+    v->num = strtod(start, NULL);
+    v->is_uint = integer && *start != '-';
+    if (v->is_uint)
+        v->u = strtoull(start, NULL, 10);
+    *p = q;
+    return true;
+}
+
+static bool parse_value(const char **p, struct jv *v, int depth)
+{
+    memset(v, 0, sizeof *v);
+    if (depth > 64)
+        return false;
+    skip_ws(p);
+    const char *q = *p;
+    if (strncmp(q, "null", 4) == 0) {
+        v->t = J_NULL;
+        *p = q + 4;
+        return true;
+    }
+    if (strncmp(q, "true", 4) == 0 || strncmp(q, "false", 5) == 0) {
+        v->t = J_BOOL;
+        v->b = *q == 't';
+        *p = q + (v->b ? 4 : 5);
+        return true;
+    }
+    if (*q == '"') {
+        v->t = J_STR;
+        return parse_string(p, &v->s);
+    }
+    if (*q == '[' || *q == '{') {
+        bool obj = *q == '{';
+        char close = obj ? '}' : ']';
+        v->t = obj ? J_OBJ : J_ARR;
+        int cap = 8;
+        v->item = calloc((size_t)cap, sizeof *v->item);
+        v->key = calloc((size_t)cap, sizeof *v->key);
+        ck_assert(v->item && v->key);
+        (*p)++;
+        skip_ws(p);
+        if (**p == close) {
+            (*p)++;
+            return true;
+        }
+        for (;;) {
+            if (v->n == cap) {
+                cap *= 2;
+                v->item = realloc(v->item, sizeof *v->item * (size_t)cap);
+                v->key = realloc(v->key, sizeof *v->key * (size_t)cap);
+                ck_assert(v->item && v->key);
+            }
+            /* count the member first, so json_free releases it on failure */
+            struct jv *it = &v->item[v->n];
+            memset(it, 0, sizeof *it);
+            v->key[v->n++] = NULL;
+            if (obj) {
+                skip_ws(p);
+                if (!parse_string(p, &v->key[v->n - 1]))
+                    return false;
+                skip_ws(p);
+                if (**p != ':')
+                    return false;
+                (*p)++;
+            }
+            if (!parse_value(p, it, depth + 1))
+                return false;
+            skip_ws(p);
+            if (**p == ',') {
+                (*p)++;
+                continue;
+            }
+            if (**p == close) {
+                (*p)++;
+                return true;
+            }
+            return false;
+        }
+    }
+    return parse_number(p, v);
+}
+
+static void json_free_inner(struct jv *v)
+{
+    for (int i = 0; i < v->n; i++) {
+        json_free_inner(&v->item[i]);
+        if (v->key)
+            free(v->key[i]);
+    }
+    free(v->item);
+    free(v->key);
+    free(v->s);
+}
+
+/* Parse a whole document (surrounding white space allowed); NULL if it is
+ * not valid JSON. */
+static struct jv *json_parse(const char *text)
+{
+    struct jv *v = malloc(sizeof *v);
+    ck_assert(v != NULL);
+    const char *p = text;
+    if (!parse_value(&p, v, 0)) {
+        json_free_inner(v);
+        free(v);
+        return NULL;
+    }
+    skip_ws(&p);
+    if (*p) {
+        json_free_inner(v);
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+static void json_free(struct jv *v)
+{
+    if (v) {
+        json_free_inner(v);
+        free(v);
+    }
+}
+
+/* Member `key` of an object (NULL when absent or v is not an object). */
+static const struct jv *jget(const struct jv *v, const char *key)
+{
+    if (!v || v->t != J_OBJ)
+        return NULL;
+    for (int i = 0; i < v->n; i++)
+        if (strcmp(v->key[i], key) == 0)
+            return &v->item[i];
+    return NULL;
+}
+
+/* Member `key`, which must be a non-negative integer. */
+static unsigned long long jget_u(const struct jv *v, const char *key)
+{
+    const struct jv *x = jget(v, key);
+    ck_assert_msg(x && x->t == J_NUM && x->is_uint, "field '%s' missing or not an integer", key);
+    return x->u;
+}
+
+static const char *jget_s(const struct jv *v, const char *key)
+{
+    const struct jv *x = jget(v, key);
+    ck_assert_msg(x && x->t == J_STR, "field '%s' missing or not a string", key);
+    return x->s;
+}
+
+START_TEST(json_parser_self_test)
+{
+    /* the checker must itself reject what is not JSON */
+    static const char *const good[] = {"[]", "{}", " [1, -2.5e3, \"a\\n\\u0041\", null, true]",
+                                       "{\"a\":{\"b\":[false]}}"};
+    static const char *const bad[] = {"",       "[",         "[1,]",     "{\"a\" 1}", "01",
+                                      "\"a\nb\"", "[1] x",     "{a:1}",    "\"\\x\"",   "-",
+                                      "[.5]",   "nul",       "{\"a\":}", "[\"\\u12\"]"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        struct jv *v = json_parse(good[i]);
+        ck_assert_msg(v != NULL, "rejected %s", good[i]);
+        json_free(v);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct jv *v = json_parse(bad[i]);
+        ck_assert_msg(v == NULL, "accepted %s", bad[i]);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Help, version, usage errors                                            */
+/* ---------------------------------------------------------------------- */
+
+static const char *const subcommands[] = {"board", "moves", "perft", "sectors",
+                                          "probe", "stats", "play"};
+
+START_TEST(help_for_every_command_exits_0)
+{
+    struct result r;
+    run(&r, NULL, "--help", NULL);
+    ck_assert_int_eq(r.code, 0);
+    for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
+        ck_assert_msg(strstr(r.out, subcommands[i]) != NULL, "top-level help lacks %s",
+                      subcommands[i]);
+    result_free(&r);
+    for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++) {
+        run(&r, NULL, subcommands[i], "--help", NULL);
+        ck_assert_msg(r.code == 0, "%s --help exited %d", subcommands[i], r.code);
+        ck_assert_msg(strstr(r.out, "Usage:") != NULL, "%s --help has no usage", subcommands[i]);
+        ck_assert_msg(strstr(r.out, "Exit codes") != NULL, "%s --help lacks exit codes",
+                      subcommands[i]);
+        result_free(&r);
+        run(&r, NULL, subcommands[i], "-h", NULL);
+        ck_assert_int_eq(r.code, 0);
+        result_free(&r);
+    }
+    run(&r, NULL, "--version", NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert(strstr(r.out, "mmtb-probe") != NULL);
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(usage_errors_exit_1_with_message)
+{
+    struct result r;
+    run(&r, NULL, "frobnicate", NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert(strstr(r.err, "unknown command") != NULL);
+    ck_assert(strstr(r.err, "frobnicate") != NULL);
+    result_free(&r);
+
+    run(&r, NULL, "board", "--no-such-option", NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert(strstr(r.err, "--no-such-option") != NULL);
+    result_free(&r);
+
+    run(&r, NULL, "perft", "-v", "nine", NULL); /* no depth */
+    ck_assert_int_eq(r.code, 1);
+    ck_assert(strstr(r.err, "-d") != NULL);
+    result_free(&r);
+
+    run(&r, NULL, "perft", "-d", "three", NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert(strstr(r.err, "depth") != NULL);
+    result_free(&r);
+
+    run(&r, NULL, "board", "-v", NULL); /* option without its value */
+    ck_assert_int_eq(r.code, 1);
+    ck_assert(r.err[0] != '\0');
+    result_free(&r);
+
+    run(&r, NULL, "sectors", "--start", "9", NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert(strstr(r.err, "--start") != NULL);
+    result_free(&r);
+
+    /* the table commands need -t */
+    static const char *const need_t[] = {"probe", "stats", "play"};
+    for (int i = 0; i < 3; i++) {
+        run(&r, NULL, need_t[i], NULL);
+        ck_assert_msg(r.code == 1, "%s without -t exited %d", need_t[i], r.code);
+        ck_assert_msg(strstr(r.err, "-t") != NULL, "%s: no mention of -t: %s", need_t[i], r.err);
+        result_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(unknown_variant_exits_1)
+{
+    static const char *const cmds[] = {"board", "moves", "sectors"};
+    struct result r;
+    for (int i = 0; i < 3; i++) {
+        run(&r, NULL, cmds[i], "-v", "no-such-variant", NULL);
+        ck_assert_msg(r.code == 1, "%s exited %d", cmds[i], r.code);
+        ck_assert(strstr(r.err, "no-such-variant") != NULL);
+        ck_assert(r.out[0] == '\0' || strstr(r.out, "no-such-variant") == NULL);
+        result_free(&r);
+    }
+    run(&r, NULL, "perft", "-v", "/nonexistent/variant.txt", "-d", "1", NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert(strstr(r.err, "/nonexistent/variant.txt") != NULL);
+    result_free(&r);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* board                                                                  */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(board_nine_has_16_mills_and_16_symmetries)
+{
+    struct result r;
+    run(&r, NULL, "board", "-v", "nine", NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert(strstr(r.out, "Mills (16):") != NULL);
+    ck_assert(strstr(r.out, "Symmetry group order: 16") != NULL);
+    ck_assert(strstr(r.out, "Points (24):") != NULL);
+    /* mills from the reference list, in reading order */
+    static const char *const mills[] = {"a7-d7-g7", "b2-b4-b6", "c3-d3-e3", "d7-d6-d5",
+                                        "a4-b4-c4", "e4-f4-g4", "d3-d2-d1"};
+    for (size_t i = 0; i < sizeof mills / sizeof *mills; i++) {
+        /* a mill may be printed in either direction */
+        char rev[16] = "";
+        const char *m = mills[i];
+        snprintf(rev, sizeof rev, "%.2s-%.2s-%.2s", m + 6, m + 3, m);
+        ck_assert_msg(strstr(r.out, m) || strstr(r.out, rev), "mill %s not listed", m);
+    }
+    /* every square name appears in the drawing, which comes before the lists */
+    const char *lists = strstr(r.out, "Points (");
+    for (char c = 'a'; c <= 'g'; c++)
+        for (char d = '1'; d <= '7'; d++) {
+            char sq[3] = {c, d, 0};
+            const char *at = strstr(r.out, sq);
+            bool on_board = (c == 'd' || d == '4' || abs(c - 'd') == abs(d - '4')) &&
+                            !(c == 'd' && d == '4');
+            if (on_board)
+                ck_assert_msg(at && at < lists, "%s missing from the drawing", sq);
+        }
+    result_free(&r);
+
+    /* the default variant is nine */
+    run(&r, NULL, "board", NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert(strstr(r.out, "Mills (16):") != NULL);
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(board_other_variants)
+{
+    struct result r;
+    run(&r, NULL, "board", "-v", "three-diag", NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert(strstr(r.out, "Mills (8):") != NULL);
+    ck_assert(strstr(r.out, "Symmetry group order: 8") != NULL);
+    result_free(&r);
+
+    run(&r, NULL, "board", "-v", "six", NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert(strstr(r.out, "Symmetry group order: 16") != NULL);
+    ck_assert(strstr(r.out, "Points (16):") != NULL);
+    result_free(&r);
+
+    run(&r, NULL, "board", "-v", "morabaraba", NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert(strstr(r.out, "Mills (20):") != NULL);
+    ck_assert(strstr(r.out, "Symmetry group order: 16") != NULL);
+    result_free(&r);
+
+    /* a variant file path works like a built-in name */
+    run(&r, NULL, "board", "-v", MMTB_SOURCE_DIR "/data/variants/nine.txt", NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert(strstr(r.out, "Mills (16):") != NULL);
+    result_free(&r);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* perft                                                                  */
+/* ---------------------------------------------------------------------- */
+
+START_TEST(perft_nine_start)
+{
+    /* 24, 24*23, 24*23*22: no mill is possible in the first three plies;
+     * 12144 is also Sanmill's published figure. */
+    static const char *const want[] = {"1\n", "24\n", "552\n", "12144\n"};
+    static const char *const depth[] = {"0", "1", "2", "3"};
+    struct result r;
+    for (int d = 0; d < 4; d++) {
+        run(&r, NULL, "perft", "-v", "nine", "-d", depth[d], NULL);
+        ck_assert_int_eq(r.code, 0);
+        ck_assert_str_eq(r.out, want[d]);
+        result_free(&r);
+    }
+    /* the start position given explicitly, simple form and FEN */
+    run(&r, NULL, "perft", "-d", "3", "- - w 9 9", NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, "12144\n");
+    result_free(&r);
+    run(&r, NULL, "perft", "-d", "2", "********/********/********", "w", "p", "p", "0", "9", "0",
+        "9", "0", "0", "0", "0", "0", "0", "0", "0", "1", NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, "552\n");
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(perft_divide_sums_to_total)
+{
+    struct result r;
+    run(&r, NULL, "perft", "-v", "nine", "-d", "3", "--divide", NULL);
+    ck_assert_int_eq(r.code, 0);
+    /* 24 placements, each followed by 23 * 22 sequences, then the total */
+    ck_assert_int_eq(count_lines(r.out), 25);
+    ck_assert(strstr(r.out, "d6: 506\n") != NULL);
+    ck_assert(strstr(r.out, "total: 12144\n") != NULL);
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(perft_three_diag_start)
+{
+    /* three-diag: no mill can be closed before each side has 3 stones, so
+     * the first four plies are 9*8*7*6 = 3024 sequences */
+    struct result r;
+    run(&r, NULL, "perft", "-v", "three-diag", "-d", "4", NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, "3024\n");
+    result_free(&r);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* moves                                                                  */
+/* ---------------------------------------------------------------------- */
+
+static const char *const nine_squares[24] = {
+    "a1", "a4", "a7", "b2", "b4", "b6", "c3", "c4", "c5", "d1", "d2", "d3",
+    "d5", "d6", "d7", "e3", "e4", "e5", "f2", "f4", "f6", "g1", "g4", "g7"};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Gasser's Fig. 9: White d7 g7 g1, Black a4 g4 d5, Black to move.  Black has
+ * 3 stones and flies: each of its 3 stones to each of the 18 empty points.
+ * None of these closes a mill (no two black stones share a line), so the
+ * moves are exactly the 54 tokens "FROM-TO".
+ */
+static char **fig9_moves(void)
+{
+    static const char *const black[] = {"a4", "g4", "d5"};
+    static const char *const occupied[] = {"d7", "g7", "g1", "a4", "g4", "d5"};
+    char **m = malloc(sizeof *m * 54);
+    int n = 0;
+    for (int f = 0; f < 3; f++)
+        for (int t = 0; t < 24; t++) {
+            bool occ = false;
+            for (int k = 0; k < 6; k++)
+                occ |= strcmp(nine_squares[t], occupied[k]) == 0;
+            if (occ)
+                continue;
+            m[n] = malloc(8);
+            snprintf(m[n], 8, "%s-%s", black[f], nine_squares[t]);
+            n++;
+        }
+    ck_assert_int_eq(n, 54);
+    qsort(m, 54, sizeof *m, cmp_str);
+    return m;
+}
+
+static void free_list(char **m, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(m[i]);
+    free(m);
+}
+
+/* Split output into sorted lines (caller frees). */
+static char **split_lines(const char *s, int *n)
+{
+    int cap = count_lines(s) + 1, k = 0;
+    char **l = malloc(sizeof *l * (size_t)cap);
+    while (*s) {
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        l[k] = strndup(s, len);
+        k++;
+        s += len + (e ? 1 : 0);
+    }
+    qsort(l, (size_t)k, sizeof *l, cmp_str);
+    *n = k;
+    return l;
+}
+
+START_TEST(moves_fig9_flying)
+{
+    char **want = fig9_moves();
+    struct result r;
+    int n;
+
+    /* as several words */
+    run(&r, NULL, "moves", "-v", "nine", "--quiet", "d7,g7,g1", "a4,g4,d5", "b", NULL);
+    ck_assert_int_eq(r.code, 0);
+    char **got = split_lines(r.out, &n);
+    ck_assert_int_eq(n, 54);
+    for (int i = 0; i < 54; i++)
+        ck_assert_str_eq(got[i], want[i]);
+    free_list(got, n);
+    result_free(&r);
+
+    /* as one word, with the drawing */
+    run(&r, NULL, "moves", FIG9, NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert(strstr(r.out, "54 legal moves") != NULL);
+    ck_assert(strstr(r.out, "Black to move") != NULL);
+    for (int i = 0; i < 54; i++) {
+        char line[16];
+        snprintf(line, sizeof line, "\n%s\n", want[i]);
+        ck_assert_msg(strstr(r.out, line) != NULL, "%s missing", want[i]);
+    }
+    result_free(&r);
+
+    /* JSON */
+    run(&r, NULL, "moves", "--json", FIG9, NULL);
+    ck_assert_int_eq(r.code, 0);
+    struct jv *j = json_parse(r.out);
+    ck_assert_msg(j != NULL, "not JSON: %s", r.out);
+    ck_assert_str_eq(jget_s(j, "position"), FIG9);
+    ck_assert_str_eq(jget_s(j, "side"), "black");
+    ck_assert_int_eq(jget_u(j, "count"), 54);
+    const struct jv *mv = jget(j, "moves");
+    ck_assert(mv && mv->t == J_ARR && mv->n == 54);
+    char **jm = malloc(sizeof *jm * 54);
+    for (int i = 0; i < 54; i++) {
+        ck_assert(mv->item[i].t == J_STR);
+        jm[i] = strdup(mv->item[i].s);
+    }
+    qsort(jm, 54, sizeof *jm, cmp_str);
+    for (int i = 0; i < 54; i++)
+        ck_assert_str_eq(jm[i], want[i]);
+    free_list(jm, 54);
+    json_free(j);
+    result_free(&r);
+    free_list(want, 54);
+}
+END_TEST
+
+START_TEST(moves_mill_lists_each_removal)
+{
+    /* White a7 d7 to move with a stone in hand: placing g7 closes the mill
+     * a7-d7-g7 and removes one of Black's two loose stones b4, f4; the other
+     * 19 empty points are plain placements: 21 moves. */
+    struct result r;
+    run(&r, NULL, "moves", "-q", "a7,d7 b4,f4 w 7 7", NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_int_eq(count_lines(r.out), 21);
+    ck_assert(strstr(r.out, "g7xb4\n") != NULL);
+    ck_assert(strstr(r.out, "g7xf4\n") != NULL);
+    ck_assert(strstr(r.out, "\ng7\n") == NULL && strncmp(r.out, "g7\n", 3) != 0);
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(moves_bad_position_names_the_field)
+{
+    struct result r;
+    run(&r, NULL, "moves", "d7,g7,zz a4,g4,d5 b", NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert(strstr(r.err, "zz") != NULL);
+    ck_assert(r.out[0] == '\0');
+    result_free(&r);
+
+    run(&r, NULL, "moves", "d7,g7,g1 a4,g4,d5 x", NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strcasestr(r.err, "side") != NULL, "side not named: %s", r.err);
+    result_free(&r);
+
+    run(&r, NULL, "moves", "d7,g7,g1 d7,g4,d5 b", NULL); /* d7 twice */
+    ck_assert_int_eq(r.code, 1);
+    ck_assert(r.err[0] != '\0');
+    result_free(&r);
+
+    run(&r, NULL, "moves", "--json", "not a position at all", NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert(r.err[0] != '\0');
+    result_free(&r);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* sectors                                                                */
+/* ---------------------------------------------------------------------- */
+
+static unsigned long long binom(int n, int k)
+{
+    unsigned long long r = 1;
+    if (k < 0 || k > n)
+        return 0;
+    for (int i = 1; i <= k; i++)
+        r = r * (unsigned long long)(n - k + i) / (unsigned long long)i;
+    return r;
+}
+
+/* Check the common shape of a `sectors --json` array on an n-point board:
+ * every object has the seven fields, positions = C(n,w) C(n-w,b), and
+ * positions/symmetries <= canonical <= positions <= ... , slots >= canonical. */
+static void check_sector_array(const struct jv *j, int npoints, int nsyms,
+                               unsigned long long *sum_canonical)
+{
+    ck_assert(j && j->t == J_ARR);
+    *sum_canonical = 0;
+    for (int i = 0; i < j->n; i++) {
+        const struct jv *o = &j->item[i];
+        ck_assert_int_eq(o->n, 7);
+        int w = (int)jget_u(o, "w"), b = (int)jget_u(o, "b");
+        (void)jget_u(o, "w_hand");
+        (void)jget_u(o, "b_hand");
+        unsigned long long pos = jget_u(o, "positions"), can = jget_u(o, "canonical");
+        unsigned long long slots = jget_u(o, "slots");
+        ck_assert_uint_eq(pos, binom(npoints, w) * binom(npoints - w, b));
+        ck_assert(can <= pos && can * (unsigned long long)nsyms >= pos);
+        ck_assert(slots >= can);
+        *sum_canonical += can;
+    }
+}
+
+START_TEST(sectors_nine_movement_json)
+{
+    struct result r;
+    run(&r, NULL, "sectors", "-v", "nine", "--start", "0,0", "--json", NULL);
+    ck_assert_int_eq(r.code, 0);
+    struct jv *j = json_parse(r.out);
+    ck_assert_msg(j != NULL, "sectors --json is not valid JSON");
+    ck_assert_int_eq(j->n, 49); /* 3..9 stones a side, ordered */
+    unsigned long long can, pos = 0;
+    check_sector_array(j, 24, 16, &can);
+    for (int i = 0; i < j->n; i++) {
+        ck_assert_uint_eq(jget_u(&j->item[i], "w_hand"), 0);
+        ck_assert_uint_eq(jget_u(&j->item[i], "b_hand"), 0);
+        pos += jget_u(&j->item[i], "positions");
+    }
+    ck_assert_uint_eq(can, 8904593601ULL);   /* published */
+    ck_assert_uint_eq(pos, 142430121724ULL); /* binomial count */
+    json_free(j);
+    result_free(&r);
+
+    /* the text table has the same total */
+    run(&r, NULL, "sectors", "-v", "nine", "--start", "0,0", NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert(strstr(r.out, "8904593601") != NULL);
+    ck_assert(strstr(r.out, "142430121724") != NULL);
+    ck_assert_int_eq(count_lines(r.out), 1 + 49 + 1);
+    result_free(&r);
+
+    /* --max-stones narrows it: 3..4 stones a side = 4 sectors */
+    run(&r, NULL, "sectors", "--start", "0,0", "--max-stones", "4", "--json", NULL);
+    ck_assert_int_eq(r.code, 0);
+    j = json_parse(r.out);
+    ck_assert(j != NULL);
+    ck_assert_int_eq(j->n, 4);
+    json_free(j);
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(sectors_three_json_is_valid)
+{
+    struct result r;
+    run(&r, NULL, "sectors", "-v", "three", "--json", NULL);
+    ck_assert_int_eq(r.code, 0);
+    struct jv *j = json_parse(r.out);
+    ck_assert_msg(j != NULL, "sectors -v three --json is not valid JSON");
+    ck_assert(j->n >= 2);
+    unsigned long long can;
+    check_sector_array(j, 9, 8, &can);
+    /* the start sector (nothing on the board, 3 in hand each) is listed */
+    bool start = false;
+    for (int i = 0; i < j->n; i++)
+        start |= jget_u(&j->item[i], "w") == 0 && jget_u(&j->item[i], "b") == 0 &&
+                 jget_u(&j->item[i], "w_hand") == 3 && jget_u(&j->item[i], "b_hand") == 3;
+    ck_assert(start);
+    json_free(j);
+    result_free(&r);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Tables: probe, stats, play (need mmtb-gen)                             */
+/* ---------------------------------------------------------------------- */
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
+
+/* Directory with the solved nine 3-3 sector, set up by main(). */
+static char tables_nine3[1024];
+static char tables_error[512];
+
+static void need_tables(void)
+{
+    ck_assert_msg(tables_nine3[0] != '\0', "no tables: %s", tables_error);
+}
+
+START_TEST(probe_fig9_loses_in_26)
+{
+    need_tables();
+    struct result r;
+    run(&r, NULL, "probe", "-t", tables_nine3, "--json", FIG9, NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_int_eq(count_lines(r.out), 1);
+    struct jv *j = json_parse(r.out);
+    ck_assert_msg(j != NULL, "not JSON: %s", r.out);
+    ck_assert_str_eq(jget_s(j, "position"), FIG9);
+    ck_assert_str_eq(jget_s(j, "wdl"), "loss");
+    ck_assert_uint_eq(jget_u(j, "dtc"), 26);
+    const struct jv *mv = jget(j, "moves");
+    ck_assert(mv && mv->t == J_ARR);
+    ck_assert_int_eq(mv->n, 54);
+    char **want = fig9_moves();
+    for (int i = 0; i < mv->n; i++) {
+        const struct jv *m = &mv->item[i];
+        /* a lost position has only losing moves; the best delays longest */
+        ck_assert_str_eq(jget_s(m, "wdl"), "loss");
+        unsigned long long d = jget_u(m, "dtc");
+        ck_assert(d <= 26);
+        if (i == 0)
+            ck_assert_uint_eq(d, 26);
+        else
+            ck_assert(d <= jget_u(&mv->item[i - 1], "dtc"));
+        const char *tok = jget_s(m, "move");
+        ck_assert(bsearch(&tok, want, 54, sizeof *want, cmp_str) != NULL);
+    }
+    free_list(want, 54);
+    json_free(j);
+    result_free(&r);
+
+    /* text output names the value */
+    run(&r, NULL, "probe", "-t", tables_nine3, FIG9, NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_msg(strstr(r.out, "loss in 26") != NULL, "%s", r.out);
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(probe_pv_and_wdl_only)
+{
+    need_tables();
+    struct result r;
+    run(&r, NULL, "probe", "-t", tables_nine3, "--json", "--pv", FIG9, NULL);
+    ck_assert_int_eq(r.code, 0);
+    struct jv *j = json_parse(r.out);
+    ck_assert(j != NULL);
+    const struct jv *pv = jget(j, "pv"), *mv = jget(j, "moves");
+    ck_assert(pv && pv->t == J_ARR && pv->n >= 1);
+    /* played out to the end: a loss in 26 plies is 26 moves long */
+    ck_assert_int_eq(pv->n, 26);
+    ck_assert(pv->item[0].t == J_STR);
+    /* the PV starts with a move of the best value */
+    bool found = false;
+    for (int i = 0; i < mv->n; i++)
+        if (strcmp(jget_s(&mv->item[i], "move"), pv->item[0].s) == 0)
+            found = jget_u(&mv->item[i], "dtc") == 26;
+    ck_assert(found);
+    json_free(j);
+    result_free(&r);
+
+    run(&r, NULL, "probe", "-t", tables_nine3, "--json", "--wdl-only", FIG9, NULL);
+    ck_assert_int_eq(r.code, 0);
+    j = json_parse(r.out);
+    ck_assert(j != NULL);
+    ck_assert_str_eq(jget_s(j, "wdl"), "loss");
+    mv = jget(j, "moves");
+    ck_assert(mv && mv->n == 54);
+    json_free(j);
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(probe_reads_stdin_and_continues_after_bad_input)
+{
+    need_tables();
+    struct result r;
+    /* White to move in the mirrored position: a 3-3 position either way */
+    run(&r, FIG9 "\nthis is not a position\n\n" FIG9 "\n", "probe", "-t", tables_nine3, "--json",
+        NULL);
+    ck_assert_int_eq(r.code, 1); /* one bad line */
+    ck_assert_int_eq(count_lines(r.out), 2);
+    ck_assert(r.err[0] != '\0');
+    const char *second = strchr(r.out, '\n') + 1;
+    struct jv *a = json_parse(second);
+    ck_assert(a != NULL);
+    ck_assert_str_eq(jget_s(a, "wdl"), "loss");
+    json_free(a);
+    result_free(&r);
+
+    /* several positions as arguments, one malformed: answer the rest, exit 1 */
+    run(&r, NULL, "probe", "-t", tables_nine3, "d7,g7,g1 a4,g4,q9 b", FIG9, NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert(strstr(r.err, "q9") != NULL);
+    ck_assert(strstr(r.out, "loss in 26") != NULL);
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(probe_table_problems_exit_2)
+{
+    need_tables();
+    struct result r;
+    run(&r, NULL, "probe", "-t", "/nonexistent/tables", FIG9, NULL);
+    ck_assert_int_eq(r.code, 2);
+    ck_assert(strstr(r.err, "/nonexistent/tables") != NULL);
+    result_free(&r);
+
+    run(&r, NULL, "stats", "-t", "/nonexistent/tables", NULL);
+    ck_assert_int_eq(r.code, 2);
+    result_free(&r);
+
+    /* a 4-3 position: its sector is not in a 3-3 table set */
+    run(&r, NULL, "probe", "-t", tables_nine3, "d7,g7,g1,a1 a4,g4,d5 w", NULL);
+    ck_assert_int_eq(r.code, 2);
+    ck_assert(r.err[0] != '\0');
+    result_free(&r);
+}
+END_TEST
+
+/* Copy the table directory `from` into a new temporary directory, cutting
+ * every sector file (not the manifest) to half its size; returns the copy. */
+static char *truncated_copy(const char *from)
+{
+    char *to = strdup("/tmp/check_cli_cut_XXXXXX");
+    ck_assert(to && mkdtemp(to));
+    DIR *d = opendir(from);
+    ck_assert(d != NULL);
+    struct dirent *e;
+    int cut = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char src[2048], dst[2048];
+        snprintf(src, sizeof src, "%s/%s", from, e->d_name);
+        snprintf(dst, sizeof dst, "%s/%s", to, e->d_name);
+        int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ck_assert(in >= 0 && out >= 0);
+        char *data = slurp(in);
+        off_t len = lseek(in, 0, SEEK_END);
+        bool sector = strcmp(e->d_name, "MANIFEST") != 0;
+        size_t keep = sector ? (size_t)len / 2 : (size_t)len;
+        ck_assert(write(out, data, keep) == (ssize_t)keep);
+        cut += sector;
+        free(data);
+        close(in);
+        close(out);
+    }
+    closedir(d);
+    ck_assert(cut > 0);
+    return to;
+}
+
+START_TEST(truncated_tables_exit_2)
+{
+    need_tables();
+    char *dir = truncated_copy(tables_nine3);
+    struct result r;
+    run(&r, NULL, "stats", "-t", dir, "--json", NULL);
+    ck_assert_int_eq(r.code, 2);
+    ck_assert(strstr(r.err, "corrupt") != NULL);
+    struct jv *j = json_parse(r.out); /* still valid JSON, without the bad sector */
+    ck_assert(j != NULL && j->t == J_ARR && j->n == 0);
+    json_free(j);
+    result_free(&r);
+
+    run(&r, NULL, "probe", "-t", dir, "--json", FIG9, NULL);
+    ck_assert_int_eq(r.code, 2);
+    ck_assert(strstr(r.err, "corrupt") != NULL);
+    ck_assert(r.out[0] == '\0');
+    result_free(&r);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(dir);
+}
+END_TEST
+
+START_TEST(stats_nine_3_3_published)
+{
+    need_tables();
+    struct result r;
+    run(&r, NULL, "stats", "-t", tables_nine3, "--json", NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    struct jv *j = json_parse(r.out);
+    ck_assert_msg(j != NULL && j->t == J_ARR, "not a JSON array: %s", r.out);
+    ck_assert_int_eq(j->n, 1);
+    const struct jv *o = &j->item[0];
+    ck_assert_uint_eq(jget_u(o, "w"), 3);
+    ck_assert_uint_eq(jget_u(o, "b"), 3);
+    ck_assert_uint_eq(jget_u(o, "w_hand"), 0);
+    ck_assert_uint_eq(jget_u(o, "b_hand"), 0);
+    ck_assert_uint_eq(jget_u(o, "wins"), 140621);
+    ck_assert_uint_eq(jget_u(o, "losses"), 28736);
+    ck_assert_uint_eq(jget_u(o, "draws"), 269);
+    ck_assert_uint_eq(jget_u(o, "canonical"), 140621 + 28736 + 269);
+    ck_assert_uint_eq(jget_u(o, "max_win"), 25);
+    ck_assert_uint_eq(jget_u(o, "max_loss"), 26);
+    json_free(j);
+    result_free(&r);
+
+    run(&r, NULL, "stats", "-t", tables_nine3, NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert(strstr(r.out, "140621") != NULL);
+    ck_assert(strstr(r.out, "total") != NULL);
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(play_against_tables_from_a_pipe)
+{
+    need_tables();
+    struct result r;
+    /* Black (the human) is lost; help, a bad token, an illegal move, the
+     * move list, then a legal flight; the program answers and states the
+     * value; EOF ends the game. */
+    run(&r, "help\nbogus\nd7-d6\nmoves\na4-a1\n", "play", "-t", tables_nine3, "--human",
+        "black", "--start", FIG9, NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "bogus") != NULL, "no message for bad input:\n%s", r.out);
+    ck_assert_msg(strstr(r.out, "d7-d6") != NULL, "no message for illegal move:\n%s", r.out);
+    ck_assert_msg(strstr(r.out, "a4-a7") != NULL, "move list missing:\n%s", r.out);
+    ck_assert_msg(strstr(r.out, "White wins in") != NULL, "no value:\n%s", r.out);
+    result_free(&r);
+
+    /* the program moves first when the human plays the other side */
+    run(&r, "quit\n", "play", "-t", tables_nine3, "--human", "white", "--start", FIG9, NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert(strstr(r.out, "White wins in") != NULL);
+    result_free(&r);
+
+    run(&r, "", "play", "-t", tables_nine3, "--human", "purple", NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert(strstr(r.err, "purple") != NULL);
+    result_free(&r);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/*
+ * The solved nine 3-3 sector for the table tests: MMTB_CLI_TABLES names a
+ * ready directory (a ctest fixture can set it); otherwise mmtb-gen makes one
+ * in a temporary directory, removed at the end.
+ */
+static bool make_tables(char *tmpdir, size_t len)
+{
+    const char *env = getenv("MMTB_CLI_TABLES");
+    if (env && *env) {
+        snprintf(tables_nine3, sizeof tables_nine3, "%s", env);
+        return false;
+    }
+    snprintf(tmpdir, len, "/tmp/check_cli_tables_XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        snprintf(tables_error, sizeof tables_error, "mkdtemp: %s", strerror(errno));
+        return false;
+    }
+    char out[600];
+    snprintf(out, sizeof out, "%s/nine3", tmpdir);
+    char *argv[] = {GEN_BIN, "-v", "nine", "--max-stones", "3", "-o", out, NULL};
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    int rc = posix_spawn(&pid, GEN_BIN, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    int status = 0;
+    if (rc != 0)
+        snprintf(tables_error, sizeof tables_error, "cannot run %s: %s", GEN_BIN, strerror(rc));
+    else if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        snprintf(tables_error, sizeof tables_error, "%s -v nine --max-stones 3 failed", GEN_BIN);
+    else
+        snprintf(tables_nine3, sizeof tables_nine3, "%s", out);
+    return true;
+}
+
+int main(void)
+{
+    char tmpdir[256] = "";
+    bool cleanup = make_tables(tmpdir, sizeof tmpdir);
+
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("rules");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, json_parser_self_test);
+    tcase_add_test(tc, help_for_every_command_exits_0);
+    tcase_add_test(tc, usage_errors_exit_1_with_message);
+    tcase_add_test(tc, unknown_variant_exits_1);
+    tcase_add_test(tc, board_nine_has_16_mills_and_16_symmetries);
+    tcase_add_test(tc, board_other_variants);
+    tcase_add_test(tc, perft_nine_start);
+    tcase_add_test(tc, perft_divide_sums_to_total);
+    tcase_add_test(tc, perft_three_diag_start);
+    tcase_add_test(tc, moves_fig9_flying);
+    tcase_add_test(tc, moves_mill_lists_each_removal);
+    tcase_add_test(tc, moves_bad_position_names_the_field);
+    tcase_add_test(tc, sectors_nine_movement_json);
+    tcase_add_test(tc, sectors_three_json_is_valid);
+    suite_add_tcase(s, tc);
+
+    TCase *tt = tcase_create("tables");
+    tcase_set_timeout(tt, 120);
+    tcase_add_test(tt, probe_fig9_loses_in_26);
+    tcase_add_test(tt, probe_pv_and_wdl_only);
+    tcase_add_test(tt, probe_reads_stdin_and_continues_after_bad_input);
+    tcase_add_test(tt, probe_table_problems_exit_2);
+    tcase_add_test(tt, stats_nine_3_3_published);
+    tcase_add_test(tt, truncated_tables_exit_2);
+    tcase_add_test(tt, play_against_tables_from_a_pipe);
+    suite_add_tcase(s, tt);
+
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    if (cleanup && tmpdir[0])
+        nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

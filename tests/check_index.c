@@ -1,0 +1,751 @@
+/*
+ * check_index.c - quick tests of format/sector_index: the symmetry-reduced
+ * index against a brute-force reference (testlib_index) on whole small
+ * sectors, orbit counts (including the published total for Nine Men's
+ * Morris), the sector graph and its solving order, and the sector names.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sector_index.h"
+#include "testlib_index.h"
+
+/* Sectors with more positions than this are checked slot by slot instead
+ * of position by position. */
+#define FULL_LIMIT 3000000
+
+/*
+ * Assertions for the inner loops.  Check's ck_assert_* records its location
+ * through a pipe on every call, even when it passes, which costs a system
+ * call per check; these only call into Check when they fail.
+ */
+#define REQUIRE(cond)                                                                              \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            ck_abort_msg("Assertion '%s' failed", #cond);                                          \
+    } while (0)
+#define REQUIRE_EQ(x, y)                                                                           \
+    do {                                                                                           \
+        unsigned long long x_ = (x), y_ = (y);                                                     \
+        if (x_ != y_)                                                                              \
+            ck_abort_msg("Assertion '%s == %s' failed: %llu != %llu", #x, #y, x_, y_);             \
+    } while (0)
+
+static struct mmtb_variant *load(const char *name)
+{
+    struct mmtb_variant *v = NULL;
+    char err[256] = "";
+    int st = mmtb_variant_load(&v, name, err, sizeof err);
+    ck_assert_msg(st == MMTB_OK, "loading %s: %s", name, err);
+    return v;
+}
+
+static struct mmtb_sector sec(int w, int b, int wh, int bh)
+{
+    struct mmtb_sector s = {(uint8_t)w, (uint8_t)b, (uint8_t)wh, (uint8_t)bh};
+    return s;
+}
+
+static bool sec_eq(struct mmtb_sector a, struct mmtb_sector b)
+{
+    return a.w == b.w && a.b == b.b && a.w_hand == b.w_hand && a.b_hand == b.b_hand;
+}
+
+/* ------------------------------------------------------------------------
+ * Whole-sector checks.
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Both rank implementations (ix automatic, ixp portable) agree; returns
+ * the slot.
+ */
+static uint64_t rank2(const mmtb_index *ix, const mmtb_index *ixp, struct mmtb_sector s,
+                      uint32_t mover, uint32_t opp)
+{
+    uint64_t slot = mmtb_index_rank(ix, s, mover, opp);
+    REQUIRE_EQ(mmtb_index_rank(ixp, s, mover, opp), slot);
+    return slot;
+}
+
+/*
+ * Every orbit of s, found by enumerating all positions and keeping each
+ * orbit's smallest member c: rank(c) is in range and equals the reference
+ * rank, every image g(c) (so every position of the sector) has the same
+ * slot, and no two orbits share a slot.  Then every slot: the slots
+ * reached are exactly those slot_is_canonical reports, they unrank to a
+ * position that ranks back, and their number is the brute-force orbit
+ * count, Burnside's count and the library's count.
+ */
+static void check_sector_positions(const struct mmtb_variant *v, const mmtb_index *ix,
+                                   const mmtb_index *ixp, const struct tref_index *ref,
+                                   struct mmtb_sector s)
+{
+    int n = v->npoints, w = s.w, b = s.b;
+    uint64_t slots = mmtb_index_slots(ix, s);
+    REQUIRE_EQ(slots, tref_slots(ref, w, b));
+    REQUIRE_EQ(mmtb_index_slots(ixp, s), slots);
+    uint8_t *hit = calloc(slots ? slots : 1, 1);
+    REQUIRE(hit != NULL);
+    uint64_t npos = 0, orbits = 0;
+    uint64_t ms = tref_binom(n, w), os = tref_binom(n - w, b);
+    uint64_t m = ((uint64_t)1 << w) - 1;
+    for (uint64_t i = 0; i < ms; i++, m = w ? tref_next_subset(m) : m) {
+        uint32_t mover = (uint32_t)m, e = v->full & ~mover;
+        uint64_t x = ((uint64_t)1 << b) - 1;
+        for (uint64_t j = 0; j < os; j++, x = b ? tref_next_subset(x) : x) {
+            uint32_t opp = tref_deposit((uint32_t)x, e);
+            npos++;
+            if (!tref_pos_is_canonical(ref, mover, opp))
+                continue;
+            orbits++;
+            uint64_t slot = rank2(ix, ixp, s, mover, opp);
+            REQUIRE(slot < slots);
+            REQUIRE_EQ(slot, tref_rank(ref, w, b, mover, opp));
+            for (int g = 1; g < v->nsyms; g++)
+                REQUIRE_EQ(rank2(ix, ixp, s, tref_img(ref, g, mover), tref_img(ref, g, opp)), slot);
+            REQUIRE(!hit[slot]); /* two orbits in one slot */
+            hit[slot] = 1;
+        }
+    }
+    REQUIRE_EQ(npos, tref_binom(n, w) * tref_binom(n - w, b));
+    REQUIRE_EQ(npos, mmtb_index_positions(v, s));
+    REQUIRE_EQ(orbits, tref_orbits(v, w, b));
+    REQUIRE_EQ(orbits, mmtb_index_canonical(v, s));
+    for (uint64_t slot = 0; slot < slots; slot++) {
+        bool canon = mmtb_index_slot_is_canonical(ix, s, slot);
+        REQUIRE_EQ(canon, hit[slot]);
+        REQUIRE_EQ(mmtb_index_slot_is_canonical(ixp, s, slot), canon);
+        uint32_t mo, op, mo2, op2;
+        mmtb_index_unrank(ix, s, slot, &mo, &op);
+        mmtb_index_unrank(ixp, s, slot, &mo2, &op2);
+        REQUIRE_EQ(mo, mo2);
+        REQUIRE_EQ(op, op2);
+        REQUIRE_EQ(__builtin_popcount(mo), w);
+        REQUIRE_EQ(__builtin_popcount(op), b);
+        REQUIRE_EQ(mo & op, 0);
+        REQUIRE_EQ((mo | op) & ~v->full, 0);
+        if (canon)
+            REQUIRE_EQ(rank2(ix, ixp, s, mo, op), slot);
+        else
+            REQUIRE(rank2(ix, ixp, s, mo, op) != slot);
+    }
+    REQUIRE(slots >= orbits);
+    free(hit);
+}
+
+/*
+ * The same sector checked from the slots only (for sectors too large to
+ * enumerate): each slot's position has the right shape, ranks as the
+ * reference says, and canonical slots round-trip and are shared by every
+ * symmetric image; wasted slots rank elsewhere; canonical slots number
+ * the orbits.
+ */
+static void check_sector_slots(const struct mmtb_variant *v, const mmtb_index *ix,
+                               const mmtb_index *ixp, const struct tref_index *ref,
+                               struct mmtb_sector s)
+{
+    int w = s.w, b = s.b;
+    uint64_t slots = mmtb_index_slots(ix, s), ncanon = 0;
+    REQUIRE_EQ(slots, tref_slots(ref, w, b));
+    for (uint64_t slot = 0; slot < slots; slot++) {
+        uint32_t mo, op;
+        mmtb_index_unrank(ix, s, slot, &mo, &op);
+        REQUIRE_EQ(__builtin_popcount(mo), w);
+        REQUIRE_EQ(__builtin_popcount(op), b);
+        REQUIRE_EQ(mo & op, 0);
+        uint64_t r = rank2(ix, ixp, s, mo, op);
+        REQUIRE_EQ(r, tref_rank(ref, w, b, mo, op));
+        bool canon = mmtb_index_slot_is_canonical(ix, s, slot);
+        REQUIRE_EQ(canon, r == slot);
+        if (!canon)
+            continue;
+        ncanon++;
+        for (int g = 1; g < v->nsyms; g++)
+            REQUIRE_EQ(rank2(ix, ixp, s, tref_img(ref, g, mo), tref_img(ref, g, op)), slot);
+    }
+    REQUIRE_EQ(ncanon, tref_orbits(v, w, b));
+    REQUIRE_EQ(ncanon, mmtb_index_canonical(v, s));
+    REQUIRE_EQ(mmtb_index_positions(v, s),
+               tref_binom(v->npoints, w) * tref_binom(v->npoints - w, b));
+}
+
+/* Every sector (w, b) with w, b <= max_stones and w + b <= limit of a
+ * variant, by positions or by slots, with both rank implementations. */
+static void check_variant(const char *name, int max_stones, int limit)
+{
+    struct mmtb_variant *v = load(name);
+    mmtb_index *ix = NULL, *ixp = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, max_stones), MMTB_OK);
+    ck_assert_int_eq(mmtb_index_create(&ixp, v, max_stones), MMTB_OK);
+    ck_assert_ptr_eq(mmtb_index_variant(ix), v);
+    ck_assert(!mmtb_index_set_portable(ixp, true));
+    struct tref_index ref;
+    tref_index_init(&ref, v, max_stones);
+    for (int w = 0; w <= max_stones; w++)
+        for (int b = 0; b <= max_stones && w + b <= limit && w + b <= v->npoints; b++) {
+            struct mmtb_sector s = sec(w, b, 0, 0);
+            if (mmtb_index_positions(v, s) <= FULL_LIMIT)
+                check_sector_positions(v, ix, ixp, &ref, s);
+            else
+                check_sector_slots(v, ix, ixp, &ref, s);
+        }
+    tref_index_free(&ref);
+    mmtb_index_free(ixp);
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+
+START_TEST(test_three_whole_sectors)
+{
+    check_variant("three", 3, 9);
+    check_variant("three-diag", 3, 9);
+}
+END_TEST
+
+START_TEST(test_six_whole_sectors)
+{
+    check_variant("six", 6, 16);
+}
+END_TEST
+
+START_TEST(test_nine_small_sectors)
+{
+    check_variant("nine", 6, 6);
+}
+END_TEST
+
+/* Hands do not change the index: a sector with stones in hand has the
+ * slots and ranks of the same board counts without. */
+START_TEST(test_hands_do_not_matter)
+{
+    struct mmtb_variant *v = load("nine");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 9), MMTB_OK);
+    const int cases[][4] = {{0, 0, 9, 9}, {0, 1, 9, 8}, {2, 3, 7, 6}, {1, 3, 7, 6}, {5, 4, 1, 1}};
+    uint64_t seed = 7;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct mmtb_sector s = sec(cases[i][0], cases[i][1], cases[i][2], cases[i][3]);
+        struct mmtb_sector t = sec(s.w, s.b, 0, 0);
+        ck_assert_uint_eq(mmtb_index_slots(ix, s), mmtb_index_slots(ix, t));
+        ck_assert_uint_eq(mmtb_index_canonical(v, s), mmtb_index_canonical(v, t));
+        ck_assert_uint_eq(mmtb_index_positions(v, s), mmtb_index_positions(v, t));
+        for (int k = 0; k < 1000; k++) {
+            uint32_t mo = tref_rand_subset(&seed, v->full, s.w);
+            uint32_t op = tref_rand_subset(&seed, v->full & ~mo, s.b);
+            REQUIRE_EQ(mmtb_index_rank(ix, s, mo, op), mmtb_index_rank(ix, t, mo, op));
+        }
+    }
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* Counts of the empty sector and of a sector that does not fit. */
+START_TEST(test_counts_edge_cases)
+{
+    struct mmtb_variant *v = load("three");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 3), MMTB_OK);
+    ck_assert_uint_eq(mmtb_index_slots(ix, sec(0, 0, 0, 0)), 1);
+    ck_assert_uint_eq(mmtb_index_canonical(v, sec(0, 0, 0, 0)), 1);
+    ck_assert_uint_eq(mmtb_index_positions(v, sec(0, 0, 0, 0)), 1);
+    /* one stone on the 3x3 board: corner, edge or centre */
+    ck_assert_uint_eq(mmtb_index_canonical(v, sec(1, 0, 0, 0)), 3);
+    ck_assert_uint_eq(mmtb_index_slots(ix, sec(1, 0, 0, 0)), 3);
+    ck_assert_uint_eq(mmtb_index_positions(v, sec(5, 5, 0, 0)), 0);
+    ck_assert_uint_eq(mmtb_index_canonical(v, sec(5, 5, 0, 0)), 0);
+    ck_assert_uint_eq(mmtb_index_slots(ix, sec(4, 1, 0, 0)), 0); /* w > max_stones */
+    ck_assert(
+        !mmtb_index_slot_is_canonical(ix, sec(3, 3, 0, 0), mmtb_index_slots(ix, sec(3, 3, 0, 0))));
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* The worked example of FORMAT.md, computed by hand: Three Men's Morris,
+ * points a1 b1 c1 a2 b2 c2 a3 b3 c3 = 0..8. */
+START_TEST(test_three_worked_example)
+{
+    struct mmtb_variant *v = load("three");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 3), MMTB_OK);
+    const uint32_t a1 = 1u << 0, b1 = 1u << 1, a2 = 1u << 3, b2 = 1u << 4, c3 = 1u << 8;
+    struct mmtb_sector s = sec(1, 1, 0, 0);
+    ck_assert_uint_eq(mmtb_index_slots(ix, s), 24);
+    ck_assert_uint_eq(mmtb_index_canonical(v, s), 12);
+    ck_assert_uint_eq(mmtb_index_rank(ix, s, c3, b2), 3);
+    uint32_t mo, op;
+    mmtb_index_unrank(ix, s, 3, &mo, &op);
+    ck_assert_uint_eq(mo, a1);
+    ck_assert_uint_eq(op, b2);
+    mmtb_index_unrank(ix, s, 2, &mo, &op);
+    ck_assert_uint_eq(mo, a1);
+    ck_assert_uint_eq(op, a2);
+    ck_assert(!mmtb_index_slot_is_canonical(ix, s, 2));
+    ck_assert_uint_eq(mmtb_index_rank(ix, s, a1, a2), 0);
+    mmtb_index_unrank(ix, s, 0, &mo, &op);
+    ck_assert_uint_eq(op, b1);
+    ck_assert(mmtb_index_slot_is_canonical(ix, s, 0));
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* Tables that would be too large are refused before anything big is
+ * allocated: a 32-point board of four concentric squares. */
+START_TEST(test_create_limits)
+{
+    char text[8192];
+    size_t len = 0;
+    len += (size_t)snprintf(text + len, sizeof text - len, "name rings\nstones 8\n");
+    static const int dx[8] = {0, 1, 1, 1, 0, -1, -1, -1}, dy[8] = {1, 1, 0, -1, -1, -1, 0, 1};
+    for (int r = 0; r < 4; r++)
+        for (int i = 0; i < 8; i++)
+            len += (size_t)snprintf(text + len, sizeof text - len, "point p%d %d %d\n", 8 * r + i,
+                                    4 + (r + 1) * dx[i], 4 + (r + 1) * dy[i]);
+    for (int r = 0; r < 4; r++)
+        for (int c = 1; c < 8; c += 2)
+            len += (size_t)snprintf(text + len, sizeof text - len,
+                                    "line p%d p%d p%d\nmill p%d p%d p%d\n", 8 * r + c,
+                                    8 * r + (c + 1) % 8, 8 * r + (c + 2) % 8, 8 * r + c,
+                                    8 * r + (c + 1) % 8, 8 * r + (c + 2) % 8);
+    for (int i = 0; i < 8; i += 2)
+        len += (size_t)snprintf(text + len, sizeof text - len, "line p%d p%d p%d p%d\n", i, 8 + i,
+                                16 + i, 24 + i);
+    ck_assert_uint_lt(len, sizeof text - 1);
+    struct mmtb_variant *v = NULL;
+    char err[256] = "";
+    ck_assert_msg(mmtb_variant_parse(&v, text, len, "test:rings", err, sizeof err) == MMTB_OK, "%s",
+                  err);
+    ck_assert_int_eq(v->npoints, 32);
+    static int dummy;
+    mmtb_index *ix = (mmtb_index *)&dummy; /* must be reset to NULL on failure */
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 16), MMTB_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(ix);
+    ck_assert_int_eq(mmtb_index_create(&ix, v, -1), MMTB_ERR_INVALID);
+    ck_assert_ptr_null(ix);
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 3), MMTB_OK);
+    struct tref_index ref;
+    tref_index_init(&ref, v, 3);
+    check_sector_slots(v, ix, ix, &ref, sec(2, 2, 0, 0));
+    tref_index_free(&ref);
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+
+    /* max_stones beyond the board is clamped to the board */
+    v = load("three");
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 20), MMTB_OK);
+    ck_assert_uint_eq(mmtb_index_slots(ix, sec(9, 0, 0, 0)), 1);
+    mmtb_index_free(ix);
+    mmtb_index_free(NULL);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* The 49 movement sectors of Nine Men's Morris: the published total of
+ * canonical positions and the binomial total, sector by sector against the
+ * library; every slot count covers its canonical positions. */
+START_TEST(test_nine_published_totals)
+{
+    struct mmtb_variant *v = load("nine");
+    ck_assert_int_eq(v->npoints, 24);
+    ck_assert_int_eq(v->nsyms, 16);
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 9), MMTB_OK);
+    uint64_t canon = 0, pos = 0, slots = 0;
+    int sectors = 0;
+    for (int w = 3; w <= 9; w++)
+        for (int b = 3; b <= 9; b++) {
+            struct mmtb_sector s = sec(w, b, 0, 0);
+            uint64_t c = tref_orbits(v, w, b);
+            uint64_t p = tref_binom(24, w) * tref_binom(24 - w, b);
+            ck_assert_uint_eq(mmtb_index_canonical(v, s), c);
+            ck_assert_uint_eq(mmtb_index_positions(v, s), p);
+            ck_assert_uint_ge(mmtb_index_slots(ix, s), c);
+            /* an orbit has at most 16 positions */
+            ck_assert_uint_ge(16 * c, p);
+            canon += c;
+            pos += p;
+            slots += mmtb_index_slots(ix, s);
+            sectors++;
+        }
+    ck_assert_int_eq(sectors, 49);
+    ck_assert_uint_eq(canon, 8904593601ull);
+    ck_assert_uint_eq(pos, 142430121724ull);
+    /* the scheme's waste on these sectors stays below 5 % */
+    ck_assert_uint_lt(slots - canon, canon / 20);
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * Sector graph.
+ * ---------------------------------------------------------------------- */
+
+static int find_sector(const struct mmtb_sector *list, int cnt, struct mmtb_sector s)
+{
+    for (int i = 0; i < cnt; i++)
+        if (sec_eq(list[i], s))
+            return i;
+    return -1;
+}
+
+/*
+ * The solving order: each sector's successors are in the list (closed) and
+ * come earlier, except its partner (b, w, bh, wh), which stands right next
+ * to it; no sector appears twice.
+ */
+static void check_order(const struct mmtb_variant *v, const struct mmtb_sector *list, int cnt)
+{
+    for (int i = 0; i < cnt; i++) {
+        REQUIRE_EQ(find_sector(list, cnt, list[i]), i);
+        struct mmtb_sector next[8];
+        int k = mmtb_sector_moves_to(v, list[i], next);
+        REQUIRE(k >= 0 && k <= 8);
+        for (int j = 0; j < k; j++) {
+            int at = find_sector(list, cnt, next[j]);
+            if (at < 0)
+                ck_abort_msg("successor %d-%d-%d-%d of %d-%d-%d-%d missing", next[j].w, next[j].b,
+                             next[j].w_hand, next[j].b_hand, list[i].w, list[i].b, list[i].w_hand,
+                             list[i].b_hand);
+            bool partner = next[j].w == list[i].b && next[j].b == list[i].w &&
+                           next[j].w_hand == list[i].b_hand && next[j].b_hand == list[i].w_hand;
+            if (partner && at != i)
+                REQUIRE_EQ(abs(at - i), 1);
+            else if (at > i)
+                ck_abort_msg("%d-%d-%d-%d (at %d) needs %d-%d-%d-%d (at %d)", list[i].w, list[i].b,
+                             list[i].w_hand, list[i].b_hand, i, next[j].w, next[j].b,
+                             next[j].w_hand, next[j].b_hand, at);
+        }
+    }
+}
+
+START_TEST(test_nine_movement_list)
+{
+    struct mmtb_variant *v = load("nine");
+    struct mmtb_sector list[256];
+    int cnt = mmtb_sector_list(v, 0, 0, 0, list, 256);
+    ck_assert_int_eq(cnt, 49);
+    for (int w = 3; w <= 9; w++)
+        for (int b = 3; b <= 9; b++)
+            ck_assert_int_ge(find_sector(list, cnt, sec(w, b, 0, 0)), 0);
+    check_order(v, list, cnt);
+    /* 3-3 has no successor but itself, so it comes first */
+    ck_assert(sec_eq(list[0], sec(3, 3, 0, 0)));
+    /* max_stones limits the sides; too small a buffer is an error */
+    ck_assert_int_eq(mmtb_sector_list(v, 0, 0, 5, list, 256), 9);
+    check_order(v, list, 9);
+    ck_assert_int_eq(mmtb_sector_list(v, 0, 0, 0, list, 48), MMTB_ERR_INVALID);
+    ck_assert_int_eq(mmtb_sector_list(v, -1, 0, 0, list, 256), MMTB_ERR_INVALID);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* A capture from the movement sector (w, b) of nine: to (b-1, w) unless
+ * that leaves fewer than 3; a quiet move to the partner. */
+START_TEST(test_nine_moves_to)
+{
+    struct mmtb_variant *v = load("nine");
+    struct mmtb_sector out[8];
+    ck_assert_int_eq(mmtb_sector_moves_to(v, sec(5, 4, 0, 0), out), 2);
+    ck_assert_int_ge(find_sector(out, 2, sec(4, 5, 0, 0)), 0);
+    ck_assert_int_ge(find_sector(out, 2, sec(3, 5, 0, 0)), 0);
+    ck_assert_int_eq(mmtb_sector_moves_to(v, sec(5, 3, 0, 0), out), 1);
+    ck_assert(sec_eq(out[0], sec(3, 5, 0, 0)));
+    /* placement: quiet and capture; the capture needs three stones */
+    ck_assert_int_eq(mmtb_sector_moves_to(v, sec(2, 2, 7, 7), out), 2);
+    ck_assert_int_ge(find_sector(out, 2, sec(2, 3, 7, 6)), 0);
+    ck_assert_int_ge(find_sector(out, 2, sec(1, 3, 7, 6)), 0);
+    ck_assert_int_eq(mmtb_sector_moves_to(v, sec(1, 1, 8, 8), out), 1);
+    ck_assert(sec_eq(out[0], sec(1, 2, 8, 7)));
+    /* the last placement leads into the movement phase */
+    ck_assert_int_eq(mmtb_sector_moves_to(v, sec(8, 9, 1, 0), out), 2);
+    ck_assert_int_ge(find_sector(out, 2, sec(9, 9, 0, 0)), 0);
+    ck_assert_int_ge(find_sector(out, 2, sec(8, 9, 0, 0)), 0);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/*
+ * The sector graph of Nine Men's Morris written out independently: from
+ * (w, b, wh, bh) a placement (wh > 0) gives (b, w+1, bh, wh-1), a slide or
+ * flight (wh = 0) gives (b, w, bh, 0), and either with a capture one stone
+ * fewer for the opponent; results where the opponent keeps fewer than 3
+ * stones (board plus hand) end the game.  With need_mill, a capture also
+ * needs the mover to have 3 stones on the board after the move.  Returns
+ * the number of sectors reachable from (0, 0, 9, 9).
+ */
+static int nine_closure(bool need_mill, struct mmtb_sector *out, int cap)
+{
+    int cnt = 0;
+    out[cnt++] = sec(0, 0, 9, 9);
+    for (int i = 0; i < cnt; i++) {
+        struct mmtb_sector s = out[i], next[2];
+        int w = s.w, b = s.b, wh = s.w_hand, bh = s.b_hand, k = 0;
+        int w2 = wh > 0 ? w + 1 : w, wh2 = wh > 0 ? wh - 1 : 0;
+        if (w2 + b > 24 || (wh == 0 && w + b == 24))
+            continue;
+        next[k++] = sec(b, w2, bh, wh2);
+        if (b > 0 && (!need_mill || w2 >= 3))
+            next[k++] = sec(b - 1, w2, bh, wh2);
+        for (int j = 0; j < k; j++) {
+            if (next[j].w + next[j].w_hand < 3 || find_sector(out, cnt, next[j]) >= 0)
+                continue;
+            ck_assert_int_lt(cnt, cap);
+            out[cnt++] = next[j];
+        }
+    }
+    return cnt;
+}
+
+/*
+ * The library's list for the real start of nine is exactly the closure
+ * above with the mill condition; without it, the closure has the 498
+ * sectors of Malom's complete standard game (KNOWN_RESULTS.md), which
+ * shows that the condition only drops sectors where a side has lost a
+ * stone to a "mill" of fewer than three stones.
+ */
+START_TEST(test_nine_start_list_independent)
+{
+    struct mmtb_variant *v = load("nine");
+    static struct mmtb_sector list[4096], mine[4096], loose[4096];
+    int cnt = mmtb_sector_list(v, 9, 9, 0, list, 4096);
+    int nmine = nine_closure(true, mine, 4096);
+    ck_assert_int_eq(cnt, nmine);
+    for (int i = 0; i < nmine; i++)
+        ck_assert_int_ge(find_sector(list, cnt, mine[i]), 0);
+    int nloose = nine_closure(false, loose, 4096);
+    ck_assert_int_eq(nloose, 498);
+    for (int i = 0; i < nloose; i++) {
+        struct mmtb_sector s = loose[i];
+        if (find_sector(list, cnt, s) >= 0)
+            continue;
+        /* a dropped sector: some side has lost more stones than the other
+         * could have captured with 3 stones on the board */
+        int placed_w = 9 - s.w_hand, placed_b = 9 - s.b_hand;
+        ck_assert(s.w < placed_w || s.b < placed_b);
+    }
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/*
+ * The real start of nine: contains the start and all 49 movement sectors,
+ * the start comes last (everything is reached from it), and every sector
+ * is consistent with alternating placement from 9 v 9: the side to move
+ * has placed as many stones as the other (equal hands) or one fewer, no
+ * side has more stones than it placed, and both keep at least 3.
+ */
+START_TEST(test_nine_start_list)
+{
+    struct mmtb_variant *v = load("nine");
+    static struct mmtb_sector list[4096];
+    int cnt = mmtb_sector_list(v, 9, 9, 0, list, 4096);
+    ck_assert_int_gt(cnt, 49);
+    check_order(v, list, cnt);
+    ck_assert(sec_eq(list[cnt - 1], sec(0, 0, 9, 9)));
+    for (int w = 3; w <= 9; w++)
+        for (int b = 3; b <= 9; b++)
+            ck_assert_int_ge(find_sector(list, cnt, sec(w, b, 0, 0)), 0);
+    for (int i = 0; i < cnt; i++) {
+        struct mmtb_sector s = list[i];
+        ck_assert(s.w_hand == s.b_hand || s.w_hand == s.b_hand + 1);
+        ck_assert_int_le(s.w + s.w_hand, 9);
+        ck_assert_int_le(s.b + s.b_hand, 9);
+        ck_assert_int_ge(s.w + s.w_hand, 3);
+        ck_assert_int_ge(s.b + s.b_hand, 3);
+    }
+    /* White's first placement; Black's reply; a mill of White's first three
+     * stones taking one of Black's two */
+    ck_assert_int_ge(find_sector(list, cnt, sec(0, 1, 9, 8)), 0);
+    ck_assert_int_ge(find_sector(list, cnt, sec(1, 1, 8, 8)), 0);
+    ck_assert_int_ge(find_sector(list, cnt, sec(1, 3, 7, 6)), 0);
+    /* a side that lost a stone to a mill of two stones cannot exist */
+    ck_assert_int_lt(find_sector(list, cnt, sec(0, 2, 8, 7)), 0);
+    /* an unequal start: White 4, Black 5 in hand */
+    cnt = mmtb_sector_list(v, 4, 5, 0, list, 4096);
+    ck_assert_int_gt(cnt, 0);
+    ck_assert(sec_eq(list[cnt - 1], sec(0, 0, 4, 5)));
+    check_order(v, list, cnt);
+    ck_assert_int_eq(mmtb_sector_list(v, 9, 9, 0, list, 10), MMTB_ERR_INVALID);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* Three Men's Morris: no captures (the first mill wins), so every sector
+ * keeps all 3 + 3 stones and the game ends in the movement sector 3-3. */
+START_TEST(test_three_start_list)
+{
+    struct mmtb_variant *v = load("three");
+    struct mmtb_sector list[64];
+    int cnt = mmtb_sector_list(v, 3, 3, 0, list, 64);
+    ck_assert_int_eq(cnt, 7); /* hands 3-3, 3-2, 2-2, 2-1, 1-1, 1-0, 0-0 */
+    for (int i = 0; i < cnt; i++) {
+        ck_assert_int_eq(list[i].w + list[i].w_hand, 3);
+        ck_assert_int_eq(list[i].b + list[i].b_hand, 3);
+    }
+    ck_assert(sec_eq(list[0], sec(3, 3, 0, 0)));
+    check_order(v, list, cnt);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* Every built-in variant: both lists in a valid order. */
+START_TEST(test_all_variants_order)
+{
+    const char *const *names = mmtb_variant_builtin_names();
+    static struct mmtb_sector list[8192];
+    int nv = 0;
+    for (; names[nv]; nv++) {
+        struct mmtb_variant *v = load(names[nv]);
+        int cnt = mmtb_sector_list(v, 0, 0, 0, list, 8192);
+        ck_assert_int_gt(cnt, 0);
+        check_order(v, list, cnt);
+        cnt = mmtb_sector_list(v, v->stones, v->stones, 0, list, 8192);
+        ck_assert_int_gt(cnt, 0);
+        check_order(v, list, cnt);
+        ck_assert(sec_eq(list[cnt - 1], sec(0, 0, v->stones, v->stones)));
+        mmtb_variant_free(v);
+    }
+    ck_assert_int_ge(nv, 9);
+}
+END_TEST
+
+/* Lasker (place or move): quiet moves with stones in hand go to the
+ * partner, so partner sectors with hands must stand together. */
+START_TEST(test_lasker_partners)
+{
+    struct mmtb_variant *v = load("lasker");
+    ck_assert(v->place_or_move);
+    struct mmtb_sector out[8];
+    int k = mmtb_sector_moves_to(v, sec(4, 3, 5, 6), out);
+    ck_assert_int_ge(find_sector(out, k, sec(3, 4, 6, 5)), 0); /* a move */
+    ck_assert_int_ge(find_sector(out, k, sec(3, 5, 6, 4)), 0); /* a placement */
+    ck_assert_int_ge(find_sector(out, k, sec(2, 4, 6, 5)), 0); /* a move with a capture */
+    ck_assert_int_ge(find_sector(out, k, sec(2, 5, 6, 4)), 0); /* a placement with a capture */
+    ck_assert_int_eq(k, 4);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* A variant whose blocked side passes: the pass is a move to the partner,
+ * even from a full board; first-mill-wins variants never capture. */
+START_TEST(test_pass_and_no_capture_rules)
+{
+    const char *base = mmtb_variant_builtin_text("nine");
+    ck_assert_ptr_nonnull(base);
+    size_t blen = strlen(base);
+    char *text = malloc(blen + 64);
+    memcpy(text, base, blen);
+    strcpy(text + blen, "\nno-move pass\n");
+    struct mmtb_variant *v = NULL;
+    char err[256] = "";
+    ck_assert_msg(mmtb_variant_parse(&v, text, strlen(text), "test:pass", err, sizeof err) ==
+                      MMTB_OK,
+                  "%s", err);
+    ck_assert_int_eq(v->nomove, MMTB_NOMOVE_PASSES);
+    struct mmtb_sector out[8];
+    ck_assert_int_eq(mmtb_sector_moves_to(v, sec(12, 12, 0, 0), out), 1);
+    ck_assert(sec_eq(out[0], sec(12, 12, 0, 0)));
+    ck_assert_int_eq(mmtb_sector_moves_to(v, sec(5, 4, 0, 0), out), 2);
+    mmtb_variant_free(v);
+    free(text);
+
+    v = load("three-diag");
+    ck_assert(v->first_mill_wins);
+    ck_assert_int_eq(mmtb_sector_moves_to(v, sec(3, 3, 0, 0), out), 1);
+    ck_assert_int_eq(mmtb_sector_moves_to(v, sec(2, 3, 1, 0), out), 1);
+    ck_assert(sec_eq(out[0], sec(3, 3, 0, 0)));
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * Names.
+ * ---------------------------------------------------------------------- */
+
+START_TEST(test_format_parse)
+{
+    char buf[32];
+    ck_assert_int_eq(mmtb_sector_format(sec(3, 4, 0, 0), buf, sizeof buf), 3);
+    ck_assert_str_eq(buf, "3-4");
+    ck_assert_int_eq(mmtb_sector_format(sec(0, 1, 9, 8), buf, sizeof buf), 7);
+    ck_assert_str_eq(buf, "0-1-9-8");
+    ck_assert_int_eq(mmtb_sector_format(sec(12, 10, 0, 2), buf, sizeof buf), 9);
+    ck_assert_str_eq(buf, "12-10-0-2");
+    ck_assert_int_eq(mmtb_sector_format(sec(12, 10, 0, 2), buf, 9), MMTB_ERR_INVALID);
+    ck_assert_int_eq(mmtb_sector_format(sec(1, 1, 0, 0), buf, 0), MMTB_ERR_INVALID);
+
+    struct mmtb_sector s;
+    ck_assert_int_eq(mmtb_sector_parse("9-3", &s), MMTB_OK);
+    ck_assert(sec_eq(s, sec(9, 3, 0, 0)));
+    ck_assert_int_eq(mmtb_sector_parse("0-0-9-9", &s), MMTB_OK);
+    ck_assert(sec_eq(s, sec(0, 0, 9, 9)));
+    ck_assert_int_eq(mmtb_sector_parse("32-0-0-32", &s), MMTB_OK);
+    ck_assert(sec_eq(s, sec(32, 0, 0, 32)));
+    ck_assert_int_eq(mmtb_sector_parse("3-3-0-0", &s), MMTB_OK);
+    ck_assert(sec_eq(s, sec(3, 3, 0, 0)));
+
+    static const char *const bad[] = {
+        "",          "3",    "3-",           "-3-3",  "3--3",  "3-3-", "3-3-1",
+        "3-3-1-1-1", "33-3", "03-3",         "3-3 ",  " 3-3",  "3-a",  "+3-3",
+        "3-3-0-0x",  "3_3",  "4294967299-3", "3-3\n", "3.0-3", "x",    "-",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s = sec(1, 2, 3, 4);
+        ck_assert_msg(mmtb_sector_parse(bad[i], &s) == MMTB_ERR_PARSE, "accepted '%s'", bad[i]);
+    }
+    ck_assert_int_eq(mmtb_sector_parse(NULL, &s), MMTB_ERR_PARSE);
+
+    /* round trip over every sector of the nine start */
+    struct mmtb_variant *v = load("nine");
+    static struct mmtb_sector list[4096];
+    int cnt = mmtb_sector_list(v, 9, 9, 0, list, 4096);
+    for (int i = 0; i < cnt; i++) {
+        ck_assert_int_gt(mmtb_sector_format(list[i], buf, sizeof buf), 0);
+        ck_assert_int_eq(mmtb_sector_parse(buf, &s), MMTB_OK);
+        ck_assert(sec_eq(s, list[i]));
+    }
+    mmtb_variant_free(v);
+}
+END_TEST
+
+static Suite *index_suite(void)
+{
+    Suite *su = suite_create("index");
+    TCase *tc = tcase_create("index");
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, test_three_whole_sectors);
+    tcase_add_test(tc, test_six_whole_sectors);
+    tcase_add_test(tc, test_nine_small_sectors);
+    tcase_add_test(tc, test_hands_do_not_matter);
+    tcase_add_test(tc, test_counts_edge_cases);
+    tcase_add_test(tc, test_three_worked_example);
+    tcase_add_test(tc, test_create_limits);
+    tcase_add_test(tc, test_nine_published_totals);
+    suite_add_tcase(su, tc);
+    TCase *tg = tcase_create("sectors");
+    tcase_add_test(tg, test_nine_movement_list);
+    tcase_add_test(tg, test_nine_moves_to);
+    tcase_add_test(tg, test_nine_start_list);
+    tcase_add_test(tg, test_nine_start_list_independent);
+    tcase_add_test(tg, test_three_start_list);
+    tcase_add_test(tg, test_all_variants_order);
+    tcase_add_test(tg, test_lasker_partners);
+    tcase_add_test(tg, test_pass_and_no_capture_rules);
+    tcase_add_test(tg, test_format_parse);
+    suite_add_tcase(su, tg);
+    return su;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(index_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,513 @@
+/*
+ * check_naive.c - slow tests: the retrograde solver (gen/solve.c, read back
+ * through libmmtb) against the naive oracle (testlib_naive.c) on every
+ * position of the movement sectors of small variants; the oracle's own
+ * published answers (Nine Men's Morris 3-3 and 4-4, Gasser's Fig. 9); the
+ * per-sector statistics; identical files with 1 and 2 threads.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mmtb.h"
+#include "movegen.h"
+#include "sector_index.h"
+#include "solve.h"
+#include "testlib_naive.h"
+#include "variant.h"
+
+/*
+ * Stones a side in the Nine Men's Morris agreement run.  4 (sectors 3-3,
+ * 3-4, 4-3, 4-4: 78 M positions) takes about a minute for the oracle in a
+ * Release build; under AddressSanitizer the oracle and the probes of every
+ * position take several times longer, so the sanitizer build stops at 3
+ * stones for nine (the other variants run in full either way).
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define NINE_MAX 3
+#else
+#define NINE_MAX 4
+#endif
+
+/* Assertions for inner loops: only call into Check when they fail. */
+#define REQUIRE(cond)                                                                              \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            ck_abort_msg("Assertion '%s' failed", #cond);                                          \
+    } while (0)
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static struct mmtb_variant *load(const char *name)
+{
+    struct mmtb_variant *v = NULL;
+    char err[256] = "";
+    int st = mmtb_variant_load(&v, name, err, sizeof err);
+    ck_assert_msg(st == MMTB_OK, "loading %s: %s", name, err);
+    return v;
+}
+
+static struct naive *naive_or_fail(const struct mmtb_variant *v, int max_stones)
+{
+    char err[256] = "";
+    struct naive *n = naive_solve(v, max_stones, err, sizeof err);
+    ck_assert_msg(n != NULL, "naive solve of %s up to %d: %s", v->name, max_stones, err);
+    fprintf(stderr, "naive %s up to %d: %.2f s\n", v->name, max_stones, naive_seconds(n));
+    return n;
+}
+
+/* ------------------------------------------------------------------------
+ * Temporary table directories.
+ * ---------------------------------------------------------------------- */
+
+/* A fresh directory under /tmp (mkdtemp); path receives its name. */
+static void make_tmpdir(char *path, size_t len)
+{
+    snprintf(path, len, "/tmp/mmtb-check-naive-XXXXXX");
+    ck_assert_msg(mkdtemp(path) != NULL, "mkdtemp: %s", strerror(errno));
+}
+
+/* Remove a directory and everything below it. */
+static void remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char sub[4096];
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            struct stat st;
+            if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+                remove_tree(sub);
+            else
+                unlink(sub);
+        }
+        closedir(d);
+    }
+    rmdir(path);
+}
+
+/* Run the real solver: movement phase of `variant` up to max_stones a side
+ * into dir. */
+static void run_solver(const char *variant, const char *dir, int max_stones, int threads)
+{
+    struct mmtb_solve_opts o;
+    memset(&o, 0, sizeof o);
+    o.variant = variant;
+    o.outdir = dir;
+    o.start_w_hand = 0;
+    o.start_b_hand = 0;
+    o.max_stones = max_stones;
+    o.threads = threads;
+    o.quiet = true;
+    o.report = stderr;
+    char err[512] = "";
+    double t0 = now_seconds();
+    int rc = mmtb_solve(&o, err, sizeof err);
+    ck_assert_msg(rc == MMTB_OK, "mmtb_solve %s up to %d: %s (%s)", variant, max_stones,
+                  mmtb_strerror(rc), err);
+    fprintf(stderr, "mmtb_solve %s up to %d, %d threads: %.2f s\n", variant, max_stones, threads,
+                 now_seconds() - t0);
+}
+
+/* ------------------------------------------------------------------------
+ * Agreement: every position, and the per-sector statistics.
+ * ---------------------------------------------------------------------- */
+
+static const char *wdl_name(int wdl)
+{
+    return wdl == MMTB_WIN ? "win" : wdl == MMTB_LOSS ? "loss" : "draw";
+}
+
+/*
+ * Probe every position of every sector the oracle solved and compare value
+ * and depth; then compare the canonical counts and longest win/loss of each
+ * sector with the file's statistics.  The first disagreements are printed
+ * as "WHITE BLACK SIDE" with the side to move as White.
+ */
+static void compare_with_tables(struct naive *n, const struct mmtb_variant *v, const char *dir)
+{
+    mmtb_tb *tb = NULL;
+    char err[256] = "";
+    struct mmtb_tb_opts to;
+    memset(&to, 0, sizeof to);
+    to.err = err;
+    to.errlen = sizeof err;
+    int rc = mmtb_tb_open(&tb, dir, &to);
+    ck_assert_msg(rc == MMTB_OK, "mmtb_tb_open %s: %s (%s)", dir, mmtb_strerror(rc), err);
+    mmtb_ctx *ctx = NULL;
+    rc = mmtb_ctx_create(&ctx, tb, (size_t)64 << 20);
+    ck_assert_int_eq(rc, MMTB_OK);
+
+    int lo = naive_min_stones(n), hi = naive_max_stones(n);
+    ck_assert_int_eq(mmtb_tb_sector_count(tb), (hi - lo + 1) * (hi - lo + 1));
+
+    double t0 = now_seconds();
+    uint64_t bad = 0, probed = 0;
+    for (int w = lo; w <= hi; w++)
+        for (int b = lo; b <= hi; b++) {
+            uint64_t size = naive_sector_size(n, w, b);
+            for (uint64_t i = 0; i < size; i++) {
+                uint32_t mover, opp;
+                int wdl, dtc;
+                naive_unrank(n, w, b, i, &mover, &opp);
+                naive_value_at(n, w, b, i, &wdl, &dtc);
+                struct mmtb_pos p;
+                memset(&p, 0, sizeof p);
+                p.stones[MMTB_WHITE] = mover;
+                p.stones[MMTB_BLACK] = opp;
+                p.side = MMTB_WHITE;
+                p.ban_from = p.ban_to = -1;
+                struct mmtb_value val = {0, 0};
+                int prc = mmtb_probe(ctx, &p, &val);
+                probed++;
+                if (prc == MMTB_OK && val.wdl == wdl && val.dtc == dtc)
+                    continue;
+                if (bad++ < 10) {
+                    char buf[200];
+                    naive_format(v, mover, opp, buf, sizeof buf);
+                    if (prc != MMTB_OK)
+                        fprintf(stderr, "%s: %s: probe fails: %s\n", v->name, buf,
+                                mmtb_strerror(prc));
+                    else
+                        fprintf(stderr, "%s: %s: naive %s %d, tables %s %d\n", v->name, buf,
+                                wdl_name(wdl), dtc, wdl_name(val.wdl), val.dtc);
+                }
+            }
+        }
+    fprintf(stderr, "%s: %llu positions probed in %.2f s, %llu disagree\n", v->name,
+            (unsigned long long)probed, now_seconds() - t0, (unsigned long long)bad);
+
+    uint64_t asym = naive_orbits(n);
+    ck_assert_msg(asym == 0, "%s: %llu positions differ from a symmetric image in the oracle",
+                  v->name, (unsigned long long)asym);
+    int bad_stats = 0;
+    for (int w = lo; w <= hi; w++)
+        for (int b = lo; b <= hi; b++) {
+            struct naive_stats ns;
+            ck_assert_int_eq(naive_sector_stats(n, w, b, &ns), 0);
+            struct mmtb_sector s = {(uint8_t)w, (uint8_t)b, 0, 0};
+            struct mmtb_sector_stats ts;
+            rc = mmtb_tb_sector_stats(tb, s, &ts);
+            ck_assert_msg(rc == MMTB_OK, "%s %d-%d: stats: %s", v->name, w, b,
+                          mmtb_strerror(rc));
+            fprintf(stderr,
+                    "%s %d-%d canonical: naive %llu W %llu D %llu L %llu maxW %d maxL %d | "
+                    "tables %llu W %llu D %llu L %llu maxW %d maxL %d\n",
+                    v->name, w, b, (unsigned long long)ns.canonical,
+                    (unsigned long long)ns.cwins, (unsigned long long)ns.cdraws,
+                    (unsigned long long)ns.closses, ns.max_win, ns.max_loss,
+                    (unsigned long long)ts.canonical, (unsigned long long)ts.wins,
+                    (unsigned long long)ts.draws, (unsigned long long)ts.losses, ts.max_win,
+                    ts.max_loss);
+            /* Orbit counts: the oracle's own, Burnside's and the file's. */
+            if (ns.canonical != mmtb_index_canonical(v, s) || ns.canonical != ts.canonical ||
+                ns.cwins != ts.wins || ns.cdraws != ts.draws || ns.closses != ts.losses ||
+                ns.max_win != ts.max_win || ns.max_loss != ts.max_loss)
+                bad_stats++;
+        }
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
+    ck_assert_msg(bad == 0, "%s: %llu of %llu positions disagree with the naive solver",
+                  v->name, (unsigned long long)bad, (unsigned long long)probed);
+    ck_assert_msg(bad_stats == 0, "%s: %d sectors' statistics disagree", v->name, bad_stats);
+}
+
+/* Oracle and solver on variant `name` (built-in or file) up to max_stones. */
+static void agree(const char *name, int max_stones)
+{
+    struct mmtb_variant *v = load(name);
+    struct naive *n = naive_or_fail(v, max_stones);
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    run_solver(name, dir, max_stones, 2);
+    compare_with_tables(n, v, dir);
+    remove_tree(dir);
+    naive_free(n);
+    mmtb_variant_free(v);
+}
+
+START_TEST(test_agree_three)
+{
+    agree("three", 3);
+}
+END_TEST
+
+START_TEST(test_agree_three_diag)
+{
+    agree("three-diag", 3);
+}
+END_TEST
+
+START_TEST(test_agree_six)
+{
+    agree("six", 4);
+}
+END_TEST
+
+START_TEST(test_agree_nine_nofly)
+{
+    agree("nine-nofly", 4);
+}
+END_TEST
+
+/*
+ * A variant made for the test from Six Men's Morris: a side without a move
+ * passes, and stones in a mill are never removed.  Neither rule is in a
+ * built-in variant; this exercises the solver's passes and captureless mills.
+ */
+START_TEST(test_agree_six_pass_immune)
+{
+    const char *text = mmtb_variant_builtin_text("six");
+    ck_assert_ptr_nonnull(text);
+    const char *rm = strstr(text, "removal standard");
+    const char *nm = strstr(text, "name six");
+    ck_assert_ptr_nonnull(rm);
+    ck_assert_ptr_nonnull(nm);
+    char dir[64], path[128];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/six-pass-immune.txt", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    /* the text with its name and removal rule replaced, no-move added */
+    size_t a = (size_t)(nm - text), b = (size_t)(rm - text);
+    ck_assert(a < b);
+    fwrite(text, 1, a, f);
+    fputs("name six-pass-immune", f);
+    fwrite(nm + strlen("name six"), 1, b - a - strlen("name six"), f);
+    fputs("removal immune\nno-move pass", f);
+    fputs(rm + strlen("removal standard"), f);
+    fclose(f);
+
+    struct mmtb_variant *v = load(path);
+    ck_assert_int_eq(v->removal, MMTB_REMOVE_IMMUNE);
+    ck_assert_int_eq(v->nomove, MMTB_NOMOVE_PASSES);
+    struct naive *n = naive_or_fail(v, 4);
+    char tdir[160];
+    snprintf(tdir, sizeof tdir, "%s/tables", dir);
+    run_solver(path, tdir, 4, 2);
+    compare_with_tables(n, v, tdir);
+    remove_tree(dir);
+    naive_free(n);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * Nine Men's Morris: one oracle solve (unchecked fixture, in the runner's
+ * process; no OpenMP there) shared by the tests of the tcase.
+ * ---------------------------------------------------------------------- */
+
+static struct mmtb_variant *nine_v;
+static struct naive *nine_n;
+static char nine_err[256];
+
+static void nine_setup(void)
+{
+    char err[256] = "";
+    nine_err[0] = '\0';
+    if (mmtb_variant_load(&nine_v, "nine", err, sizeof err) != MMTB_OK) {
+        snprintf(nine_err, sizeof nine_err, "loading nine: %s", err);
+        return;
+    }
+    nine_n = naive_solve(nine_v, NINE_MAX, nine_err, sizeof nine_err);
+    if (nine_n)
+        fprintf(stderr, "naive nine up to %d: %.2f s\n", NINE_MAX, naive_seconds(nine_n));
+}
+
+static void nine_teardown(void)
+{
+    naive_free(nine_n);
+    mmtb_variant_free(nine_v);
+    nine_n = NULL;
+    nine_v = NULL;
+}
+
+/* A set of points from names separated by spaces. */
+static uint32_t points(const struct mmtb_variant *v, const char *names)
+{
+    uint32_t m = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", names);
+    for (char *t = strtok(buf, " "); t; t = strtok(NULL, " ")) {
+        int p = mmtb_variant_point(v, t);
+        ck_assert_msg(p >= 0, "no point %s", t);
+        m |= UINT32_C(1) << p;
+    }
+    return m;
+}
+
+/* KNOWN_RESULTS.md: the oracle alone reproduces the published figures. */
+START_TEST(test_nine_known_results)
+{
+    ck_assert_msg(nine_n != NULL, "%s", nine_err);
+    struct naive_stats st;
+    ck_assert_int_eq(naive_sector_stats(nine_n, 3, 3, &st), 0);
+    /* sector 3-3 without symmetry: 2,232,160 / 455,648 / 4,112; 25 / 26 */
+    ck_assert_uint_eq(st.positions, 2691920);
+    ck_assert_uint_eq(st.wins, 2232160);
+    ck_assert_uint_eq(st.losses, 455648);
+    ck_assert_uint_eq(st.draws, 4112);
+    ck_assert_int_eq(st.max_win, 25);
+    ck_assert_int_eq(st.max_loss, 26);
+
+    /* Gasser's Fig. 9: White d7 g7 g1, Black a4 g4 d5, Black to move: Black
+     * loses in 26 plies. */
+    int wdl, dtc;
+    ck_assert_int_eq(naive_value(nine_n, points(nine_v, "a4 g4 d5"),
+                                 points(nine_v, "d7 g7 g1"), &wdl, &dtc),
+                     0);
+    ck_assert_int_eq(wdl, MMTB_LOSS);
+    ck_assert_int_eq(dtc, 26);
+
+    /* Canonical (orbit) counts: 140,621 / 28,736 / 269 for 3-3. */
+    ck_assert_uint_eq(naive_orbits(nine_n), 0);
+    ck_assert_int_eq(naive_sector_stats(nine_n, 3, 3, &st), 0);
+    ck_assert_uint_eq(st.cwins, 140621);
+    ck_assert_uint_eq(st.closses, 28736);
+    ck_assert_uint_eq(st.cdraws, 269);
+    if (NINE_MAX < 4)
+        return;
+    /* 4-4 canonical: 159 / 29 / 3,225,409; longest win 9, loss 8. */
+    ck_assert_int_eq(naive_sector_stats(nine_n, 4, 4, &st), 0);
+    ck_assert_uint_eq(st.cwins, 159);
+    ck_assert_uint_eq(st.closses, 29);
+    ck_assert_uint_eq(st.cdraws, 3225409);
+    ck_assert_int_eq(st.max_win, 9);
+    ck_assert_int_eq(st.max_loss, 8);
+    /* 4-3, the 4-stone side to move: every win is an immediate mill. */
+    ck_assert_int_eq(naive_sector_stats(nine_n, 4, 3, &st), 0);
+    ck_assert_int_eq(st.max_win, 1);
+}
+END_TEST
+
+START_TEST(test_agree_nine)
+{
+    ck_assert_msg(nine_n != NULL, "%s", nine_err);
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    run_solver("nine", dir, NINE_MAX, 2);
+    compare_with_tables(nine_n, nine_v, dir);
+    remove_tree(dir);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * Thread independence.
+ * ---------------------------------------------------------------------- */
+
+/* The whole contents of a file (NUL-terminated after *len bytes). */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            ck_assert_ptr_nonnull(buf);
+        }
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+/* Names of the regular files in dir, sorted; returns the count. */
+static int list_files(const char *dir, char names[][256], int cap)
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "%s: %s", dir, strerror(errno));
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        ck_assert_int_lt(n, cap);
+        snprintf(names[n++], 256, "%s", e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+START_TEST(test_threads_same_bytes)
+{
+    char d1[64], d2[64];
+    make_tmpdir(d1, sizeof d1);
+    make_tmpdir(d2, sizeof d2);
+    run_solver("six", d1, 4, 1);
+    run_solver("six", d2, 4, 2);
+    static char n1[64][256], n2[64][256];
+    int c1 = list_files(d1, n1, 64), c2 = list_files(d2, n2, 64);
+    ck_assert_int_eq(c1, c2);
+    ck_assert_int_ge(c1, 4); /* 4 sectors and a manifest at least */
+    for (int i = 0; i < c1; i++) {
+        ck_assert_str_eq(n1[i], n2[i]);
+        char p1[4096], p2[4096];
+        snprintf(p1, sizeof p1, "%s/%s", d1, n1[i]);
+        snprintf(p2, sizeof p2, "%s/%s", d2, n2[i]);
+        size_t l1, l2;
+        char *b1 = slurp(p1, &l1), *b2 = slurp(p2, &l2);
+        ck_assert_msg(l1 == l2 && memcmp(b1, b2, l1) == 0,
+                      "%s differs between 1 and 2 threads (%zu vs %zu bytes)", n1[i], l1, l2);
+        free(b1);
+        free(b2);
+    }
+    remove_tree(d1);
+    remove_tree(d2);
+}
+END_TEST
+
+static Suite *naive_suite(void)
+{
+    Suite *s = suite_create("naive");
+
+    TCase *tc = tcase_create("small");
+    tcase_set_timeout(tc, 1200);
+    tcase_add_test(tc, test_agree_three);
+    tcase_add_test(tc, test_agree_three_diag);
+    tcase_add_test(tc, test_agree_six);
+    tcase_add_test(tc, test_agree_six_pass_immune);
+    tcase_add_test(tc, test_agree_nine_nofly);
+    tcase_add_test(tc, test_threads_same_bytes);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("nine");
+    tcase_add_unchecked_fixture(tc, nine_setup, nine_teardown);
+    tcase_set_timeout(tc, 1200);
+    tcase_add_test(tc, test_nine_known_results);
+    tcase_add_test(tc, test_agree_nine);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(naive_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

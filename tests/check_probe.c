@@ -1,0 +1,724 @@
+/*
+ * check_probe.c - tests of libmmtb (probe/lib) on tables written by the
+ * writer (gen/tablewrite.c): bulk reads and probes of every position and
+ * every symmetric image against known values (synthetic patterns, and the
+ * nine 3-3 sector solved by the naive oracle in testlib_naive.c, which must
+ * match the published counts), the move-value convention (a stored value
+ * equals its best move's), pending removals, principal variations, a tiny
+ * cache, two threads with their own contexts, thread-count independent
+ * output, and the errors: missing sector, sector outside the game, invalid
+ * positions, empty and nonexistent directories.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mmtb.h"
+#include "movegen.h"
+#include "notation.h"
+#include "sector_index.h"
+#include "tablewrite.h"
+#include "testlib_naive.h"
+#include "variant.h"
+
+#define BIT(i) (UINT32_C(1) << (i))
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static struct mmtb_variant *load(const char *name)
+{
+    struct mmtb_variant *v = NULL;
+    char err[256] = "";
+    int rc = mmtb_variant_load(&v, name, err, sizeof err);
+    ck_assert_msg(rc == MMTB_OK && v, "loading variant %s: %d %s", name, rc, err);
+    return v;
+}
+
+static void make_tmpdir(char *buf, size_t len)
+{
+    snprintf(buf, len, "/tmp/mmtb-check-probe-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(buf));
+}
+
+static void rmdir_all(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[4096];
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static uint8_t *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)n + 1);
+    ck_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+static struct mmtb_pos make_pos(uint32_t mover, uint32_t opp, int side)
+{
+    struct mmtb_pos p;
+    memset(&p, 0, sizeof p);
+    p.stones[side] = mover;
+    p.stones[side ^ 1] = opp;
+    p.side = (uint8_t)side;
+    p.ban_from = p.ban_to = -1;
+    return p;
+}
+
+static mmtb_tb *open_tb(const char *dir)
+{
+    char err[256] = "";
+    struct mmtb_tb_opts o = {0, 0, err, sizeof err};
+    mmtb_tb *tb = NULL;
+    int rc = mmtb_tb_open(&tb, dir, &o);
+    ck_assert_msg(rc == MMTB_OK, "open %s: %d %s", dir, rc, err);
+    return tb;
+}
+
+static bool same_value(const struct mmtb_value *a, const struct mmtb_value *b)
+{
+    return a->wdl == b->wdl && a->dtc == b->dtc;
+}
+
+/* ---- patterned values --------------------------------------------------- */
+
+/* Values of slot i of a synthetic sector: a mix of runs and scatter, depths
+ * below 200 (one-byte DTC plane). */
+static void pattern_value(uint64_t i, uint8_t *wdl, uint16_t *dtc)
+{
+    uint64_t h = (i * 0x9E3779B97F4A7C15ULL) >> 40;
+    unsigned c = (i / 11) % 5 == 0 ? (unsigned)(h % 3) : (unsigned)((i / 400) % 3);
+    *wdl = (uint8_t)c;
+    *dtc = c == 2 ? (uint16_t)(1 + h % 150) : c == 0 ? (uint16_t)(h % 180) : 0;
+}
+
+struct pattern {
+    const mmtb_index *ix;
+    struct mmtb_sector s;
+};
+
+static void pattern_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+{
+    const struct pattern *pt = ctx;
+    for (uint64_t k = 0; k < count; k++) {
+        if (!mmtb_index_slot_is_canonical(pt->ix, pt->s, first + k)) {
+            wdl[k] = 3;
+            dtc[k] = 0;
+        } else {
+            pattern_value(first + k, &wdl[k], &dtc[k]);
+        }
+    }
+}
+
+/* Expected probe answer for a stored position under the pattern. */
+static struct mmtb_value pattern_expect(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                                        uint64_t slot)
+{
+    struct mmtb_value e;
+    int t = mmtb_pos_terminal(v, p);
+    if (t == MMTB_LOSS) {
+        e.wdl = MMTB_LOSS;
+        e.dtc = 0;
+        return e;
+    }
+    if (t == MMTB_DRAW) {
+        e.wdl = MMTB_DRAW;
+        e.dtc = -1;
+        return e;
+    }
+    uint8_t w;
+    uint16_t d;
+    pattern_value(slot, &w, &d);
+    e.wdl = (int)w - 1;
+    e.dtc = w == 1 ? -1 : d;
+    return e;
+}
+
+/* Write a pattern sector (and a manifest listing `game`) into dir. */
+static void write_pattern(const char *dir, const struct mmtb_variant *v, const mmtb_index *ix,
+                          struct mmtb_sector s, const struct mmtb_sector *game, int ngame,
+                          int block_log2)
+{
+    struct pattern pt = {ix, s};
+    struct mmtb_write_opts wo = {0, block_log2, block_log2};
+    char err[256] = "";
+    int rc = mmtb_table_write_manifest(dir, v, game, ngame, err, sizeof err);
+    ck_assert_msg(rc == MMTB_OK, "manifest: %s", err);
+    rc = mmtb_table_write_sector(dir, v, s, mmtb_index_slots(ix, s), pattern_fill, &pt, &wo, NULL,
+                                 err, sizeof err);
+    ck_assert_msg(rc == MMTB_OK, "write: %s", err);
+}
+
+/* ---- synthetic tables --------------------------------------------------- */
+
+/* three-diag 3-3: every slot read back in bulk, every canonical position
+ * probed as White and as Black to move, under every symmetry. */
+START_TEST(synthetic_every_position)
+{
+    struct mmtb_variant *v0 = load("three-diag");
+    mmtb_index *ix0 = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix0, v0, 3), MMTB_OK);
+    struct mmtb_sector s = {3, 3, 0, 0};
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    write_pattern(dir, v0, ix0, s, &s, 1, 0);
+
+    mmtb_tb *tb = open_tb(dir);
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    const mmtb_index *ix = mmtb_tb_index(tb);
+    ck_assert_ptr_nonnull(ix);
+    ck_assert_uint_eq(v->fingerprint, v0->fingerprint);
+    ck_assert_int_eq(mmtb_tb_sector_count(tb), 1);
+    ck_assert_int_eq(mmtb_tb_sector_find(tb, s), 0);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+
+    uint64_t slots = mmtb_index_slots(ix, s), canon = 0;
+    uint8_t *w = malloc(slots), *w2 = malloc(slots);
+    uint16_t *d = malloc(slots * sizeof *d);
+    ck_assert_int_eq(mmtb_tb_read(ctx, s, 0, slots, w, d), MMTB_OK);
+    ck_assert_int_eq(mmtb_tb_read(ctx, s, 0, slots, w2, NULL), MMTB_OK);
+    ck_assert_mem_eq(w, w2, slots);
+    for (uint64_t i = 0; i < slots; i++) {
+        ck_assert_uint_le(w[i], 2);
+        if (!mmtb_index_slot_is_canonical(ix, s, i))
+            continue;
+        canon++;
+        uint8_t pw;
+        uint16_t pd;
+        pattern_value(i, &pw, &pd);
+        ck_assert_uint_eq(w[i], pw);
+        ck_assert_uint_eq(d[i], pd);
+    }
+    /* Statistics from the header. */
+    struct mmtb_sector_stats st;
+    ck_assert_int_eq(mmtb_tb_sector_stats(tb, s, &st), MMTB_OK);
+    ck_assert_uint_eq(st.slots, slots);
+    ck_assert_uint_eq(st.canonical, canon);
+    ck_assert_uint_eq(st.canonical, mmtb_index_canonical(v, s));
+    struct mmtb_sector_info info;
+    ck_assert_int_eq(mmtb_tb_sector_info(tb, 0, &info), MMTB_OK);
+    ck_assert_int_eq(info.status, MMTB_OK);
+    ck_assert_int_eq(info.dtc_width, 1);
+    ck_assert_uint_eq(info.stats.wins, st.wins);
+    ck_assert_int_eq(mmtb_tb_sector_info(tb, 1, &info), MMTB_ERR_INVALID);
+
+    /* Sub-ranges agree with the whole. */
+    for (uint64_t first = 0; first < slots; first += 37) {
+        uint8_t ww[50];
+        uint16_t dd[50];
+        uint64_t n = slots - first < 50 ? slots - first : 50;
+        ck_assert_int_eq(mmtb_tb_read(ctx, s, first, n, ww, dd), MMTB_OK);
+        ck_assert_mem_eq(ww, w + first, n);
+        ck_assert_mem_eq(dd, d + first, n * sizeof *dd);
+    }
+    ck_assert_int_eq(mmtb_tb_read(ctx, s, slots, 0, w, d), MMTB_OK);
+    ck_assert_int_eq(mmtb_tb_read(ctx, s, slots - 1, 2, w, d), MMTB_ERR_INVALID);
+    ck_assert_int_eq(mmtb_tb_read(ctx, s, UINT64_MAX, 2, w, d), MMTB_ERR_INVALID);
+
+    /* Probes: every canonical position, both colours, every symmetry. */
+    uint64_t probes = 0;
+    for (uint64_t i = 0; i < slots; i++) {
+        if (!mmtb_index_slot_is_canonical(ix, s, i))
+            continue;
+        uint32_t m, o;
+        mmtb_index_unrank(ix, s, i, &m, &o);
+        for (int g = 0; g < v->nsyms; g++)
+            for (int side = 0; side < 2; side++) {
+                struct mmtb_pos p =
+                    make_pos(mmtb_sym_apply(v, g, m), mmtb_sym_apply(v, g, o), side);
+                struct mmtb_value got, want = pattern_expect(v, &p, i);
+                int wdl;
+                ck_assert_int_eq(mmtb_probe(ctx, &p, &got), MMTB_OK);
+                ck_assert_msg(same_value(&got, &want), "slot %llu sym %d: %d/%d, want %d/%d",
+                              (unsigned long long)i, g, got.wdl, got.dtc, want.wdl, want.dtc);
+                ck_assert_int_eq(mmtb_probe_wdl(ctx, &p, &wdl), MMTB_OK);
+                ck_assert_int_eq(wdl, want.wdl);
+                probes++;
+            }
+    }
+    ck_assert_uint_eq(probes, canon * 2 * (uint64_t)v->nsyms);
+
+    free(w);
+    free(w2);
+    free(d);
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
+    rmdir_all(dir);
+    mmtb_index_free(ix0);
+    mmtb_variant_free(v0);
+}
+END_TEST
+
+/* A win in 0 plies at slot 1000: against the rules. */
+static void bad_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+{
+    (void)ctx;
+    for (uint64_t k = 0; k < count; k++) {
+        wdl[k] = first + k == 1000 ? 2 : 1;
+        dtc[k] = 0;
+    }
+}
+
+/* Errors: sectors missing or outside the game, invalid positions, bad
+ * directories. */
+START_TEST(errors)
+{
+    struct mmtb_variant *v = load("nine");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 4), MMTB_OK);
+    struct mmtb_sector game[3] = {{3, 3, 0, 0}, {4, 3, 0, 0}, {3, 4, 0, 0}};
+    char dir[64], err[256];
+    make_tmpdir(dir, sizeof dir);
+    write_pattern(dir, v, ix, game[0], game, 3, 0);
+    mmtb_tb *tb = open_tb(dir);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+    struct mmtb_value val;
+    struct mmtb_pos p = make_pos(BIT(0) | BIT(1) | BIT(3) | BIT(9), BIT(4) | BIT(10) | BIT(20), 0);
+    ck_assert_int_eq(mmtb_probe(ctx, &p, &val), MMTB_ERR_MISSING);
+    ck_assert_int_eq(mmtb_tb_sector_stats(tb, game[1], NULL), MMTB_ERR_MISSING);
+    struct mmtb_sector_info info;
+    ck_assert_int_eq(mmtb_tb_sector_info(tb, 1, &info), MMTB_OK);
+    ck_assert_int_eq(info.status, MMTB_ERR_MISSING);
+    ck_assert(strstr(info.detail, "4-3.mmtb") != NULL);
+    uint8_t w;
+    ck_assert_int_eq(mmtb_tb_read(ctx, game[1], 0, 1, &w, NULL), MMTB_ERR_MISSING);
+    p.stones[1] |= BIT(21);
+    ck_assert_int_eq(mmtb_probe(ctx, &p, &val), MMTB_ERR_NOT_IN_GAME);
+    ck_assert_int_eq(mmtb_tb_sector_find(tb, (struct mmtb_sector){4, 4, 0, 0}),
+                     MMTB_ERR_NOT_IN_GAME);
+    ck_assert_int_eq(mmtb_tb_read(ctx, (struct mmtb_sector){4, 4, 0, 0}, 0, 1, &w, NULL),
+                     MMTB_ERR_NOT_IN_GAME);
+    ck_assert_int_eq(mmtb_tb_verify_sector(tb, (struct mmtb_sector){4, 4, 0, 0}, err, sizeof err),
+                     MMTB_ERR_NOT_IN_GAME);
+    /* Overlapping colours, stones off the board: invalid. */
+    p = make_pos(BIT(0) | BIT(1) | BIT(2), BIT(2) | BIT(5) | BIT(6), 0);
+    ck_assert_int_eq(mmtb_probe(ctx, &p, &val), MMTB_ERR_INVALID);
+    p = make_pos(BIT(0) | BIT(1) | BIT(30), BIT(5) | BIT(6) | BIT(7), 0);
+    ck_assert_int_eq(mmtb_probe(ctx, &p, &val), MMTB_ERR_INVALID);
+    ck_assert_int_eq(mmtb_probe(ctx, NULL, &val), MMTB_ERR_INVALID);
+    /* A Twelve Men's ban means nothing in nine: invalid. */
+    p = make_pos(BIT(0) | BIT(1) | BIT(3), BIT(5) | BIT(6) | BIT(7), 0);
+    p.ban_from = 0;
+    p.ban_to = 2;
+    ck_assert_int_eq(mmtb_probe(ctx, &p, &val), MMTB_ERR_INVALID);
+
+    /* A sector written after the open is found (missing is not cached). */
+    struct pattern pt = {ix, game[1]};
+    ck_assert_int_eq(mmtb_table_write_sector(dir, v, game[1], mmtb_index_slots(ix, game[1]),
+                                             pattern_fill, &pt, NULL, NULL, err, sizeof err),
+                     MMTB_OK);
+    p = make_pos(BIT(0) | BIT(1) | BIT(3) | BIT(9), BIT(4) | BIT(10) | BIT(20), 0);
+    ck_assert_int_eq(mmtb_probe(ctx, &p, &val), MMTB_OK);
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
+
+    /* The manifest now records both files; a replaced file is caught. */
+    char path[4096], path2[4096];
+    snprintf(path, sizeof path, "%s/3-4.mmtb", dir);
+    snprintf(path2, sizeof path2, "%s/4-3.mmtb", dir);
+    ck_assert_int_eq(rename(path2, path), 0);
+    tb = open_tb(dir);
+    ck_assert_int_eq(mmtb_tb_sector_stats(tb, game[2], NULL), MMTB_ERR_CORRUPT);
+    mmtb_tb_close(tb);
+
+    /* Directories: nonexistent, not a directory, empty. */
+    mmtb_tb *t2 = (mmtb_tb *)&err; /* must be reset to NULL */
+    struct mmtb_tb_opts o = {0, 0, err, sizeof err};
+    ck_assert_int_eq(mmtb_tb_open(&t2, "/nonexistent/mmtb", &o), MMTB_ERR_IO);
+    ck_assert_ptr_null(t2);
+    ck_assert(strstr(err, "/nonexistent/mmtb") != NULL);
+    ck_assert_int_eq(mmtb_tb_open(&t2, "/etc/passwd", &o), MMTB_ERR_IO);
+    char empty[64];
+    make_tmpdir(empty, sizeof empty);
+    ck_assert_int_eq(mmtb_tb_open(&t2, empty, &o), MMTB_ERR_MISSING);
+    ck_assert_ptr_null(t2);
+    ck_assert(strstr(err, "MANIFEST") != NULL);
+    ck_assert_int_eq(mmtb_tb_open(&t2, NULL, NULL), MMTB_ERR_INVALID);
+    ck_assert_int_eq(mmtb_tb_open(NULL, empty, NULL), MMTB_ERR_INVALID);
+    mmtb_tb_close(NULL);
+    mmtb_ctx_free(NULL);
+    rmdir_all(empty);
+
+    /* The writer refuses values that break the rules, and leaves no file. */
+    struct mmtb_sector s44 = {4, 4, 0, 0};
+    ck_assert_int_eq(mmtb_table_write_sector(dir, v, s44, mmtb_index_slots(ix, s44), bad_fill,
+                                             NULL, NULL, NULL, err, sizeof err),
+                     MMTB_ERR_INVALID);
+    ck_assert(strstr(err, "4-4.mmtb.tmp") != NULL);
+    snprintf(path, sizeof path, "%s/4-4.mmtb.tmp", dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    snprintf(path, sizeof path, "%s/4-4.mmtb", dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    rmdir_all(dir);
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* Write sector s of nine with patterned values under n threads; return the
+ * file's bytes. */
+static uint8_t *write_with_threads(int n, const struct mmtb_variant *v, const mmtb_index *ix,
+                                   struct mmtb_sector s, size_t *len)
+{
+    char dir[64], path[4096], err[256];
+    make_tmpdir(dir, sizeof dir);
+    omp_set_num_threads(n);
+    struct pattern pt = {ix, s};
+    struct mmtb_write_opts wo = {3, 10, 10};
+    ck_assert_int_eq(mmtb_table_write_sector(dir, v, s, mmtb_index_slots(ix, s), pattern_fill, &pt,
+                                             &wo, NULL, err, sizeof err),
+                     MMTB_OK);
+    snprintf(path, sizeof path, "%s/%u-%u.mmtb", dir, s.w, s.b);
+    uint8_t *b = read_all(path, len);
+    rmdir_all(dir);
+    return b;
+}
+
+START_TEST(thread_count_independent)
+{
+    struct mmtb_variant *v = load("nine");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 4), MMTB_OK);
+    struct mmtb_sector s = {4, 3, 0, 0};
+    size_t n1, n2, n3;
+    uint8_t *a = write_with_threads(1, v, ix, s, &n1);
+    uint8_t *b = write_with_threads(2, v, ix, s, &n2);
+    uint8_t *c = write_with_threads(3, v, ix, s, &n3);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert_uint_eq(n1, n3);
+    ck_assert_mem_eq(a, b, n1);
+    ck_assert_mem_eq(a, c, n1);
+    free(a);
+    free(b);
+    free(c);
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* ---- threads and a tiny cache ------------------------------------------- */
+
+struct worker {
+    const mmtb_tb *tb;
+    size_t cache;
+    uint64_t seed;
+    int n;
+    struct mmtb_pos *pos;
+    struct mmtb_value *out;
+    int rc;
+};
+
+/* Probe the positions in a random order (each thread its own), storing the
+ * answers by position. */
+static void *worker_run(void *arg)
+{
+    struct worker *wk = arg;
+    mmtb_ctx *ctx = NULL;
+    wk->rc = mmtb_ctx_create(&ctx, wk->tb, wk->cache);
+    uint64_t x = wk->seed;
+    for (int k = 0; k < wk->n && wk->rc == MMTB_OK; k++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int i = (int)((x >> 33) % (uint64_t)wk->n);
+        wk->rc = mmtb_probe(ctx, &wk->pos[i], &wk->out[i]);
+        if (wk->rc == MMTB_OK && k % 3 == 0)
+            wk->rc = mmtb_probe(ctx, &wk->pos[k], &wk->out[k]);
+    }
+    mmtb_ctx_free(ctx);
+    return NULL;
+}
+
+START_TEST(threads_and_tiny_cache)
+{
+    struct mmtb_variant *v0 = load("nine");
+    mmtb_index *ix0 = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix0, v0, 3), MMTB_OK);
+    struct mmtb_sector s = {3, 3, 0, 0};
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    write_pattern(dir, v0, ix0, s, &s, 1, 10); /* 1024-slot blocks: ~170 of them */
+
+    /* Positions: canonical ones under random symmetries and colours. */
+    mmtb_tb *tb = open_tb(dir); /* fresh: both threads race to open the sector */
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    uint64_t slots = mmtb_index_slots(ix0, s);
+    enum { N = 40000 };
+    struct mmtb_pos *pos = malloc(N * sizeof *pos);
+    struct mmtb_value *want = malloc(N * sizeof *want);
+    uint64_t x = 12345;
+    for (int k = 0; k < N; k++) {
+        uint64_t slot;
+        do {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            slot = (x >> 20) % slots;
+        } while (!mmtb_index_slot_is_canonical(ix0, s, slot));
+        uint32_t m, o;
+        mmtb_index_unrank(ix0, s, slot, &m, &o);
+        int g = (int)((x >> 8) % (uint64_t)v->nsyms);
+        pos[k] = make_pos(mmtb_sym_apply(v, g, m), mmtb_sym_apply(v, g, o), (int)(x & 1));
+        want[k] = pattern_expect(v, &pos[k], slot);
+    }
+    struct mmtb_value *o1 = calloc(N, sizeof *o1), *o2 = calloc(N, sizeof *o2);
+    struct worker w1 = {tb, 1, 1, N, pos, o1, 0}, w2 = {tb, 1, 2, N, pos, o2, 0};
+    pthread_t t1, t2;
+    ck_assert_int_eq(pthread_create(&t1, NULL, worker_run, &w1), 0);
+    ck_assert_int_eq(pthread_create(&t2, NULL, worker_run, &w2), 0);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    ck_assert_int_eq(w1.rc, MMTB_OK);
+    ck_assert_int_eq(w2.rc, MMTB_OK);
+    /* Every position was probed by each thread at least once (k % 3 == 0
+     * covers a third, the random order the rest); compare what was set. */
+    for (int k = 0; k < N; k++) {
+        if (k % 3 == 0) {
+            ck_assert(same_value(&o1[k], &want[k]));
+            ck_assert(same_value(&o2[k], &want[k]));
+        }
+        if (o1[k].wdl || o1[k].dtc)
+            ck_assert(same_value(&o1[k], &want[k]));
+        if (o2[k].wdl || o2[k].dtc)
+            ck_assert(same_value(&o2[k], &want[k]));
+    }
+    /* A single context with a large cache agrees. */
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 64 << 20), MMTB_OK);
+    for (int k = 0; k < N; k += 7) {
+        struct mmtb_value got;
+        ck_assert_int_eq(mmtb_probe(ctx, &pos[k], &got), MMTB_OK);
+        ck_assert(same_value(&got, &want[k]));
+    }
+    mmtb_ctx_free(ctx);
+    free(pos);
+    free(want);
+    free(o1);
+    free(o2);
+    mmtb_tb_close(tb);
+    rmdir_all(dir);
+    mmtb_index_free(ix0);
+    mmtb_variant_free(v0);
+}
+END_TEST
+
+/* ---- nine 3-3, really solved -------------------------------------------- */
+
+struct naive_fill {
+    const struct naive *n;
+    const mmtb_index *ix;
+    struct mmtb_sector s;
+};
+
+/* Values from the naive oracle, slot by slot. */
+static void naive_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+{
+    const struct naive_fill *nf = ctx;
+    for (uint64_t k = 0; k < count; k++) {
+        wdl[k] = 3;
+        dtc[k] = 0;
+        if (!mmtb_index_slot_is_canonical(nf->ix, nf->s, first + k))
+            continue;
+        uint32_t m, o;
+        int w, d;
+        mmtb_index_unrank(nf->ix, nf->s, first + k, &m, &o);
+        if (naive_value(nf->n, m, o, &w, &d) != 0)
+            continue; /* leaves an unused slot: the stats check catches it */
+        wdl[k] = (uint8_t)(w + 1);
+        dtc[k] = d < 0 ? 0 : (uint16_t)d;
+    }
+}
+
+START_TEST(nine_33_solved)
+{
+    char err[256] = "";
+    struct mmtb_variant *v0 = load("nine");
+    struct naive *nv = naive_solve(v0, 3, err, sizeof err);
+    ck_assert_msg(nv != NULL, "naive solve: %s", err);
+    mmtb_index *ix0 = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix0, v0, 4), MMTB_OK);
+    struct mmtb_sector s = {3, 3, 0, 0};
+    struct mmtb_sector game[3] = {{3, 3, 0, 0}, {4, 3, 0, 0}, {3, 4, 0, 0}};
+    char dir[64];
+    make_tmpdir(dir, sizeof dir);
+    ck_assert_int_eq(mmtb_table_write_manifest(dir, v0, game, 3, err, sizeof err), MMTB_OK);
+    struct naive_fill nf = {nv, ix0, s};
+    struct mmtb_sector_stats st;
+    ck_assert_int_eq(mmtb_table_write_sector(dir, v0, s, mmtb_index_slots(ix0, s), naive_fill, &nf,
+                                             NULL, &st, err, sizeof err),
+                     MMTB_OK);
+    /* The published counts (KNOWN_RESULTS.md). */
+    ck_assert_uint_eq(st.canonical, 169626);
+    ck_assert_uint_eq(st.wins, 140621);
+    ck_assert_uint_eq(st.losses, 28736);
+    ck_assert_uint_eq(st.draws, 269);
+    ck_assert_int_eq(st.max_win, 25);
+    ck_assert_int_eq(st.max_loss, 26);
+
+    mmtb_tb *tb = open_tb(dir);
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    const mmtb_index *ix = mmtb_tb_index(tb);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+    struct mmtb_sector_stats st2;
+    ck_assert_int_eq(mmtb_tb_sector_stats(tb, s, &st2), MMTB_OK);
+    ck_assert_mem_eq(&st, &st2, sizeof st);
+    ck_assert_int_eq(mmtb_tb_verify_sector(tb, s, err, sizeof err), MMTB_OK);
+
+    /* Every canonical position: the probe is the oracle's value, and equals
+     * the value of its best move when the game is not over; the move list
+     * is sorted best first; the WDL-only probe agrees. */
+    uint64_t slots = mmtb_index_slots(ix, s), checked = 0, removal_checks = 0;
+    struct mmtb_move_value *mv = malloc(MMTB_MAX_MOVES * sizeof *mv);
+    for (uint64_t i = 0; i < slots; i++) {
+        if (!mmtb_index_slot_is_canonical(ix, s, i))
+            continue;
+        uint32_t m, o;
+        int w, d, wdl;
+        mmtb_index_unrank(ix, s, i, &m, &o);
+        ck_assert_int_eq(naive_value(nv, m, o, &w, &d), 0);
+        struct mmtb_pos p = make_pos(m, o, (int)(i & 1));
+        struct mmtb_value got;
+        ck_assert_int_eq(mmtb_probe(ctx, &p, &got), MMTB_OK);
+        ck_assert_msg(got.wdl == w && got.dtc == d, "slot %llu: %d/%d, oracle %d/%d",
+                      (unsigned long long)i, got.wdl, got.dtc, w, d);
+        ck_assert_int_eq(mmtb_probe_wdl(ctx, &p, &wdl), MMTB_OK);
+        ck_assert_int_eq(wdl, w);
+        int n = mmtb_probe_moves(ctx, &p, mv, MMTB_MAX_MOVES);
+        ck_assert_int_ge(n, 0);
+        if (mmtb_pos_terminal(v, &p) != MMTB_NOT_TERMINAL) {
+            ck_assert_int_eq(n, 0);
+            continue;
+        }
+        ck_assert_int_gt(n, 0);
+        ck_assert_msg(same_value(&mv[0].value, &got), "slot %llu: best move %d/%d, probe %d/%d",
+                      (unsigned long long)i, mv[0].value.wdl, mv[0].value.dtc, got.wdl, got.dtc);
+        for (int k = 1; k < n; k++) {
+            const struct mmtb_value *a = &mv[k - 1].value, *b = &mv[k].value;
+            ck_assert(a->wdl >= b->wdl);
+            if (a->wdl == b->wdl && a->wdl == MMTB_WIN)
+                ck_assert(a->dtc <= b->dtc);
+            if (a->wdl == b->wdl && a->wdl == MMTB_LOSS)
+                ck_assert(a->dtc >= b->dtc);
+        }
+        /* cap smaller than the list: the best ones, the full count. */
+        struct mmtb_move_value one;
+        ck_assert_int_eq(mmtb_probe_moves(ctx, &p, &one, 1), n);
+        ck_assert(same_value(&one.value, &got));
+        checked++;
+
+        /* "After the mill, before the removal": for a mill-closing slide,
+         * the position with the removal pending is worth the best of the
+         * removals, each the value of the whole move. */
+        if (i % 5 == 0) {
+            for (int k = 0; k < n; k++) {
+                const struct mmtb_move *mm = &mv[k].move;
+                if (mm->remove < 0)
+                    continue;
+                struct mmtb_pos q = p;
+                q.stones[p.side] = (p.stones[p.side] & ~BIT(mm->from)) | BIT(mm->to);
+                q.remove = 1;
+                struct mmtb_value best = {0, 0}, vq;
+                bool any = false;
+                for (int j = 0; j < n; j++)
+                    if (mv[j].move.from == mm->from && mv[j].move.to == mm->to && !any) {
+                        best = mv[j].value; /* the list is sorted: the first is best */
+                        any = true;
+                    }
+                ck_assert_int_eq(mmtb_probe(ctx, &q, &vq), MMTB_OK);
+                ck_assert_msg(same_value(&vq, &best), "pending removal after slot %llu",
+                              (unsigned long long)i);
+                struct mmtb_move_value r[32];
+                int nr = mmtb_probe_moves(ctx, &q, r, 32);
+                ck_assert_int_gt(nr, 0);
+                ck_assert(r[0].move.from == -1 && r[0].move.to == -1);
+                ck_assert(same_value(&r[0].value, &best));
+                removal_checks++;
+                break;
+            }
+        }
+    }
+    ck_assert_uint_eq(checked + 0, checked);
+    ck_assert_uint_gt(removal_checks, 100);
+
+    /* Gasser's Fig. 9: White d7 g7 g1, Black a4 g4 d5, Black to move loses
+     * in 26 plies; the principal variation plays it out to the capture. */
+    struct mmtb_pos p;
+    ck_assert_int_eq(mmtb_pos_parse(v, "d7,g7,g1 a4,g4,d5 b", &p, err, sizeof err), MMTB_OK);
+    struct mmtb_value val;
+    ck_assert_int_eq(mmtb_probe(ctx, &p, &val), MMTB_OK);
+    ck_assert_int_eq(val.wdl, MMTB_LOSS);
+    ck_assert_int_eq(val.dtc, 26);
+    struct mmtb_move pv[64];
+    int npv = mmtb_probe_pv(ctx, &p, pv, 64);
+    ck_assert_int_eq(npv, 26);
+    struct mmtb_pos cur = p;
+    for (int k = 0; k < npv; k++) {
+        struct mmtb_value vk;
+        ck_assert_int_eq(mmtb_probe(ctx, &cur, &vk), MMTB_OK);
+        ck_assert_int_eq(vk.dtc, 26 - k); /* one ply closer each move */
+        ck_assert_int_eq(vk.wdl, k % 2 ? MMTB_WIN : MMTB_LOSS);
+        struct mmtb_pos next;
+        mmtb_pos_apply(v, &cur, &pv[k], &next);
+        cur = next;
+    }
+    ck_assert_int_eq(pv[npv - 1].remove >= 0, 1); /* the last move captures */
+    ck_assert_int_eq(mmtb_pos_terminal(v, &cur), MMTB_LOSS);
+    ck_assert_int_eq(mmtb_probe_pv(ctx, &p, pv, 5), 5);
+
+    free(mv);
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
+    rmdir_all(dir);
+    mmtb_index_free(ix0);
+    naive_free(nv);
+    mmtb_variant_free(v0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("probe");
+    TCase *tc = tcase_create("synthetic");
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, synthetic_every_position);
+    tcase_add_test(tc, errors);
+    tcase_add_test(tc, thread_count_independent);
+    tcase_add_test(tc, threads_and_tiny_cache);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("solved");
+    tcase_set_timeout(tc, 280);
+    tcase_add_test(tc, nine_33_solved);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

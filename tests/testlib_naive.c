@@ -1,0 +1,754 @@
+/*
+ * testlib_naive.c - the naive oracle solver of the movement phase (see
+ * testlib_naive.h).  Its own combinadic indexing of every arrangement of the
+ * stones (no symmetry), an explicit successor graph built with
+ * format/movegen.c, and a forward level iteration.  Must not use
+ * sector_index.c, gen/ or probe/: it exists to disagree with them when they
+ * are wrong.
+ */
+#include "testlib_naive.h"
+
+#include "movegen.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NV_MAXS 16 /* most stones a side the oracle handles */
+
+/*
+ * Value word of a position (one uint16_t each): 0 while undecided (and for
+ * the draws left at the end); V_DECIDED | d a loss in d plies;
+ * V_DECIDED | V_WIN | d a win in d plies.
+ */
+#define V_DECIDED 0x8000u
+#define V_WIN 0x4000u
+#define V_DEPTH 0x3fffu
+
+/* What the moves leaving the pair say about a position (one byte each). */
+#define X_WIN1 1u      /* a move wins at once, or captures into a lost position */
+#define X_DRAW 2u      /* a move ends the game drawn, or captures into a drawn one */
+#define X_LOSS1 4u     /* a move captures into a position the opponent wins */
+#define X_TERM_LOSS 8u /* the position itself is a lost game (loss in 0) */
+#define X_TERM_DRAW 16u /* the position itself is a drawn game */
+
+struct nsector {
+    uint64_t off;  /* first global index */
+    uint64_t size; /* C(np, w) * C(np - w, b) */
+    uint64_t cb;   /* C(np - w, b): positions per arrangement of the mover */
+    struct naive_stats st;
+};
+
+struct naive {
+    const struct mmtb_variant *v;
+    int np, lo, hi;
+    uint64_t C[33][33];
+    struct nsector sec[NV_MAXS + 1][NV_MAXS + 1];
+    uint64_t total;
+    uint16_t *val;
+    double secs;
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* ---------------------------------------------------------------- indexing */
+
+/*
+ * Colex rank of a set of points: sum over its j-th smallest point p_j
+ * (j = 1..k) of C(p_j, j).  Masks of k bits in increasing numeric order have
+ * ranks 0, 1, 2, ... (that is how naive_unrank enumerates them).
+ */
+static uint64_t rank_set(const struct naive *n, uint32_t m)
+{
+    uint64_t r = 0;
+    for (int j = 1; m; j++, m &= m - 1)
+        r += n->C[__builtin_ctz(m)][j];
+    return r;
+}
+
+/* Colex rank of `sub` among the points not in `taken`: each point p of sub
+ * counts as p - |taken below p|. */
+static uint64_t rank_within(const struct naive *n, uint32_t sub, uint32_t taken)
+{
+    uint64_t r = 0;
+    for (int j = 1; sub; j++, sub &= sub - 1) {
+        int p = __builtin_ctz(sub);
+        int q = p - __builtin_popcount(taken & ((UINT32_C(1) << p) - 1));
+        r += n->C[q][j];
+    }
+    return r;
+}
+
+/* Inverse of rank_set for k-sets: take the largest p with C(p, j) <= r,
+ * for j = k down to 1. */
+static uint32_t unrank_set(const struct naive *n, uint64_t r, int k, int npts)
+{
+    uint32_t m = 0;
+    int p = npts - 1;
+    for (int j = k; j >= 1; j--) {
+        while (n->C[p][j] > r)
+            p--;
+        r -= n->C[p][j];
+        m |= UINT32_C(1) << p;
+        p--;
+    }
+    return m;
+}
+
+/* The points of the board outside `taken`, increasing; returns how many. */
+static int free_points(const struct naive *n, uint32_t taken, int8_t *fr)
+{
+    int k = 0;
+    for (int p = 0; p < n->np; p++)
+        if (!(taken & (UINT32_C(1) << p)))
+            fr[k++] = (int8_t)p;
+    return k;
+}
+
+/* Spread a compressed set (bit c = the c-th free point) onto the board. */
+static uint32_t deposit(uint32_t sub, const int8_t *fr)
+{
+    uint32_t m = 0;
+    for (; sub; sub &= sub - 1)
+        m |= UINT32_C(1) << fr[__builtin_ctz(sub)];
+    return m;
+}
+
+/* Next mask with the same number of bits (Gosper's hack); callers stop by
+ * count before it runs off the board. */
+static uint32_t next_comb(uint32_t x)
+{
+    uint32_t c = x & -x, r = x + c;
+    return (((r ^ x) >> 2) / c) | r;
+}
+
+static bool in_range(const struct naive *n, int w, int b)
+{
+    return w >= n->lo && w <= n->hi && b >= n->lo && b <= n->hi;
+}
+
+/* Global index of (mover, opp): offset of the sector + rank(mover) *
+ * C(np - w, b) + rank of opp among the points the mover leaves free. */
+static uint64_t gindex(const struct naive *n, uint32_t mover, uint32_t opp)
+{
+    const struct nsector *s =
+        &n->sec[__builtin_popcount(mover)][__builtin_popcount(opp)];
+    return s->off + rank_set(n, mover) * s->cb + rank_within(n, opp, mover);
+}
+
+/*
+ * Walk every position of sector (w, b) in index order.  Usage:
+ *   struct walk wk; walk_start(n, &wk, w, b);
+ *   do { ... wk.mover, wk.opp, wk.i ... } while (walk_next(n, &wk));
+ */
+struct walk {
+    int w, b;
+    uint64_t nm, no;   /* C(np, w), C(np - w, b) */
+    uint64_t rm, ro, i; /* rank of the mover, of opp within the free points; index */
+    uint32_t mover, copp, opp;
+    int8_t fr[MMTB_MAX_POINTS];
+};
+
+static void walk_start(const struct naive *n, struct walk *wk, int w, int b)
+{
+    wk->w = w;
+    wk->b = b;
+    wk->nm = n->C[n->np][w];
+    wk->no = n->C[n->np - w][b];
+    wk->rm = wk->ro = wk->i = 0;
+    wk->mover = (UINT32_C(1) << w) - 1;
+    free_points(n, wk->mover, wk->fr);
+    wk->copp = (UINT32_C(1) << b) - 1;
+    wk->opp = deposit(wk->copp, wk->fr);
+}
+
+static bool walk_next(const struct naive *n, struct walk *wk)
+{
+    wk->i++;
+    if (++wk->ro < wk->no) {
+        wk->copp = next_comb(wk->copp);
+    } else {
+        if (++wk->rm >= wk->nm)
+            return false;
+        wk->ro = 0;
+        wk->mover = next_comb(wk->mover);
+        free_points(n, wk->mover, wk->fr);
+        wk->copp = (UINT32_C(1) << wk->b) - 1;
+    }
+    wk->opp = deposit(wk->copp, wk->fr);
+    return true;
+}
+
+/* ------------------------------------------------------------ the graph */
+
+/* Per sector of the pair being solved: the moves that stay in the pair
+ * (quiet moves into the partner sector) and a summary of the others. */
+struct member {
+    int w, b;
+    uint8_t *nq;   /* quiet successors per position */
+    uint8_t *ext;  /* X_* flags per position */
+    uint32_t *blk;  /* rank(opp): the block of the partner sector (positions
+                       with q's mover = opp) that holds the quiet successors */
+    uint8_t *chg[2]; /* per block of this sector: something was decided in it
+                        at the previous level [0] / at this level [1] */
+    uint16_t *succ; /* successors, position by position: q's index within
+                       q's mover block (see build_member) */
+    uint64_t nsucc, cap;
+};
+
+static void member_free(struct member *m)
+{
+    free(m->nq);
+    free(m->ext);
+    free(m->blk);
+    free(m->chg[0]);
+    free(m->chg[1]);
+    free(m->succ);
+    memset(m, 0, sizeof *m);
+}
+
+static bool push_succ(struct member *m, uint16_t s)
+{
+    if (m->nsucc == m->cap) {
+        uint64_t nc = m->cap ? m->cap + m->cap / 2 : (1u << 20);
+        uint16_t *ns = realloc(m->succ, nc * sizeof *ns);
+        if (!ns)
+            return false;
+        m->succ = ns;
+        m->cap = nc;
+    }
+    m->succ[m->nsucc++] = s;
+    return true;
+}
+
+/*
+ * Build the graph of sector (w, b): for each position, its terminal state,
+ * its quiet successors and the outcomes of its other moves.  A quiet move
+ * leads to q = (opp, mover') in sector (b, w); q's index there is
+ * rank(opp) * C(np - b, w) + rank_within(mover', opp), and the first term
+ * is the same for every move of the position, so only the second is stored
+ * (it fits 16 bits for every board the tests use; checked).  A capture
+ * leads to (opp - x, mover') in sector (b - 1, w), solved earlier (fewer
+ * stones), or to a game over; its outcome has depth 1.
+ */
+static int build_member(struct naive *n, struct member *m, char *err, size_t errlen)
+{
+    const struct mmtb_variant *v = n->v;
+    const struct nsector *s = &n->sec[m->w][m->b];
+    m->nq = malloc(s->size);
+    m->ext = malloc(s->size);
+    m->blk = malloc(s->size * sizeof *m->blk);
+    m->chg[0] = calloc(n->C[n->np][m->w], 1);
+    m->chg[1] = calloc(n->C[n->np][m->w], 1);
+    if (!m->nq || !m->ext || !m->blk || !m->chg[0] || !m->chg[1]) {
+        set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    if (n->C[n->np - m->b][m->w] > 65536 || n->sec[m->b][m->w].size > UINT32_MAX) {
+        set_err(err, errlen, "sector %d-%d: successor index does not fit", m->b, m->w);
+        return -1;
+    }
+    struct mmtb_move *moves = malloc(MMTB_MAX_MOVES * sizeof *moves);
+    if (!moves) {
+        set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    struct walk wk;
+    walk_start(n, &wk, m->w, m->b);
+    do {
+        /* cpos[p]: the place of point p among the points opp leaves free
+         * (rank_within(., opp) without the popcounts). */
+        int8_t cpos[MMTB_MAX_POINTS];
+        for (int p = 0, c = 0; p < n->np; p++) {
+            cpos[p] = (int8_t)c;
+            c += !(wk.opp & (UINT32_C(1) << p));
+        }
+        struct mmtb_pos p;
+        memset(&p, 0, sizeof p);
+        p.stones[MMTB_WHITE] = wk.mover;
+        p.stones[MMTB_BLACK] = wk.opp;
+        p.side = MMTB_WHITE;
+        p.ban_from = p.ban_to = -1;
+        uint8_t e = 0;
+        unsigned nq = 0;
+        int t = mmtb_pos_terminal(v, &p);
+        if (t == MMTB_LOSS) {
+            e = X_TERM_LOSS;
+        } else if (t == MMTB_DRAW) {
+            e = X_TERM_DRAW;
+        } else {
+            int nm = mmtb_gen_moves(v, &p, moves);
+            if (nm <= 0) {
+                char buf[160];
+                naive_format(v, wk.mover, wk.opp, buf, sizeof buf);
+                set_err(err, errlen, "%s: not terminal but mmtb_gen_moves gives %d", buf, nm);
+                rc = -1;
+                break;
+            }
+            for (int k = 0; k < nm; k++) {
+                struct mmtb_pos q;
+                mmtb_pos_apply(v, &p, &moves[k], &q);
+                uint32_t qm = q.stones[MMTB_BLACK], qo = q.stones[MMTB_WHITE];
+                bool removed = __builtin_popcount(qm) < m->b;
+                if (q.side != MMTB_BLACK || q.hand[0] || q.hand[1] ||
+                    __builtin_popcount(qo) != m->w || removed != (moves[k].remove >= 0) ||
+                    (!removed && qm != wk.opp)) {
+                    char buf[160];
+                    naive_format(v, wk.mover, wk.opp, buf, sizeof buf);
+                    set_err(err, errlen, "%s: move %d gives an unexpected successor", buf, k);
+                    rc = -1;
+                    break;
+                }
+                if (!removed) {
+                    uint64_t r = 0;
+                    int j = 1;
+                    for (uint32_t x = qo; x; x &= x - 1)
+                        r += n->C[cpos[__builtin_ctz(x)]][j++];
+                    if (!push_succ(m, (uint16_t)r)) {
+                        set_err(err, errlen, "out of memory");
+                        rc = -1;
+                        break;
+                    }
+                    nq++;
+                    continue;
+                }
+                int tq = mmtb_pos_terminal(v, &q);
+                if (tq == MMTB_LOSS) {
+                    e |= X_WIN1;
+                } else if (tq == MMTB_DRAW) {
+                    e |= X_DRAW;
+                } else if (!in_range(n, m->b - 1, m->w)) {
+                    char buf[160];
+                    naive_format(v, wk.mover, wk.opp, buf, sizeof buf);
+                    set_err(err, errlen, "%s: a capture leads outside the solved sectors", buf);
+                    rc = -1;
+                    break;
+                } else {
+                    uint16_t y = n->val[gindex(n, qm, qo)];
+                    if (!(y & V_DECIDED))
+                        e |= X_DRAW;
+                    else if (y & V_WIN)
+                        e |= X_LOSS1;
+                    else
+                        e |= X_WIN1;
+                }
+            }
+            if (rc)
+                break;
+            if (nq > 255) {
+                set_err(err, errlen, "more than 255 quiet moves in sector %d-%d", m->w, m->b);
+                rc = -1;
+                break;
+            }
+        }
+        m->nq[wk.i] = (uint8_t)nq;
+        m->ext[wk.i] = e;
+        m->blk[wk.i] = (uint32_t)rank_set(n, wk.opp);
+    } while (walk_next(n, &wk));
+    free(moves);
+    return rc;
+}
+
+/*
+ * One level d of the forward iteration over member m (partner pm).  An
+ * undecided position becomes
+ *   a win at d   if some move's outcome is a win at d given what levels < d
+ *                decided: at d = 1 a move that wins at once or captures into
+ *                a lost position; else a quiet move to a loss at d - 1;
+ *   a loss at d  if every move's outcome is a loss whose depth is known
+ *                (quiet moves to wins at d' < d count d' + 1, losing
+ *                captures 1) and the largest is d; at d = 0 the lost games.
+ * A position decided at this level holds depth d, which no test at this
+ * level accepts (they all want depths below d), so updating in place is the
+ * same as updating after the level.  Returns the number decided, or -1 for
+ * a position whose moves are all decided losses of smaller depth (which
+ * level iteration rules out).
+ */
+static int64_t level_member(struct naive *n, struct member *m, const struct member *pm,
+                            unsigned d)
+{
+    const struct nsector *s = &n->sec[m->w][m->b], *ps = &n->sec[pm->w][pm->b];
+    uint16_t *val = n->val + s->off;
+    const uint16_t want_loss = d ? (uint16_t)(V_DECIDED | (d - 1)) : 0;
+    const uint16_t *pval = n->val + ps->off;
+    int64_t decided = 0;
+    uint64_t soff = 0;
+    for (uint64_t i = 0; i < s->size; i++) {
+        const uint16_t *sl = m->succ + soff;
+        unsigned cnt = m->nq[i];
+        soff += cnt;
+        if (val[i])
+            continue;
+        uint8_t e = m->ext[i];
+        if (e & X_TERM_DRAW)
+            continue;
+        if (d == 0) {
+            if (e & X_TERM_LOSS) {
+                val[i] = V_DECIDED | 0;
+                decided++;
+                m->chg[1][i / s->cb] = 1;
+            }
+            continue;
+        }
+        /* From level 2 on, a decision needs a quiet successor decided at
+         * d - 1 (losing captures only count 1): skip a position when
+         * nothing was decided in its successors' block at d - 1. */
+        if (d >= 2 && !pm->chg[0][m->blk[i]])
+            continue;
+        bool win = d == 1 && (e & X_WIN1);
+        bool all_lost = !(e & (X_WIN1 | X_DRAW));
+        unsigned maxd = (e & X_LOSS1) ? 1 : 0;
+        if (!win) {
+            const uint16_t *pv = pval + (uint64_t)m->blk[i] * ps->cb;
+            for (unsigned k = 0; k < cnt; k++) {
+                uint16_t y = pv[sl[k]];
+                if (y == want_loss) {
+                    win = true;
+                    break;
+                }
+                if ((y & (V_DECIDED | V_WIN)) == (V_DECIDED | V_WIN) && (y & V_DEPTH) < d) {
+                    if ((y & V_DEPTH) + 1u > maxd)
+                        maxd = (y & V_DEPTH) + 1u;
+                } else {
+                    all_lost = false;
+                }
+            }
+        }
+        if (win) {
+            val[i] = (uint16_t)(V_DECIDED | V_WIN | d);
+        } else if (all_lost) {
+            if (maxd != d)
+                return -1;
+            val[i] = (uint16_t)(V_DECIDED | d);
+        } else {
+            continue;
+        }
+        decided++;
+        m->chg[1][i / s->cb] = 1;
+    }
+    return decided;
+}
+
+/* Solve sector (w, b) together with its partner (b, w). */
+static int solve_pair(struct naive *n, int w, int b, char *err, size_t errlen)
+{
+    struct member m[2];
+    memset(m, 0, sizeof m);
+    int nm = w == b ? 1 : 2;
+    m[0].w = w, m[0].b = b;
+    m[1].w = b, m[1].b = w;
+    int rc = 0;
+    double t0 = now_seconds();
+    for (int k = 0; k < nm && rc == 0; k++)
+        rc = build_member(n, &m[k], err, errlen);
+    double t1 = now_seconds();
+    unsigned levels = 0;
+    /* Levels until two in a row decide nothing (one would do: a decision
+     * at level d + 1 >= 2 needs one at level d). */
+    int empty = 0;
+    for (unsigned d = 0; rc == 0 && empty < 2; d++) {
+        if (d > V_DEPTH) {
+            set_err(err, errlen, "depth beyond %u", V_DEPTH);
+            rc = -1;
+            break;
+        }
+        int64_t got = 0;
+        for (int k = 0; k < nm; k++) {
+            int64_t g = level_member(n, &m[k], &m[nm == 1 ? 0 : 1 - k], d);
+            if (g < 0) {
+                set_err(err, errlen, "sector %d-%d, level %u: a loss missed its level",
+                        m[k].w, m[k].b, d);
+                rc = -1;
+                break;
+            }
+            got += g;
+        }
+        /* This level's changes become the previous level's. */
+        for (int k = 0; k < nm; k++) {
+            uint64_t nb = n->C[n->np][m[k].w];
+            memcpy(m[k].chg[0], m[k].chg[1], nb);
+            memset(m[k].chg[1], 0, nb);
+        }
+        empty = (got == 0 && d > 0) ? empty + 1 : 0;
+        levels = d + 1;
+    }
+    if (getenv("NAIVE_VERBOSE"))
+        fprintf(stderr, "naive %s %d-%d: graph %.2fs (%llu+%llu edges), %u levels %.2fs\n",
+                n->v->name, w, b, t1 - t0, (unsigned long long)m[0].nsucc,
+                (unsigned long long)m[1].nsucc, levels, now_seconds() - t1);
+    for (int k = 0; k < 2; k++)
+        member_free(&m[k]);
+    return rc;
+}
+
+/* Counts of one solved sector. */
+static void count_sector(struct naive *n, int w, int b)
+{
+    struct nsector *s = &n->sec[w][b];
+    struct naive_stats *st = &s->st;
+    memset(st, 0, sizeof *st);
+    st->max_win = st->max_loss = -1;
+    st->positions = s->size;
+    for (uint64_t i = 0; i < s->size; i++) {
+        uint16_t y = n->val[s->off + i];
+        int dd = y & V_DEPTH;
+        if (!(y & V_DECIDED)) {
+            st->draws++;
+        } else if (y & V_WIN) {
+            st->wins++;
+            if (dd > st->max_win)
+                st->max_win = dd;
+        } else {
+            st->losses++;
+            if (dd > st->max_loss)
+                st->max_loss = dd;
+        }
+    }
+}
+
+struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *err,
+                          size_t errlen)
+{
+    double t0 = now_seconds();
+    if (!v || v->npoints < 1 || v->npoints > 32 ||
+        v->full != (v->npoints == 32 ? UINT32_MAX : (UINT32_C(1) << v->npoints) - 1)) {
+        set_err(err, errlen, "unsupported board");
+        return NULL;
+    }
+    if (max_stones > NV_MAXS || max_stones < v->min_stones || 2 * max_stones > v->npoints ||
+        max_stones > v->stones || v->min_stones < 1) {
+        set_err(err, errlen, "unsupported stone range %d..%d", v->min_stones, max_stones);
+        return NULL;
+    }
+    struct naive *n = calloc(1, sizeof *n);
+    if (!n) {
+        set_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    n->v = v;
+    n->np = v->npoints;
+    n->lo = v->min_stones;
+    n->hi = max_stones;
+    /* Pascal's triangle; C(p, j) = 0 for j > p. */
+    for (int p = 0; p <= 32; p++) {
+        n->C[p][0] = 1;
+        for (int j = 1; j <= p; j++)
+            n->C[p][j] = n->C[p - 1][j - 1] + (j < p ? n->C[p - 1][j] : 0);
+    }
+    for (int w = n->lo; w <= n->hi; w++)
+        for (int b = n->lo; b <= n->hi; b++) {
+            struct nsector *s = &n->sec[w][b];
+            s->cb = n->C[n->np - w][b];
+            s->size = n->C[n->np][w] * s->cb;
+            s->off = n->total;
+            n->total += s->size;
+        }
+    n->val = calloc(n->total ? n->total : 1, sizeof *n->val);
+    if (!n->val) {
+        set_err(err, errlen, "out of memory (%llu positions)", (unsigned long long)n->total);
+        naive_free(n);
+        return NULL;
+    }
+    /* Pairs by increasing total: captures only lead to smaller totals. */
+    for (int tot = 2 * n->lo; tot <= 2 * n->hi; tot++)
+        for (int w = n->lo; w <= n->hi && 2 * w <= tot; w++) {
+            int b = tot - w;
+            if (!in_range(n, w, b))
+                continue;
+            if (solve_pair(n, w, b, err, errlen) != 0) {
+                naive_free(n);
+                return NULL;
+            }
+            count_sector(n, w, b);
+            if (b != w)
+                count_sector(n, b, w);
+        }
+    n->secs = now_seconds() - t0;
+    return n;
+}
+
+void naive_free(struct naive *n)
+{
+    if (!n)
+        return;
+    free(n->val);
+    free(n);
+}
+
+int naive_min_stones(const struct naive *n)
+{
+    return n->lo;
+}
+
+int naive_max_stones(const struct naive *n)
+{
+    return n->hi;
+}
+
+double naive_seconds(const struct naive *n)
+{
+    return n->secs;
+}
+
+uint64_t naive_sector_size(const struct naive *n, int w, int b)
+{
+    return in_range(n, w, b) ? n->sec[w][b].size : 0;
+}
+
+void naive_unrank(const struct naive *n, int w, int b, uint64_t i, uint32_t *mover,
+                  uint32_t *opp)
+{
+    const struct nsector *s = &n->sec[w][b];
+    uint32_t m = unrank_set(n, i / s->cb, w, n->np);
+    int8_t fr[MMTB_MAX_POINTS];
+    free_points(n, m, fr);
+    *mover = m;
+    *opp = deposit(unrank_set(n, i % s->cb, b, n->np - w), fr);
+}
+
+uint64_t naive_rank(const struct naive *n, uint32_t mover, uint32_t opp)
+{
+    return gindex(n, mover, opp) -
+           n->sec[__builtin_popcount(mover)][__builtin_popcount(opp)].off;
+}
+
+/* Decode a value word. */
+static void decode(uint16_t y, int *wdl, int *dtc)
+{
+    if (!(y & V_DECIDED)) {
+        *wdl = MMTB_DRAW;
+        *dtc = -1;
+    } else {
+        *wdl = (y & V_WIN) ? MMTB_WIN : MMTB_LOSS;
+        *dtc = y & V_DEPTH;
+    }
+}
+
+int naive_value(const struct naive *n, uint32_t mover, uint32_t opp, int *wdl, int *dtc)
+{
+    if ((mover & opp) || ((mover | opp) & ~n->v->full) ||
+        !in_range(n, __builtin_popcount(mover), __builtin_popcount(opp)))
+        return -1;
+    decode(n->val[gindex(n, mover, opp)], wdl, dtc);
+    return 0;
+}
+
+void naive_value_at(const struct naive *n, int w, int b, uint64_t i, int *wdl, int *dtc)
+{
+    decode(n->val[n->sec[w][b].off + i], wdl, dtc);
+}
+
+int naive_sector_stats(const struct naive *n, int w, int b, struct naive_stats *out)
+{
+    if (!in_range(n, w, b))
+        return -1;
+    *out = n->sec[w][b].st;
+    return 0;
+}
+
+/* ------------------------------------------------------------- symmetry */
+
+/* Image of a mask under symmetry g, from per-byte tables built from
+ * v->sym[g] (point i goes to v->sym[g][i]). */
+static uint32_t sym_image(uint32_t (*tab)[4][256], int g, uint32_t m)
+{
+    return tab[g][0][m & 0xff] | tab[g][1][(m >> 8) & 0xff] | tab[g][2][(m >> 16) & 0xff] |
+           tab[g][3][m >> 24];
+}
+
+uint64_t naive_orbits(struct naive *n)
+{
+    const struct mmtb_variant *v = n->v;
+    int ns = v->nsyms;
+    uint32_t(*tab)[4][256] = calloc((size_t)ns, sizeof *tab);
+    if (!tab)
+        return UINT64_MAX;
+    for (int g = 0; g < ns; g++)
+        for (int k = 0; k < 4; k++)
+            for (int x = 0; x < 256; x++) {
+                uint32_t img = 0;
+                for (int j = 0; j < 8; j++)
+                    if ((x >> j) & 1) {
+                        int p = 8 * k + j;
+                        if (p < n->np)
+                            img |= UINT32_C(1) << v->sym[g][p];
+                    }
+                tab[g][k][x] = img;
+            }
+    uint64_t bad = 0;
+    for (int w = n->lo; w <= n->hi; w++)
+        for (int b = n->lo; b <= n->hi; b++) {
+            struct naive_stats *st = &n->sec[w][b].st;
+            st->canonical = st->cwins = st->cdraws = st->closses = 0;
+            const uint16_t *val = n->val + n->sec[w][b].off;
+            struct walk wk;
+            walk_start(n, &wk, w, b);
+            do {
+                /* The orbit's representative: the image with the least
+                 * (mover, opp) pair. */
+                uint64_t key = (uint64_t)wk.mover << 32 | wk.opp, best = key;
+                for (int g = 1; g < ns; g++) {
+                    uint64_t k2 = (uint64_t)sym_image(tab, g, wk.mover) << 32 |
+                                  sym_image(tab, g, wk.opp);
+                    if (k2 < best)
+                        best = k2;
+                }
+                uint16_t y = val[wk.i];
+                if (best == key) {
+                    st->canonical++;
+                    if (!(y & V_DECIDED))
+                        st->cdraws++;
+                    else if (y & V_WIN)
+                        st->cwins++;
+                    else
+                        st->closses++;
+                } else if (n->val[gindex(n, (uint32_t)(best >> 32), (uint32_t)best)] != y) {
+                    bad++;
+                }
+            } while (walk_next(n, &wk));
+        }
+    free(tab);
+    return bad;
+}
+
+void naive_format(const struct mmtb_variant *v, uint32_t mover, uint32_t opp, char *buf,
+                  size_t len)
+{
+    size_t k = 0;
+    const uint32_t sets[2] = {mover, opp};
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    for (int c = 0; c < 2; c++) {
+        if (!sets[c])
+            k += (size_t)snprintf(buf + k, k < len ? len - k : 0, "-");
+        for (uint32_t m = sets[c]; m; m &= m - 1) {
+            if (k >= len)
+                break;
+            k += (size_t)snprintf(buf + k, len - k, "%s%s", m == sets[c] ? "" : ",",
+                                  v->point_name[__builtin_ctz(m)]);
+        }
+        if (k < len)
+            k += (size_t)snprintf(buf + k, len - k, " ");
+    }
+    if (k < len)
+        snprintf(buf + k, len - k, "w");
+}

@@ -1,0 +1,87 @@
+/*
+ * testlib_naive.h - a naive, independent solver of the movement phase, the
+ * oracle the real solver (gen/solve.c) is checked against.  Explicit game
+ * graph, no symmetry, no unmoves: its own indexing and a forward level
+ * iteration.  Moves come from format/movegen.c; it must not use
+ * sector_index.c, succ.c or anything in gen/ or probe/.
+ */
+#ifndef TESTLIB_NAIVE_H
+#define TESTLIB_NAIVE_H
+
+#include "variant.h"
+
+/* A solved naive game (opaque). */
+struct naive;
+
+/*
+ * Counts of one movement sector (w stones for the side to move, b for its
+ * opponent, nothing in hand).  positions/wins/draws/losses count every
+ * arrangement of the stones; max_win/max_loss are the largest DTC of a
+ * win/loss in plies (-1 when none).  The canonical fields count symmetry
+ * orbits (one position per orbit of v->sym) and are filled only after
+ * naive_orbits().
+ */
+struct naive_stats {
+    uint64_t positions, wins, draws, losses;
+    int max_win, max_loss;
+    uint64_t canonical, cwins, cdraws, closses;
+};
+
+/*
+ * Solve every movement sector with v->min_stones..max_stones stones a side
+ * (no stones in hand) of variant v.  Sectors are solved by increasing
+ * total stones; a sector and its partner (same stones, other side to move)
+ * together.  Returns NULL on failure (out of memory, a rule outcome the
+ * oracle does not expect) with a message in err.  v must outlive the result.
+ */
+struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *err,
+                          size_t errlen);
+void naive_free(struct naive *n);
+
+/* Stone range of the solved sectors. */
+int naive_min_stones(const struct naive *n);
+int naive_max_stones(const struct naive *n);
+
+/* Number of positions of sector (w, b): C(npoints, w) * C(npoints - w, b);
+ * 0 when the sector was not solved. */
+uint64_t naive_sector_size(const struct naive *n, int w, int b);
+
+/* The i-th position of sector (w, b), 0 <= i < naive_sector_size. */
+void naive_unrank(const struct naive *n, int w, int b, uint64_t i, uint32_t *mover,
+                  uint32_t *opp);
+
+/* Index of (mover, opp) inside its sector (the inverse of naive_unrank). */
+uint64_t naive_rank(const struct naive *n, uint32_t mover, uint32_t opp);
+
+/*
+ * Value of a position for the side to move (mover's stones, opp's stones):
+ * *wdl is MMTB_WIN/MMTB_DRAW/MMTB_LOSS and *dtc the depth to conversion in
+ * plies, -1 for a draw.  Returns 0, or -1 when the position is outside the
+ * solved sectors or malformed.
+ */
+int naive_value(const struct naive *n, uint32_t mover, uint32_t opp, int *wdl, int *dtc);
+
+/* As naive_value, for the i-th position of sector (w, b). */
+void naive_value_at(const struct naive *n, int w, int b, uint64_t i, int *wdl, int *dtc);
+
+/* Counts of sector (w, b); returns 0, or -1 when the sector was not solved. */
+int naive_sector_stats(const struct naive *n, int w, int b, struct naive_stats *out);
+
+/*
+ * Count the symmetry orbits of every solved sector and their values (the
+ * canonical fields of naive_stats), with a minimum-image function built
+ * from v->sym alone.  Also checks that every position has the value of the
+ * least image of its orbit; returns the number of positions where it does
+ * not (0 for a correct solve of a correct rules engine).
+ */
+uint64_t naive_orbits(struct naive *n);
+
+/* Seconds the solve took (wall clock). */
+double naive_seconds(const struct naive *n);
+
+/* Format a position as "WHITE BLACK SIDE" with the mover as White, e.g.
+ * "a1,b2,c3 a2,b1,c1 w". */
+void naive_format(const struct mmtb_variant *v, uint32_t mover, uint32_t opp, char *buf,
+                  size_t len);
+
+#endif
