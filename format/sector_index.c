@@ -536,6 +536,74 @@ bool mmtb_index_slot_is_canonical(const mmtb_index *ix, struct mmtb_sector s, ui
     return !stab || stab_min(ix->v, stab, o) == o;
 }
 
+/* Position the walk on canonical mover set ci, opponent colex rank r. */
+static void iter_seek(struct mmtb_index_iter *it, uint32_t ci, uint32_t x)
+{
+    const mmtb_index *ix = it->ix;
+    it->ci = ci;
+    it->mover = ix->canon[it->s.w][ci];
+    it->empty = ix->v->full & ~it->mover;
+    it->stab = ix->stab[it->s.w][ci];
+    it->x = x;
+}
+
+void mmtb_index_iter_start(struct mmtb_index_iter *it, const mmtb_index *ix,
+                           struct mmtb_sector s, uint64_t first, uint64_t end)
+{
+    it->ix = ix;
+    it->s = s;
+    it->slot = first;
+    it->end = end;
+    int m = ix->n - s.w;
+    /* the masks of b-subsets of m points lie below 2^m */
+    it->xend = m >= 32 ? 0 : (uint32_t)1 << m;
+    if (first >= end)
+        return;
+    uint32_t ci, mo, o;
+    unrank_raw(ix, s, first, &ci, &mo, &o);
+    uint64_t per = ix->binom[m][s.b];
+    uint64_t r = first - (uint64_t)ci * per;
+    uint32_t x = s.b ? colex_unrank(ix, s.b, (uint32_t)r) : 0;
+    iter_seek(it, ci, x);
+}
+
+/* Next b-subset in increasing mask order (Gosper's hack); 0 stays 0. */
+static inline uint32_t next_same_popcount(uint32_t x)
+{
+    if (!x)
+        return UINT32_MAX; /* the empty set has no successor */
+    uint32_t c = x & -x, r = x + c;
+    if (r == 0)
+        return UINT32_MAX;
+    return (((r ^ x) >> 2) / c) | r;
+}
+
+bool mmtb_index_iter_next(struct mmtb_index_iter *it, uint64_t *slot, uint32_t *mover,
+                          uint32_t *opp, bool *canonical)
+{
+    if (it->slot >= it->end)
+        return false;
+    uint32_t o;
+#if MMTB_INDEX_X86
+    if (it->ix->bmi2)
+        o = deposit_bmi2(it->x, it->empty);
+    else
+#endif
+        o = deposit_portable(it->x, it->empty);
+    *slot = it->slot++;
+    *mover = it->mover;
+    *opp = o;
+    *canonical = !it->stab || stab_min(it->ix->v, it->stab, o) == o;
+    if (it->slot < it->end) {
+        uint32_t nx = next_same_popcount(it->x);
+        if (nx == UINT32_MAX || (it->xend && nx >= it->xend))
+            iter_seek(it, it->ci + 1, it->s.b ? (uint32_t)(((uint64_t)1 << it->s.b) - 1) : 0);
+        else
+            it->x = nx;
+    }
+    return true;
+}
+
 /* ------------------------------------------------------------------------
  * Sector graph.
  * ---------------------------------------------------------------------- */

@@ -70,6 +70,30 @@ void mmtb_index_unrank(const mmtb_index *ix, struct mmtb_sector s, uint64_t slot
 bool mmtb_index_slot_is_canonical(const mmtb_index *ix, struct mmtb_sector s, uint64_t slot);
 
 /*
+ * Sequential walk over the slots [first, end) of a sector, much cheaper per
+ * slot than mmtb_index_unrank: inside one canonical mover set the opponent
+ * sets follow colex order, which is increasing mask order, so each step is
+ * one "next subset with the same popcount" and one deposit.
+ */
+struct mmtb_index_iter {
+    const mmtb_index *ix;
+    struct mmtb_sector s;
+    uint64_t slot, end; /* next slot to return, end of the walk */
+    uint32_t ci;        /* canonical mover set index of `slot` */
+    uint32_t mover, empty, x, xend;
+    uint64_t stab;
+};
+
+/* Start a walk; first <= end <= mmtb_index_slots(ix, s). */
+void mmtb_index_iter_start(struct mmtb_index_iter *it, const mmtb_index *ix,
+                           struct mmtb_sector s, uint64_t first, uint64_t end);
+
+/* The next slot: its number, the position stored there (as unrank) and
+ * whether it is canonical.  Returns false when the walk is over. */
+bool mmtb_index_iter_next(struct mmtb_index_iter *it, uint64_t *slot, uint32_t *mover,
+                          uint32_t *opp, bool *canonical);
+
+/*
  * Sector graph.  mmtb_sector_moves_to lists the sectors one move from s
  * leads to (quiet moves, captures, passes; terminal results are left out)
  * and returns their count (at most 8).  Successors are written side to move

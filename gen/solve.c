@@ -152,13 +152,11 @@ static void bucket_add(struct job *j, int level, uint64_t entry)
  * successors (already solved), and the number of distinct in-pair
  * successors.  Returns the state word; may add bucket entries.
  */
-static uint16_t init_position(struct job *j, int mi, uint64_t slot, struct succ *sc,
-                              uint64_t *tmp, int *resolved_depth)
+static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mover,
+                              uint32_t opp, struct succ *sc, uint64_t *tmp, int *resolved_depth)
 {
     const struct mmtb_variant *v = j->v;
     struct member *me = &j->m[mi];
-    uint32_t mover, opp;
-    mmtb_index_unrank(j->ix, me->s, slot, &mover, &opp);
     *resolved_depth = -1;
 
     int term = succ_terminal(v, me->s, mover, opp);
@@ -250,13 +248,18 @@ static int init_pass(struct job *j)
                 if (fail)
                     continue;
                 uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
-                for (uint64_t i = lo; i < hi; i++) {
-                    if (!mmtb_index_slot_is_canonical(j->ix, me->s, i)) {
+                struct mmtb_index_iter it;
+                mmtb_index_iter_start(&it, j->ix, me->s, lo, hi);
+                uint64_t i;
+                uint32_t mover, opp;
+                bool canonical;
+                while (mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical)) {
+                    if (!canonical) {
                         me->st[i] = ST_UNUSED;
                         continue;
                     }
                     int rd;
-                    me->st[i] = init_position(j, mi, i, sc, tmp, &rd);
+                    me->st[i] = init_position(j, mi, i, mover, opp, sc, tmp, &rd);
                     if (rd >= 0) {
                         hist[rd]++;
                         if (rd > maxd)
@@ -591,6 +594,35 @@ out:
     return rc;
 }
 
+/* mkdir -p: create dir and its missing parents.  Returns 0 or -1 (errno). */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    size_t n = strlen(dir);
+    if (n == 0 || n >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(path, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (path[i] != '/' && path[i] != 0)
+            continue;
+        char c = path[i];
+        path[i] = 0;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return -1;
+        path[i] = c;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
 /* Add s and, recursively, every sector of the game it leads to. */
 static void mark_needed(const struct mmtb_variant *v, const struct mmtb_sector *list, int n,
                         bool *need, struct mmtb_sector s)
@@ -707,7 +739,7 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "cannot build the index tables: %s", mmtb_strerror(rc));
         goto out;
     }
-    if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
+    if (make_dirs(o->outdir) != 0) {
         snprintf(err, errlen, "%s: cannot create directory: %s", o->outdir, strerror(errno));
         rc = MMTB_ERR_IO;
         goto out;

@@ -199,11 +199,14 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
                 if (!sc)
                     continue;
                 uint64_t lo = c * chunk, hi = lo + chunk < slots ? lo + chunk : slots;
-                for (uint64_t i = lo; i < hi; i++) {
-                    if (!mmtb_index_slot_is_canonical(ix, s, i))
+                struct mmtb_index_iter it;
+                mmtb_index_iter_start(&it, ix, s, lo, hi);
+                uint64_t i;
+                uint32_t mover, opp;
+                bool canonical;
+                while (mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical)) {
+                    if (!canonical)
                         continue;
-                    uint32_t mover, opp;
-                    mmtb_index_unrank(ix, s, i, &mover, &opp);
                     int w, d;
                     if (derive(v, ix, s, mover, opp, ls, nls, sc, &w, &d) != 0)
                         continue;

@@ -18,6 +18,7 @@
 #include "../gen/succ.h"
 #include "mmtb.h"
 #include "movegen.h"
+#include "notation.h"
 #include "sector_index.h"
 #include "solve.h"
 #include "variant.h"
@@ -263,7 +264,8 @@ static int check_successors(const struct mmtb_variant *v, struct mmtb_sector s, 
  * sector s: every candidate q of the partner sector whose mover's stones
  * differ from opp by at most one moved stone (and the other side's are
  * `mover`) is played out with movegen; q belongs to the set when one of its
- * moves removes nothing and yields p.  The same set must come from
+ * moves removes nothing and yields p, unless p is a game already over by
+ * the first-mill rule (see `ends`).  The same set must come from
  * succ_quiet_preds and from mmtb_gen_predecessors(MMTB_PRED_QUIET)
  * restricted to the partner sector.  Returns 1 on a disagreement.
  */
@@ -274,6 +276,10 @@ static int check_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s,
     struct mmtb_sector ps = sector_partner(s);
     uint32_t empty = v->full & ~(mover | opp);
     int na = 0;
+    /* A move into p ends the game at once when p's opponent has a mill in a
+     * first-mill-wins variant: the solver takes it as a win (SUCC_WIN), not
+     * as a move to p, so such a q is no quiet predecessor of p. */
+    bool ends = v->first_mill_wins && has_mill(v, opp);
     /* candidates: opp itself (a pass) and opp with one stone t moved to f */
     for (int step = -1; step < v->npoints; step++) {
         if (step >= 0 && !(opp & (UINT32_C(1) << step)))
@@ -291,6 +297,8 @@ static int check_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s,
                     continue;
                 struct mmtb_pos r;
                 mmtb_pos_apply(v, &q, &moves[i], &r);
+                if (ends)
+                    continue;
                 if (r.stones[MMTB_BLACK] == mover && r.stones[MMTB_WHITE] == opp &&
                     r.hand[MMTB_BLACK] == s.w_hand && r.hand[MMTB_WHITE] == s.b_hand &&
                     r.remove == 0) {
@@ -307,7 +315,7 @@ static int check_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s,
     int ng = mmtb_gen_predecessors(v, &p, MMTB_PRED_QUIET, pp, MMTB_MAX_MOVES);
     REQUIRE(ng >= 0);
     int nc = 0;
-    for (int i = 0; i < ng; i++)
+    for (int i = 0; i < ng && !ends; i++)
         if (pp[i].side == MMTB_BLACK && pp[i].hand[MMTB_BLACK] == s.b_hand &&
             pp[i].hand[MMTB_WHITE] == s.w_hand &&
             __builtin_popcount(pp[i].stones[MMTB_BLACK]) == s.b)
@@ -325,8 +333,9 @@ static int check_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s,
     return 1;
 }
 
-/* Random positions of variant v (movement, then placement sectors), with
- * extra movement samples where the mover flies. */
+/* Random positions of variant v: movement sectors, placement sectors,
+ * movement sectors where the mover flies, and crowded movement positions
+ * (the opponent first on the mover's neighbours: blocked movers, passes). */
 static void check_variant_rules(struct mmtb_variant *v)
 {
     struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
@@ -339,10 +348,40 @@ static void check_variant_rules(struct mmtb_variant *v)
     uint64_t *a = malloc(MMTB_MAX_MOVES * sizeof *a), *b = malloc(MMTB_MAX_MOVES * sizeof *b),
              *c = malloc(MMTB_MAX_MOVES * sizeof *c);
     ck_assert(sc && tmp && moves && k1 && k2 && pm && po && pp && a && b && c);
-    int bad_succ = 0, bad_pred = 0, terminal = 0, total = 0;
-    for (int kind = 0; kind < 3; kind++) {
+    int bad_succ = 0, bad_pred = 0, terminal = 0, passes = 0, total = 0;
+    for (int kind = 0; kind < 4; kind++) {
         for (int k = 0; k < SAMPLES; k++) {
             struct mmtb_sector s = random_sector(v, kind == 1);
+            if (kind == 3) { /* crowded: opp first on the mover's neighbours */
+                s.w_hand = s.b_hand = 0;
+                s.w = (uint8_t)(v->stones - rnd_below(2));
+                s.b = (uint8_t)(v->stones - rnd_below(3));
+                while (s.w + s.b > v->npoints - 1)
+                    s.b--, s.w -= s.w > s.b;
+                if (s.w < v->min_stones || s.b < v->min_stones)
+                    continue;
+                uint32_t mover = random_points(v, 0, s.w), near = 0;
+                for (uint32_t m = mover; m; m &= m - 1)
+                    near |= v->adj[__builtin_ctz(m)];
+                near &= ~mover;
+                uint32_t opp = 0;
+                int left = s.b;
+                for (; near && left > 0 && rnd_below(8) != 0; left--) {
+                    uint32_t pick = near;
+                    for (int r = rnd_below(__builtin_popcount(near)); r > 0; r--)
+                        pick &= pick - 1;
+                    opp |= pick & -pick;
+                    near &= ~(pick & -pick);
+                }
+                opp |= random_points(v, mover | opp, left);
+                struct mmtb_pos p = make_pos(s, mover, opp);
+                terminal += mmtb_pos_terminal(v, &p) != MMTB_NOT_TERMINAL;
+                passes += mmtb_gen_moves(v, &p, moves) == 1 && moves[0].from == MMTB_MOVE_PASS;
+                total++;
+                bad_succ += check_successors(v, s, mover, opp, sc, tmp, moves, k1, k2) != 0;
+                bad_pred += check_quiet_preds(v, s, mover, opp, moves, pm, po, pp, a, b, c);
+                continue;
+            }
             if (kind == 2) { /* a flying mover, if the variant flies */
                 if (v->fly < v->min_stones)
                     break;
@@ -360,9 +399,10 @@ static void check_variant_rules(struct mmtb_variant *v)
             bad_pred += check_quiet_preds(v, s, mover, opp, moves, pm, po, pp, a, b, c);
         }
     }
-    fprintf(stderr, "%s: %d positions (%d terminal), %d successor and %d predecessor "
-                    "disagreements\n",
-            v->name, total, terminal, bad_succ, bad_pred);
+    fprintf(stderr,
+            "%s: %d positions (%d terminal, %d blocked passing), %d successor and %d "
+            "predecessor disagreements\n",
+            v->name, total, terminal, passes, bad_succ, bad_pred);
     free(sc);
     free(tmp);
     free(moves);
@@ -420,6 +460,7 @@ START_TEST(test_succ_matches_movegen_rare_rules)
         char err[256] = "";
         int rc = mmtb_variant_parse(&v, t2, strlen(t2), "test", err, sizeof err);
         ck_assert_msg(rc == MMTB_OK, "%s", err);
+        snprintf(v->name, sizeof v->name, "nine-rules%zu", k + 1);
         check_variant_rules(v);
         mmtb_variant_free(v);
         free(t2);
