@@ -31,6 +31,7 @@ static const char usage_gen[] =
     "      --level N            zstd level for the tables (default: writer's default)\n"
     "      --quiet              no progress display and no per-sector lines\n"
     "      --json               print the summary as one JSON object\n"
+    "      --verbose            phase times per sector (load, init, levels, write)\n"
     "  -h, --help               this text\n"
     "\n"
     "Exit codes: 0 done, 1 bad usage or input, 2 table or file problem,\n"
@@ -150,6 +151,8 @@ int main(int argc, char **argv)
             o.quiet = true;
         } else if (!strcmp(a, "--json")) {
             o.json = true;
+        } else if (!strcmp(a, "--verbose")) {
+            o.verbose = true;
         } else {
             fprintf(stderr, "mmtb-gen: unknown or incomplete option '%s' (see --help)\n", a);
             return 1;

@@ -172,23 +172,27 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
         *resolved_depth = 0;
         return ST_RESOLVED | 0;
     }
+    /* External results first: a win in 1 (a capture into a lost position,
+     * or an immediate win) settles the position without ranking any of its
+     * in-pair successors, which is the expensive part. */
     int best_win = 0, worst_loss = 0, nin = 0;
     bool draw = false;
     for (int i = 0; i < n; i++) {
         if (sc[i].kind == SUCC_WIN) {
-            best_win = 1;
-            continue;
+            *resolved_depth = 1;
+            return (uint16_t)(ST_RESOLVED | ST_WIN | 1);
         }
-        int pm = member_of(j, sc[i].t);
-        if (pm >= 0) {
-            tmp[nin++] = (uint64_t)pm << 62 | mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
+        if (member_of(j, sc[i].t) >= 0)
             continue;
-        }
         const struct dep *d = dep_of(j, sc[i].t);
         uint64_t r = mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
         int w = d->wdl[r];
         int depth = sc[i].capture ? 1 : (d->dtc ? d->dtc[r] : 0) + 1;
         if (w == 0) { /* the opponent loses there */
+            if (depth == 1) {
+                *resolved_depth = 1;
+                return (uint16_t)(ST_RESOLVED | ST_WIN | 1);
+            }
             if (!best_win || depth < best_win)
                 best_win = depth;
         } else if (w == 1) {
@@ -196,6 +200,11 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
         } else if (depth > worst_loss) {
             worst_loss = depth;
         }
+    }
+    for (int i = 0; i < n; i++) {
+        int pm = sc[i].kind == SUCC_POS ? member_of(j, sc[i].t) : -1;
+        if (pm >= 0)
+            tmp[nin++] = (uint64_t)pm << 62 | mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
     }
     sort_unique(tmp, &nin);
 
@@ -520,6 +529,7 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
 {
     struct job j;
     memset(&j, 0, sizeof j);
+    double t_load = 0, t_init = 0, t_levels = 0, t_write = 0;
     j.v = v;
     j.ix = ix;
     j.nm = nss;
@@ -558,9 +568,11 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
             goto out;
     }
 
+    t_load = progress_now();
     char label[96];
     snprintf(label, sizeof label, "%s init", tag);
     progress_phase(prog, label);
+    t_init = progress_now();
     rc = init_pass(&j);
     if (rc != MMTB_OK) {
         snprintf(err, errlen, "out of memory");
@@ -568,6 +580,7 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
     }
     snprintf(label, sizeof label, "%s levels", tag);
     progress_phase(prog, label);
+    t_levels = progress_now();
     rc = retro_pass(&j);
     if (rc != MMTB_OK) {
         if (rc == MMTB_ERR_NOMEM)
@@ -576,6 +589,7 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
             snprintf(err, errlen, "depth to conversion exceeds %u plies", (unsigned)MAX_DEPTH);
         goto out;
     }
+    t_write = progress_now();
     snprintf(label, sizeof label, "%s write", tag);
     progress_phase(prog, label);
     for (int i = 0; i < nss; i++) {
@@ -588,6 +602,10 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
         if (rc != MMTB_OK)
             goto out;
     }
+    if (o->verbose)
+        fprintf(stderr, "%s: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs\n", tag,
+                t_init - t_load, t_levels - t_init, t_write - t_levels, j.last_level,
+                progress_now() - t_write);
     rc = MMTB_OK;
 out:
     free_job(&j);

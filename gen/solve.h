@@ -23,6 +23,7 @@ struct mmtb_solve_opts {
     bool quiet;          /* no progress display, no per-sector lines */
     FILE *report;        /* per-sector lines and the summary (NULL: stdout) */
     bool json;           /* summary as JSON on `report` */
+    bool verbose;        /* phase times per sector on stderr */
 };
 
 /*
