@@ -313,7 +313,7 @@ END_TEST
 
 static struct mmtb_variant *nine_v;
 static struct naive *nine_n;
-static char nine_err[256];
+static char nine_err[320];
 
 static void nine_setup(void)
 {

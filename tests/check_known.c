@@ -1,0 +1,238 @@
+/*
+ * check_known.c - the published facts of ../shared/reference/KNOWN_RESULTS.md,
+ * reproduced end to end: mmtb_solve writes tables into a temporary
+ * directory, libmmtb reads them back.  Every expected number below comes
+ * from the literature (Gasser 1996, Gevay & Danner 2015, independent
+ * re-solutions), never from this program's output.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mmtb.h"
+#include "movegen.h"
+#include "notation.h"
+#include "sector_index.h"
+#include "solve.h"
+#include "variant.h"
+
+/* Solve a game into a fresh temporary directory; returns its path (static
+ * storage per call site is not needed: the caller frees). */
+static char *solve_into(const char *variant, int wh, int bh, int max_stones, const char *only)
+{
+    char *dir = strdup("/tmp/mmtb-known-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    struct mmtb_solve_opts o;
+    memset(&o, 0, sizeof o);
+    o.variant = variant;
+    o.outdir = dir;
+    o.start_w_hand = wh;
+    o.start_b_hand = bh;
+    o.max_stones = max_stones;
+    o.threads = 2;
+    o.quiet = true;
+    struct mmtb_sector sec;
+    if (only) {
+        ck_assert_int_eq(mmtb_sector_parse(only, &sec), MMTB_OK);
+        o.only = &sec;
+        o.n_only = 1;
+    }
+    char err[256] = "";
+    int rc = mmtb_solve(&o, err, sizeof err);
+    ck_assert_msg(rc == MMTB_OK, "mmtb_solve %s: %s", variant, err);
+    return dir;
+}
+
+static void remove_dir(char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.')
+                continue;
+            char p[512];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+    free(dir);
+}
+
+static void stats_of(mmtb_tb *tb, const char *name, struct mmtb_sector_stats *st)
+{
+    struct mmtb_sector s;
+    ck_assert_int_eq(mmtb_sector_parse(name, &s), MMTB_OK);
+    ck_assert_int_eq(mmtb_tb_sector_stats(tb, s, st), MMTB_OK);
+}
+
+/* Probe a position given in either notation. */
+static struct mmtb_value probe_text(mmtb_tb *tb, const char *text)
+{
+    struct mmtb_pos p;
+    char err[200];
+    ck_assert_msg(mmtb_pos_parse(mmtb_tb_variant(tb), text, &p, err, sizeof err) == MMTB_OK,
+                  "%s: %s", text, err);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+    struct mmtb_value val;
+    int rc = mmtb_probe(ctx, &p, &val);
+    ck_assert_msg(rc == MMTB_OK, "probe %s: %s", text, mmtb_strerror(rc));
+    mmtb_ctx_free(ctx);
+    return val;
+}
+
+/* Gasser 1996 and two re-solutions: sector 3-3 and 4-4 of the standard game,
+ * Fig. 9, and "in 4-3 every win of the 4-stone side is an immediate mill". */
+START_TEST(nine_movement_up_to_4)
+{
+    char *dir = solve_into("nine", 0, 0, 4, NULL);
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
+    struct mmtb_sector_stats st;
+
+    stats_of(tb, "3-3", &st);
+    ck_assert_uint_eq(st.wins, 140621);
+    ck_assert_uint_eq(st.losses, 28736);
+    ck_assert_uint_eq(st.draws, 269);
+    ck_assert_int_eq(st.max_win, 25);
+    ck_assert_int_eq(st.max_loss, 26);
+
+    stats_of(tb, "4-4", &st);
+    ck_assert_uint_eq(st.wins, 159);
+    ck_assert_uint_eq(st.losses, 29);
+    ck_assert_uint_eq(st.draws, 3225409);
+    ck_assert_int_eq(st.max_win, 9);
+    ck_assert_int_eq(st.max_loss, 8);
+
+    stats_of(tb, "4-3", &st);
+    ck_assert_int_eq(st.max_win, 1);
+
+    struct mmtb_value v = probe_text(tb, "d7,g7,g1 a4,g4,d5 b");
+    ck_assert_int_eq(v.wdl, MMTB_LOSS);
+    ck_assert_int_eq(v.dtc, 26);
+    /* the same position as FEN, and with colours and sides mirrored */
+    v = probe_text(tb, "@*******/********/OO@O**@* b m s 3 0 3 0 0 0 0 0 0 0 0 0 1");
+    ck_assert_int_eq(v.wdl, MMTB_LOSS);
+    ck_assert_int_eq(v.dtc, 26);
+    v = probe_text(tb, "a4,g4,d5 d7,g7,g1 w");
+    ck_assert_int_eq(v.wdl, MMTB_LOSS);
+    ck_assert_int_eq(v.dtc, 26);
+
+    mmtb_tb_close(tb);
+    remove_dir(dir);
+}
+END_TEST
+
+/* The starts of the small games (KNOWN_RESULTS.md, "Other variants"). */
+START_TEST(three_diag_centre_only)
+{
+    char *dir = solve_into("three-diag", 3, 3, 0, NULL);
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
+    struct mmtb_value v = probe_text(tb, "- - w 3 3");
+    ck_assert_int_eq(v.wdl, MMTB_WIN);
+    struct mmtb_pos p;
+    char err[100];
+    ck_assert_int_eq(mmtb_pos_parse(mmtb_tb_variant(tb), "- - w 3 3", &p, err, sizeof err), MMTB_OK);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+    struct mmtb_move_value mv[MMTB_MAX_MOVES];
+    int n = mmtb_probe_moves(ctx, &p, mv, MMTB_MAX_MOVES);
+    ck_assert_int_eq(n, 9);
+    int winning = 0;
+    for (int i = 0; i < n; i++) {
+        if (mv[i].value.wdl != MMTB_WIN)
+            continue;
+        winning++;
+        char name[8];
+        mmtb_move_format(mmtb_tb_variant(tb), &mv[i].move, name, sizeof name);
+        ck_assert_str_eq(name, "b2");
+    }
+    ck_assert_int_eq(winning, 1);
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
+    remove_dir(dir);
+}
+END_TEST
+
+START_TEST(six_start_is_draw)
+{
+    char *dir = solve_into("six", 6, 6, 0, NULL);
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
+    struct mmtb_value v = probe_text(tb, "- - w 6 6");
+    ck_assert_int_eq(v.wdl, MMTB_DRAW);
+    mmtb_tb_close(tb);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Gevay & Danner computed the extended starts of the standard board; the
+ * 4 v 4 game is a draw like the full game. */
+START_TEST(nine_4v4_start_is_draw)
+{
+    char *dir = solve_into("nine", 4, 4, 0, NULL);
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
+    struct mmtb_value v = probe_text(tb, "- - w 4 4");
+    ck_assert_int_eq(v.wdl, MMTB_DRAW);
+    v = probe_text(tb, "********/********/******** w p p 0 4 0 4 0 0 0 0 0 0 0 0 1");
+    ck_assert_int_eq(v.wdl, MMTB_DRAW);
+    /* the 3-3 sector inside this game is the same as in the movement phase */
+    struct mmtb_sector_stats st;
+    stats_of(tb, "3-3", &st);
+    ck_assert_uint_eq(st.wins, 140621);
+    ck_assert_uint_eq(st.losses, 28736);
+    mmtb_tb_close(tb);
+    remove_dir(dir);
+}
+END_TEST
+
+/* --sectors solves what a sector needs: 3-3 alone gives the published row. */
+START_TEST(only_one_sector)
+{
+    char *dir = solve_into("nine", 0, 0, 0, "3-3");
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
+    struct mmtb_sector_stats st;
+    stats_of(tb, "3-3", &st);
+    ck_assert_uint_eq(st.wins, 140621);
+    struct mmtb_sector s44;
+    mmtb_sector_parse("4-4", &s44);
+    ck_assert_int_eq(mmtb_tb_sector_stats(tb, s44, &st), MMTB_ERR_MISSING);
+    mmtb_tb_close(tb);
+    remove_dir(dir);
+}
+END_TEST
+
+static Suite *known_suite(void)
+{
+    Suite *s = suite_create("known");
+    TCase *tc = tcase_create("published");
+    tcase_set_timeout(tc, 900);
+    tcase_add_test(tc, nine_movement_up_to_4);
+    tcase_add_test(tc, three_diag_centre_only);
+    tcase_add_test(tc, six_start_is_draw);
+    tcase_add_test(tc, nine_4v4_start_is_draw);
+    tcase_add_test(tc, only_one_sector);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(known_suite());
+    /* The solver runs OpenMP regions; keep them in one process. */
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
