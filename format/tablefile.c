@@ -136,6 +136,8 @@ void mmtb_xxh64_init(struct mmtb_xxh64_state *st, uint64_t seed)
 void mmtb_xxh64_update(struct mmtb_xxh64_state *st, const void *buf, size_t len)
 {
     const uint8_t *p = buf;
+    if (len == 0)
+        return;
     st->total += len;
     if (st->nbuf) {
         size_t take = 32 - st->nbuf < len ? 32 - st->nbuf : len;
@@ -323,7 +325,7 @@ int mmtb_tf_header_decode(const uint8_t *b, size_t len, struct mmtb_tf_header *h
     h->wdl_block_log2 = b[H_WDL_LOG2];
     h->dtc_block_log2 = b[H_DTC_LOG2];
     if (h->wdl_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->wdl_block_log2 > MMTB_TF_MAX_BLOCK_LOG2 ||
-        h->dtc_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->dtc_block_log2 > MMTB_TF_MAX_BLOCK_LOG2)
+        h->dtc_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->dtc_block_log2 > h->wdl_block_log2)
         return MMTB_ERR_CORRUPT;
 
     h->slots = get64(b + H_SLOTS);
@@ -346,14 +348,15 @@ int mmtb_tf_header_decode(const uint8_t *b, size_t len, struct mmtb_tf_header *h
     h->wdl_data_bytes = get64(b + H_WDL_BYTES);
     h->dtc_data_bytes = get64(b + H_DTC_BYTES);
     h->meta_hash = get64(b + H_META_HASH);
-    /* Every stored block is 1..raw bytes, so a plane's data lies between
-     * its block count and its raw size. */
+    /* A stored W/D/L block has 1..raw bytes, a DTC block 0..raw bytes, so
+     * the planes' data sizes are bounded by their raw sizes. */
     struct mmtb_tf_layout l;
     if (mmtb_tf_layout(h, &l) != MMTB_OK)
         return MMTB_ERR_CORRUPT;
-    uint64_t wdl_raw = (h->slots + 3) / 4, dtc_raw = h->slots * h->dtc_width;
+    uint64_t wdl_raw = (h->slots + 3) / 4;
+    uint64_t decided = h->wins + h->losses + (h->slots - h->canonical);
     if (h->wdl_data_bytes < l.nblocks[0] || h->wdl_data_bytes > wdl_raw ||
-        h->dtc_data_bytes < l.nblocks[1] || h->dtc_data_bytes > dtc_raw)
+        h->dtc_data_bytes > decided * h->dtc_width)
         return MMTB_ERR_CORRUPT;
     return MMTB_OK;
 }
@@ -366,7 +369,7 @@ int mmtb_tf_layout(const struct mmtb_tf_header *h, struct mmtb_tf_layout *l)
     memset(l, 0, sizeof *l);
     if (h->slots > MMTB_TF_MAX_SLOTS || h->descriptor_len > MMTB_TF_MAX_DESCRIPTOR ||
         h->wdl_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->wdl_block_log2 > MMTB_TF_MAX_BLOCK_LOG2 ||
-        h->dtc_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->dtc_block_log2 > MMTB_TF_MAX_BLOCK_LOG2 ||
+        h->dtc_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->dtc_block_log2 > h->wdl_block_log2 ||
         h->dtc_width > 2 || h->wdl_data_bytes > MMTB_TF_MAX_SLOTS ||
         h->dtc_data_bytes > 2 * MMTB_TF_MAX_SLOTS)
         return MMTB_ERR_CORRUPT;
@@ -401,8 +404,10 @@ uint64_t mmtb_tf_meta_encode(const struct mmtb_tf_header *h, const struct mmtb_t
         const struct mmtb_tf_block *t = pl ? dtc : wdl;
         uint8_t *p = out + (l->table_off[pl] - MMTB_TF_HEADER_SIZE);
         for (uint64_t i = 0; i < l->nblocks[pl]; i++) {
-            put32(p + MMTB_TF_TABLE_ENTRY * i, t[i].csize);
-            put32(p + MMTB_TF_TABLE_ENTRY * i + 4, t[i].hash);
+            uint8_t *e = p + MMTB_TF_TABLE_ENTRY * i;
+            put32(e, t[i].csize);
+            put32(e + 4, t[i].raw_size);
+            put32(e + 8, t[i].hash); /* e + 12: reserved, zero */
         }
     }
     return mmtb_xxh64(out, size, 0);
@@ -427,10 +432,17 @@ int mmtb_tf_meta_decode(const struct mmtb_tf_header *h, const struct mmtb_tf_lay
         uint64_t off = l->data_off[pl];
         uint64_t end = off + (pl ? h->dtc_data_bytes : h->wdl_data_bytes);
         for (uint64_t i = 0; i < l->nblocks[pl]; i++) {
+            const uint8_t *e = p + MMTB_TF_TABLE_ENTRY * i;
             t[i].offset = off;
-            t[i].csize = get32(p + MMTB_TF_TABLE_ENTRY * i);
-            t[i].hash = get32(p + MMTB_TF_TABLE_ENTRY * i + 4);
-            if (t[i].csize == 0 || t[i].csize > mmtb_tf_block_raw_size(h, l, pl, i))
+            t[i].csize = get32(e);
+            t[i].raw_size = get32(e + 4);
+            t[i].hash = get32(e + 8);
+            size_t max = mmtb_tf_block_raw_max(h, l, pl, i);
+            /* W/D/L: exactly the derived size; DTC: whole values, any
+             * number of them up to every slot; stored: 0 only when empty. */
+            if (get32(e + 12) != 0 || t[i].raw_size > max ||
+                (pl == MMTB_TF_WDL ? t[i].raw_size != max : t[i].raw_size % h->dtc_width != 0) ||
+                t[i].csize > t[i].raw_size || (t[i].csize == 0) != (t[i].raw_size == 0))
                 return MMTB_ERR_CORRUPT;
             off += t[i].csize;
             if (off > end)
@@ -482,8 +494,8 @@ uint64_t mmtb_tf_block_nslots(const struct mmtb_tf_header *h, const struct mmtb_
     return h->slots - first < l->block_slots[plane] ? h->slots - first : l->block_slots[plane];
 }
 
-size_t mmtb_tf_block_raw_size(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
-                              int plane, uint64_t b)
+size_t mmtb_tf_block_raw_max(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
+                             int plane, uint64_t b)
 {
     uint64_t n = mmtb_tf_block_nslots(h, l, plane, b);
     return plane == MMTB_TF_WDL ? (size_t)((n + 3) / 4) : (size_t)(n * h->dtc_width);
@@ -491,31 +503,59 @@ size_t mmtb_tf_block_raw_size(const struct mmtb_tf_header *h, const struct mmtb_
 
 void mmtb_tf_pack_wdl(const uint8_t *wdl, size_t n, uint8_t *raw)
 {
-    unsigned prev = MMTB_TF_DRAW;
     memset(raw, 0, (n + 3) / 4);
     for (size_t j = 0; j < n; j++) {
         unsigned c = wdl[j] & 3u;
         if (c == MMTB_TF_UNUSED)
-            c = prev;
+            c = MMTB_TF_DRAW;
         raw[j >> 2] |= (uint8_t)(c << (2 * (j & 3)));
-        prev = c;
     }
 }
 
-void mmtb_tf_pack_dtc(const uint8_t *wdl, const uint16_t *dtc, size_t n, int width,
-                      uint8_t *raw)
+size_t mmtb_tf_pack_dtc(const uint8_t *wdl, const uint16_t *dtc, size_t n, int width,
+                        uint8_t *raw)
 {
-    unsigned prev = 0;
+    size_t k = 0;
     for (size_t j = 0; j < n; j++) {
-        unsigned d = (wdl[j] & 3u) == MMTB_TF_UNUSED ? prev : dtc[j];
-        if (width == 1) {
-            raw[j] = (uint8_t)d;
-        } else {
-            raw[2 * j] = (uint8_t)d;
-            raw[2 * j + 1] = (uint8_t)(d >> 8);
-        }
-        prev = d;
+        if (wdl[j] != MMTB_TF_LOSS && wdl[j] != MMTB_TF_WIN)
+            continue;
+        raw[k++] = (uint8_t)dtc[j];
+        if (width == 2)
+            raw[k++] = (uint8_t)(dtc[j] >> 8);
     }
+    return k;
+}
+
+/* Number of set bits of y, whose bits are all at even positions (one per
+ * 2-bit field): add neighbouring fields into 4-bit, then 8-bit sums, then
+ * all bytes into the top one.  Portable and branch-free (no popcnt). */
+static uint64_t count_pairs(uint64_t y)
+{
+    y = (y & 0x3333333333333333ULL) + ((y >> 2) & 0x3333333333333333ULL);
+    y = (y + (y >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (y * 0x0101010101010101ULL) >> 56;
+}
+
+/* With draw = 01, x ^ 0x55.. turns every draw into 00 and leaves the other
+ * (valid) codes non-zero, so the decided slots of a word are the fields set
+ * in (y | y >> 1) & 0x55...  The ends are counted slot by slot. */
+uint64_t mmtb_tf_count_decided(const uint8_t *raw, uint64_t from, uint64_t to)
+{
+    uint64_t count = 0;
+    while (from < to && (from & 31) != 0) {
+        count += mmtb_tf_wdl_get(raw, from) != MMTB_TF_DRAW;
+        from++;
+    }
+    while (to - from >= 32) {
+        uint64_t x = get64(raw + (from >> 2)) ^ 0x5555555555555555ULL;
+        count += count_pairs((x | x >> 1) & 0x5555555555555555ULL);
+        from += 32;
+    }
+    while (from < to) {
+        count += mmtb_tf_wdl_get(raw, from) != MMTB_TF_DRAW;
+        from++;
+    }
+    return count;
 }
 
 /* A byte holds code 3 somewhere when some pair of bits is 11:
@@ -556,8 +596,13 @@ size_t mmtb_tf_block_bound(size_t n)
 int mmtb_tf_block_compress(ZSTD_CCtx *cctx, int level, const uint8_t *raw, size_t n,
                            uint8_t *dst, size_t cap, uint32_t *csize, uint32_t *hash)
 {
-    if (cap < mmtb_tf_block_bound(n) || n == 0 || n > UINT32_MAX)
+    if (cap < mmtb_tf_block_bound(n) || n > UINT32_MAX)
         return MMTB_ERR_INVALID;
+    if (n == 0) {
+        *csize = 0;
+        *hash = (uint32_t)mmtb_xxh64(dst, 0, 0);
+        return MMTB_OK;
+    }
     size_t z = ZSTD_compressCCtx(cctx, dst, cap, raw, n, level);
     if (ZSTD_isError(z))
         return MMTB_ERR_NOMEM; /* with cap >= the bound, only allocation can fail */
@@ -572,12 +617,15 @@ int mmtb_tf_block_compress(ZSTD_CCtx *cctx, int level, const uint8_t *raw, size_
 }
 
 int mmtb_tf_block_decompress(ZSTD_DCtx *dctx, const uint8_t *src, const struct mmtb_tf_block *b,
-                             uint8_t *raw, size_t n)
+                             uint8_t *raw)
 {
-    if (b->csize == 0 || b->csize > n || (uint32_t)mmtb_xxh64(src, b->csize, 0) != b->hash)
+    size_t n = b->raw_size;
+    if (b->csize > n || (b->csize == 0) != (n == 0) ||
+        (uint32_t)mmtb_xxh64(src, b->csize, 0) != b->hash)
         return MMTB_ERR_CORRUPT;
     if (b->csize == n) {
-        memcpy(raw, src, n);
+        if (n)
+            memcpy(raw, src, n);
         return MMTB_OK;
     }
     /* The frame must announce exactly n bytes and produce them. */

@@ -18,15 +18,16 @@
 #define MMTB_TF_VERSION 1
 #define MMTB_TF_HEADER_SIZE 160
 #define MMTB_TF_FOOTER_SIZE 32
-#define MMTB_TF_VALUE_ENCODING 1  /* 2-bit W/D/L plane + raw DTC plane */
+#define MMTB_TF_VALUE_ENCODING 1  /* 2-bit W/D/L plane + DTC of decided slots */
 #define MMTB_TF_MAX_DESCRIPTOR 65536
 #define MMTB_TF_MAX_SLOTS ((uint64_t)1 << 40)
 #define MMTB_TF_MIN_BLOCK_LOG2 10
 #define MMTB_TF_MAX_BLOCK_LOG2 22
 #define MMTB_TF_WDL_BLOCK_LOG2 18 /* writer default: 262,144 slots = 64 KiB */
-#define MMTB_TF_DTC_BLOCK_LOG2 16 /* writer default: 65,536 slots */
-#define MMTB_TF_DEFAULT_LEVEL 12
-#define MMTB_TF_TABLE_ENTRY 8     /* bytes per block table entry */
+#define MMTB_TF_DTC_BLOCK_LOG2 14 /* writer default: 16,384 slots */
+#define MMTB_TF_WDL_LEVEL 17      /* writer default zstd levels per plane */
+#define MMTB_TF_DTC_LEVEL 12
+#define MMTB_TF_TABLE_ENTRY 16    /* bytes per block table entry */
 #define MMTB_TF_SUFFIX ".mmtb"
 #define MMTB_MANIFEST_NAME "MANIFEST"
 #define MMTB_MANIFEST_VERSION 1
@@ -47,7 +48,7 @@ struct mmtb_tf_header {
     uint16_t index_scheme;
     uint8_t value_encoding;
     uint8_t dtc_width;        /* 0, 1 or 2 */
-    uint8_t wdl_block_log2, dtc_block_log2;
+    uint8_t wdl_block_log2, dtc_block_log2; /* dtc_block_log2 <= wdl_block_log2 */
     uint64_t slots, canonical, wins, draws, losses;
     int32_t max_win, max_loss;
     uint64_t wdl_data_bytes, dtc_data_bytes;
@@ -70,8 +71,9 @@ struct mmtb_tf_layout {
 /* One block, from a block table: offset computed from the sizes before it. */
 struct mmtb_tf_block {
     uint64_t offset;
-    uint32_t csize; /* stored bytes; == raw size: stored raw, < raw size: a zstd frame */
-    uint32_t hash;  /* low 32 bits of the XXH64 of the stored bytes */
+    uint32_t csize;    /* stored bytes; == raw_size: stored raw, < raw_size: a zstd frame */
+    uint32_t raw_size; /* bytes after decompression (DTC: width x decided slots, may be 0) */
+    uint32_t hash;     /* low 32 bits of the XXH64 of the stored bytes */
 };
 
 struct mmtb_tf_footer {
@@ -120,7 +122,7 @@ uint64_t mmtb_tf_meta_size(const struct mmtb_tf_layout *l);
 
 /*
  * Serialise the metadata region: descriptor text, zero padding, the block
- * tables of both planes (csize, hash per block; offsets are ignored).  out
+ * tables of both planes (csize, raw_size, hash; offsets are ignored).  out
  * has mmtb_tf_meta_size bytes.  Returns the XXH64 of the region (for
  * h->meta_hash).
  */
@@ -130,10 +132,12 @@ uint64_t mmtb_tf_meta_encode(const struct mmtb_tf_header *h, const struct mmtb_t
 
 /*
  * Parse the metadata region (meta_size bytes after the fixed header):
- * checks meta_hash, zero padding, descriptor text without NUL bytes, each block's stored size (1..raw size),
- * and that the sizes add up to the header's data sizes.  Fills wdl[] and
- * dtc[] (nblocks entries each; caller allocates) with offsets, sizes and
- * hashes; *descriptor points into buf.  Returns MMTB_OK or MMTB_ERR_CORRUPT.
+ * checks meta_hash, zero padding, descriptor text without NUL bytes, each
+ * block's sizes (W/D/L raw size as derived; DTC raw size a multiple of the
+ * width up to width x slots; stored size up to the raw size, 0 only for an
+ * empty block), reserved fields, and that the stored sizes add up to the
+ * header's data sizes.  Fills wdl[] and dtc[] (nblocks entries each; caller
+ * allocates) with offsets, sizes and hashes; *descriptor points into buf.  Returns MMTB_OK or MMTB_ERR_CORRUPT.
  */
 int mmtb_tf_meta_decode(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
                         const uint8_t *buf, size_t len, const char **descriptor,
@@ -148,11 +152,13 @@ int mmtb_tf_footer_decode(const uint8_t *buf, size_t len, const struct mmtb_tf_h
 
 /* ---- Value planes and blocks ---- */
 
-/* Slots in block b of a plane, and its raw (uncompressed) size in bytes. */
+/* Slots in block b of a plane, and the largest raw (uncompressed) size of
+ * the block in bytes: exact for the W/D/L plane, width x slots for the DTC
+ * plane (whose blocks hold only the decided slots). */
 uint64_t mmtb_tf_block_nslots(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
                               int plane, uint64_t b);
-size_t mmtb_tf_block_raw_size(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
-                              int plane, uint64_t b);
+size_t mmtb_tf_block_raw_max(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
+                             int plane, uint64_t b);
 
 /* DTC width a sector with these largest depths must use (FORMAT.md): 0 when
  * no win and no loss deeper than 0, 1 up to 255, else 2. */
@@ -161,15 +167,19 @@ int mmtb_tf_dtc_width(int32_t max_win, int32_t max_loss);
 /*
  * Pack n slot values into a raw W/D/L block: 4 slots per byte, slot j in
  * bits 2(j mod 4) of byte j/4, unused high bits of the last byte zero.
- * wdl[i] is 0..3; an unused slot (3) stores the previous slot's code (the
- * first slot of a block: draw).
+ * wdl[i] is 0..3; an unused slot (3) is stored as a draw.
  */
 void mmtb_tf_pack_wdl(const uint8_t *wdl, size_t n, uint8_t *raw);
 
-/* Pack n DTC values (width 1 or 2 bytes, little-endian); unused slots
- * (wdl 3) repeat the previous slot's value (first slot: 0). */
-void mmtb_tf_pack_dtc(const uint8_t *wdl, const uint16_t *dtc, size_t n, int width,
-                      uint8_t *raw);
+/* Pack the DTC values of the decided slots (wdl 0 or 2) among n, in slot
+ * order, width 1 or 2 bytes little-endian; draws and unused slots are
+ * skipped.  Returns the bytes written (width x decided slots). */
+size_t mmtb_tf_pack_dtc(const uint8_t *wdl, const uint16_t *dtc, size_t n, int width,
+                        uint8_t *raw);
+
+/* Number of decided slots (code loss or win) among slots [from, to) of a
+ * raw W/D/L block: where a slot's depth sits in its DTC block. */
+uint64_t mmtb_tf_count_decided(const uint8_t *raw, uint64_t from, uint64_t to);
 
 /* Validate a raw W/D/L block of n slots (no code 3, padding bits zero) /
  * a raw DTC block (no value above max_dtc).  MMTB_OK or MMTB_ERR_CORRUPT. */
@@ -190,20 +200,22 @@ static inline unsigned mmtb_tf_dtc_get(const uint8_t *raw, uint64_t j, int width
 size_t mmtb_tf_block_bound(size_t n);
 
 /*
- * Compress a raw block with zstd at `level` into dst (cap >=
- * mmtb_tf_block_bound(n)); when the frame would not be smaller than the
- * block, store it raw.  Writes the stored size and its 32-bit hash.  Returns
- * MMTB_OK or MMTB_ERR_NOMEM / MMTB_ERR_INVALID if zstd fails.
+ * Compress a raw block of n bytes (n may be 0: an empty DTC block, stored
+ * as nothing) with zstd at `level` into dst (cap >= mmtb_tf_block_bound(n));
+ * when the frame would not be smaller than the block, store it raw.
+ * Writes the stored size and its 32-bit hash.  Returns MMTB_OK, or
+ * MMTB_ERR_NOMEM / MMTB_ERR_INVALID if zstd fails.
  */
 int mmtb_tf_block_compress(ZSTD_CCtx *cctx, int level, const uint8_t *raw, size_t n,
                            uint8_t *dst, size_t cap, uint32_t *csize, uint32_t *hash);
 
 /*
- * Check a stored block against its table entry (size, hash) and expand it
- * to exactly n raw bytes.  Returns MMTB_OK or MMTB_ERR_CORRUPT.
+ * Check a stored block against its table entry (sizes, hash) and expand it
+ * to exactly b->raw_size bytes into raw (room for them).  Returns MMTB_OK
+ * or MMTB_ERR_CORRUPT.
  */
 int mmtb_tf_block_decompress(ZSTD_DCtx *dctx, const uint8_t *src, const struct mmtb_tf_block *b,
-                             uint8_t *raw, size_t n);
+                             uint8_t *raw);
 
 /* ---- File names ---- */
 

@@ -335,7 +335,7 @@ struct writer {
     const struct mmtb_variant *v;
     mmtb_fill_fn fill;
     void *fctx;
-    int level;
+    int level[2]; /* zstd level per plane */
     int fd;
     struct mmtb_tf_header h;
     struct mmtb_tf_layout l;
@@ -421,18 +421,18 @@ static int pass_stats(struct writer *w, struct bstats *total)
     return MMTB_OK;
 }
 
-/* Fill and pack block b of a plane into sc->raw; returns its raw size. */
+/* Fill and pack block b of a plane into sc->raw; returns its raw size
+ * (for the DTC plane: width x the decided slots). */
 static size_t pack_block(struct writer *w, struct scratch *sc, int plane, uint64_t b,
                          struct bstats *bs)
 {
     uint64_t first = b * w->l.block_slots[plane];
     uint64_t n = mmtb_tf_block_nslots(&w->h, &w->l, plane, b);
     fill_checked(w, sc, first, n, bs);
-    if (plane == MMTB_TF_WDL)
-        mmtb_tf_pack_wdl(sc->wdl, n, sc->raw);
-    else
-        mmtb_tf_pack_dtc(sc->wdl, sc->dtc, n, w->h.dtc_width, sc->raw);
-    return mmtb_tf_block_raw_size(&w->h, &w->l, plane, b);
+    if (plane == MMTB_TF_DTC)
+        return mmtb_tf_pack_dtc(sc->wdl, sc->dtc, n, w->h.dtc_width, sc->raw);
+    mmtb_tf_pack_wdl(sc->wdl, n, sc->raw);
+    return mmtb_tf_block_raw_max(&w->h, &w->l, plane, b);
 }
 
 /* Pass 2/3: compress every block of a plane, a batch at a time in
@@ -450,7 +450,8 @@ static int pass_plane(struct writer *w, int plane, uint64_t *bytes)
             struct scratch *sc = &w->sc[omp_get_thread_num()];
             struct mmtb_tf_block *t = &w->tab[plane][b0 + k];
             size_t n = pack_block(w, sc, plane, b0 + k, &w->bst[k]);
-            w->brc[k] = mmtb_tf_block_compress(sc->cctx, w->level, sc->raw, n,
+            t->raw_size = (uint32_t)n;
+            w->brc[k] = mmtb_tf_block_compress(sc->cctx, w->level[plane], sc->raw, n,
                                                w->batch + k * w->bound, w->bound, &t->csize,
                                                &t->hash);
         }
@@ -517,7 +518,7 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
             /* The batch's blocks are contiguous: one read, hashed in order. */
             uint64_t start = t[b0].offset;
             uint64_t len = t[b0 + nbatch - 1].offset + t[b0 + nbatch - 1].csize - start;
-            rc = pread_all(w->fd, w->batch, len, start);
+            rc = len ? pread_all(w->fd, w->batch, len, start) : MMTB_OK;
             if (rc != MMTB_OK) {
                 rc = fail(why, whylen, rc, "cannot read blocks back");
                 goto out;
@@ -529,14 +530,16 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
                 uint64_t b = b0 + k;
                 size_t n = pack_block(w, sc, plane, b, &w->bst[k]);
                 uint64_t ns = mmtb_tf_block_nslots(&h, &l, plane, b);
-                int r = mmtb_tf_block_decompress(sc->dctx, w->batch + (t[b].offset - start),
-                                                 &t[b], sc->raw2, n);
+                int r = n == t[b].raw_size ? MMTB_OK : MMTB_ERR_CORRUPT;
                 if (r == MMTB_OK)
-                    r = plane ? mmtb_tf_check_dtc(sc->raw2, ns, h.dtc_width,
+                    r = mmtb_tf_block_decompress(sc->dctx, w->batch + (t[b].offset - start), &t[b],
+                                                 sc->raw2);
+                if (r == MMTB_OK)
+                    r = plane ? mmtb_tf_check_dtc(sc->raw2, n / h.dtc_width, h.dtc_width,
                                                   (uint32_t)(h.max_win > h.max_loss ? h.max_win
                                                                                    : h.max_loss))
                               : mmtb_tf_check_wdl(sc->raw2, ns);
-                if (r == MMTB_OK && memcmp(sc->raw, sc->raw2, n) != 0)
+                if (r == MMTB_OK && n && memcmp(sc->raw, sc->raw2, n) != 0)
                     r = MMTB_ERR_CORRUPT;
                 w->brc[k] = r;
             }
@@ -716,15 +719,17 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
     if (!dir || !v || !fill || !v->text)
         return fail(err, errlen, MMTB_ERR_INVALID, "bad arguments");
     mmtb_tf_sector_name(s, name, sizeof name);
-    int level = o && o->zstd_level ? o->zstd_level : MMTB_TF_DEFAULT_LEVEL;
-    if (level < 1 || level > ZSTD_maxCLevel())
+    int level = o ? o->zstd_level : 0;
+    if (level < 0 || level > ZSTD_maxCLevel())
         return fail(err, errlen, MMTB_ERR_INVALID, "zstd level %d outside 1..%d", level,
                     ZSTD_maxCLevel());
     int wlog = o && o->wdl_block_log2 ? o->wdl_block_log2 : MMTB_TF_WDL_BLOCK_LOG2;
     int dlog = o && o->dtc_block_log2 ? o->dtc_block_log2 : MMTB_TF_DTC_BLOCK_LOG2;
     if (wlog < MMTB_TF_MIN_BLOCK_LOG2 || wlog > MMTB_TF_MAX_BLOCK_LOG2 ||
-        dlog < MMTB_TF_MIN_BLOCK_LOG2 || dlog > MMTB_TF_MAX_BLOCK_LOG2)
-        return fail(err, errlen, MMTB_ERR_INVALID, "block sizes outside 2^%d..2^%d slots",
+        dlog < MMTB_TF_MIN_BLOCK_LOG2 || dlog > wlog)
+        return fail(err, errlen, MMTB_ERR_INVALID,
+                    "block sizes outside 2^%d..2^%d slots, or DTC blocks larger than W/D/L "
+                    "blocks",
                     MMTB_TF_MIN_BLOCK_LOG2, MMTB_TF_MAX_BLOCK_LOG2);
     if (slots > MMTB_TF_MAX_SLOTS || v->text_len == 0 || v->text_len > MMTB_TF_MAX_DESCRIPTOR ||
         strlen(v->name) == 0 || strlen(v->name) > 31 || s.w + s.b > MMTB_MAX_POINTS)
@@ -742,7 +747,8 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
     w.v = v;
     w.fill = fill;
     w.fctx = ctx;
-    w.level = level;
+    w.level[MMTB_TF_WDL] = level ? level : MMTB_TF_WDL_LEVEL;
+    w.level[MMTB_TF_DTC] = level ? level : MMTB_TF_DTC_LEVEL;
     w.nthreads = omp_get_max_threads();
     w.h.version = MMTB_TF_VERSION;
     w.h.fingerprint = v->fingerprint;

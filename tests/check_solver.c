@@ -127,8 +127,7 @@ struct skey {
     uint64_t a, b;
 };
 
-static struct skey key_of(int kind, int capture, struct mmtb_sector t, uint32_t mover,
-                          uint32_t opp)
+static struct skey key_of(int kind, int capture, struct mmtb_sector t, uint32_t mover, uint32_t opp)
 {
     struct skey k;
     if (kind == SUCC_WIN) {
@@ -252,8 +251,8 @@ static int check_successors(const struct mmtb_variant *v, struct mmtb_sector s, 
     if (nm != ns || memcmp(k1, k2, (size_t)nm * sizeof *k1) != 0) {
         if (bad++ == 0) {
             describe(v, s, mover, opp, buf, sizeof buf);
-            fprintf(stderr, "%s %s: %d moves from movegen, %d successors from succ\n", v->name,
-                    buf, nm, ns);
+            fprintf(stderr, "%s %s: %d moves from movegen, %d successors from succ\n", v->name, buf,
+                    nm, ns);
         }
     }
     return bad;
@@ -286,9 +285,9 @@ static int check_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s,
             continue;
         uint32_t froms = step < 0 ? 1 : empty;
         for (; froms; froms &= froms - 1) {
-            uint32_t cand = step < 0 ? opp
-                                     : (opp & ~(UINT32_C(1) << step)) |
-                                           (UINT32_C(1) << __builtin_ctz(froms));
+            uint32_t cand =
+                step < 0 ? opp
+                         : (opp & ~(UINT32_C(1) << step)) | (UINT32_C(1) << __builtin_ctz(froms));
             struct mmtb_pos q = make_pos(ps, cand, mover);
             int nm = mmtb_gen_moves(v, &q, moves);
             REQUIRE(nm >= 0);
@@ -454,8 +453,7 @@ START_TEST(test_succ_matches_movegen_rare_rules)
         size_t len = strlen(text) + 128;
         char *t2 = malloc(len);
         ck_assert_ptr_nonnull(t2);
-        snprintf(t2, len, "%.*s%s%s", (int)(at - text), text, repl[k][1],
-                 at + strlen(repl[k][0]));
+        snprintf(t2, len, "%.*s%s%s", (int)(at - text), text, repl[k][1], at + strlen(repl[k][0]));
         struct mmtb_variant *v = NULL;
         char err[256] = "";
         int rc = mmtb_variant_parse(&v, t2, strlen(t2), "test", err, sizeof err);

@@ -33,7 +33,7 @@
 
 #define GOLDEN_DIR MMTB_SOURCE_DIR "/tests/data/golden/three-diag"
 /* XXH64 of the committed golden 3-3.mmtb (see the comment at the top). */
-#define GOLDEN_HASH 0x6cc1479c09c2685bULL
+#define GOLDEN_HASH 0x1349a5d005326bf8ULL
 /* zstd release the golden file was written with: byte-exact regeneration
  * is only compared under the same release. */
 #define GOLDEN_ZSTD 10504
@@ -258,7 +258,8 @@ START_TEST(header_round_trip)
     ck_assert_uint_eq(l.nblocks[0], 4);  /* 1e6 / 2^18 rounded up */
     ck_assert_uint_eq(l.nblocks[1], 16); /* 1e6 / 2^16 rounded up */
     ck_assert_uint_eq(l.table_off[0], 160 + 1240);
-    ck_assert_uint_eq(l.meta_end, 160 + 1240 + 8 * 20);
+    ck_assert_uint_eq(l.table_off[1], 160 + 1240 + 16 * 4);
+    ck_assert_uint_eq(l.meta_end, 160 + 1240 + 16 * 20);
     ck_assert_uint_eq(l.file_size, l.meta_end + 9999 + 77777 + 32);
 }
 END_TEST
@@ -292,6 +293,10 @@ START_TEST(header_rejects)
     expect_header(x, MMTB_ERR_CORRUPT, "block too small");
     x = h, x.wdl_block_log2 = 23;
     expect_header(x, MMTB_ERR_CORRUPT, "block too large");
+    x = h, x.dtc_block_log2 = 19;
+    expect_header(x, MMTB_ERR_CORRUPT, "DTC blocks larger than W/D/L blocks");
+    x = h, x.dtc_data_bytes = 2 * (h.wins + h.losses + h.slots - h.canonical) + 1;
+    expect_header(x, MMTB_ERR_CORRUPT, "DTC data larger than the decided slots allow");
     x = h, x.wdl_data_bytes = (h.slots + 3) / 4 + 1;
     expect_header(x, MMTB_ERR_CORRUPT, "W/D/L data larger than raw");
     x = h, x.descriptor_len = 0;
@@ -339,18 +344,27 @@ END_TEST
 
 START_TEST(pack_wdl_round_trip)
 {
-    for (size_t n = 1; n < 70; n++) {
-        uint8_t wdl[70], raw[20];
+    for (size_t n = 1; n < 300; n += 1 + n / 16) {
+        uint8_t wdl[300], raw[80];
         for (size_t i = 0; i < n; i++)
             wdl[i] = (uint8_t)(rnd() % 4);
         mmtb_tf_pack_wdl(wdl, n, raw);
         ck_assert_int_eq(mmtb_tf_check_wdl(raw, n), MMTB_OK);
-        unsigned prev = MMTB_TF_DRAW;
+        uint64_t decided = 0;
         for (size_t i = 0; i < n; i++) {
-            unsigned want = wdl[i] == 3 ? prev : wdl[i];
+            unsigned want = wdl[i] == 3 ? MMTB_TF_DRAW : wdl[i]; /* unused: stored as draws */
             ck_assert_uint_eq(mmtb_tf_wdl_get(raw, i), want);
-            prev = want;
+            decided += want != MMTB_TF_DRAW;
+            /* counting decided slots over any prefix and from any start */
+            ck_assert_uint_eq(mmtb_tf_count_decided(raw, 0, i + 1), decided);
         }
+        for (size_t a = 0; a <= n; a++)
+            for (size_t b = a; b <= n; b += 1 + b / 8) {
+                uint64_t c = 0;
+                for (size_t i = a; i < b; i++)
+                    c += mmtb_tf_wdl_get(raw, i) != MMTB_TF_DRAW;
+                ck_assert_uint_eq(mmtb_tf_count_decided(raw, a, b), c);
+            }
         /* Padding bits of the last byte must be zero; code 3 is invalid. */
         if (n % 4) {
             raw[n / 4] |= (uint8_t)(1u << 7);
@@ -372,14 +386,16 @@ START_TEST(pack_dtc_round_trip)
             wdl[i] = (uint8_t)(rnd() % 4);
             dtc[i] = (uint16_t)(rnd() % (width == 1 ? 256 : 65536));
         }
-        mmtb_tf_pack_dtc(wdl, dtc, 100, width, raw);
-        unsigned prev = 0;
+        size_t bytes = mmtb_tf_pack_dtc(wdl, dtc, 100, width, raw);
+        uint64_t k = 0;
         for (int i = 0; i < 100; i++) {
-            unsigned want = wdl[i] == 3 ? prev : dtc[i];
-            ck_assert_uint_eq(mmtb_tf_dtc_get(raw, (uint64_t)i, width), want);
-            prev = want;
+            if (wdl[i] != MMTB_TF_WIN && wdl[i] != MMTB_TF_LOSS)
+                continue; /* draws and unused slots have no entry */
+            ck_assert_uint_eq(mmtb_tf_dtc_get(raw, k, width), dtc[i]);
+            k++;
         }
-        ck_assert_int_eq(mmtb_tf_check_dtc(raw, 100, width, 65535), MMTB_OK);
+        ck_assert_uint_eq(bytes, k * (uint64_t)width);
+        ck_assert_int_eq(mmtb_tf_check_dtc(raw, k, width, 65535), MMTB_OK);
     }
     uint8_t raw[4] = {5, 0, 7, 1}; /* 5 and 263 */
     ck_assert_int_eq(mmtb_tf_check_dtc(raw, 2, 2, 263), MMTB_OK);
@@ -399,22 +415,27 @@ static uint32_t block_round_trip(const uint8_t *raw, size_t n)
     ZSTD_DCtx *d = ZSTD_createDCtx();
     size_t cap = mmtb_tf_block_bound(n);
     uint8_t *dst = malloc(cap), *back = malloc(n);
-    struct mmtb_tf_block b = {0, 0, 0};
+    struct mmtb_tf_block b = {0, 0, (uint32_t)n, 0};
     ck_assert_int_eq(mmtb_tf_block_compress(c, 12, raw, n, dst, cap, &b.csize, &b.hash), MMTB_OK);
     ck_assert_uint_le(b.csize, n);
-    ck_assert_int_eq(mmtb_tf_block_decompress(d, dst, &b, back, n), MMTB_OK);
+    ck_assert_int_eq(mmtb_tf_block_decompress(d, dst, &b, back), MMTB_OK);
     ck_assert_mem_eq(back, raw, n);
     /* Any flipped bit of the stored bytes is caught by the block hash. */
     for (uint32_t i = 0; i < b.csize; i += 1 + b.csize / 50) {
         dst[i] ^= 0x20;
-        ck_assert_int_eq(mmtb_tf_block_decompress(d, dst, &b, back, n), MMTB_ERR_CORRUPT);
+        ck_assert_int_eq(mmtb_tf_block_decompress(d, dst, &b, back), MMTB_ERR_CORRUPT);
         dst[i] ^= 0x20;
     }
-    /* A wrong expected size or hash is caught. */
-    if (b.csize < n)
-        ck_assert_int_eq(mmtb_tf_block_decompress(d, dst, &b, back, n - 1), MMTB_ERR_CORRUPT);
+    /* A wrong raw size or hash is caught. */
+    if (b.csize < n) {
+        b.raw_size = (uint32_t)n - 1;
+        ck_assert_int_eq(mmtb_tf_block_decompress(d, dst, &b, back), MMTB_ERR_CORRUPT);
+        b.raw_size = (uint32_t)n + 1;
+        ck_assert_int_eq(mmtb_tf_block_decompress(d, dst, &b, back), MMTB_ERR_CORRUPT);
+        b.raw_size = (uint32_t)n;
+    }
     b.hash ^= 1;
-    ck_assert_int_eq(mmtb_tf_block_decompress(d, dst, &b, back, n), MMTB_ERR_CORRUPT);
+    ck_assert_int_eq(mmtb_tf_block_decompress(d, dst, &b, back), MMTB_ERR_CORRUPT);
     uint32_t cs = b.csize;
     free(dst);
     free(back);
@@ -446,13 +467,26 @@ START_TEST(block_round_trips)
         wdl[i] = (uint8_t)(rnd() % 3);
         dtc[i] = wdl[i] == 1 ? 0 : (uint16_t)(rnd() % 40);
     }
-    mmtb_tf_pack_dtc(wdl, dtc, N - 3, 1, raw);
-    block_round_trip(raw, N - 3);
+    block_round_trip(raw, mmtb_tf_pack_dtc(wdl, dtc, N - 3, 1, raw));
     for (int i = 0; i < N; i++)
         dtc[i] = (uint16_t)(dtc[i] * 97);
-    mmtb_tf_pack_dtc(wdl, dtc, N - 5, 2, raw);
-    block_round_trip(raw, 2 * (N - 5));
+    block_round_trip(raw, mmtb_tf_pack_dtc(wdl, dtc, N - 5, 2, raw));
     block_round_trip(raw, 1);
+    /* An empty block (a DTC block of draws) is stored as nothing. */
+    {
+        ZSTD_CCtx *c = ZSTD_createCCtx();
+        ZSTD_DCtx *d = ZSTD_createDCtx();
+        uint8_t dst[64], back[1];
+        struct mmtb_tf_block b = {0, 7, 0, 0};
+        ck_assert_int_eq(mmtb_tf_block_compress(c, 12, raw, 0, dst, sizeof dst, &b.csize, &b.hash),
+                         MMTB_OK);
+        ck_assert_uint_eq(b.csize, 0);
+        ck_assert_int_eq(mmtb_tf_block_decompress(d, dst, &b, back), MMTB_OK);
+        b.hash ^= 1;
+        ck_assert_int_eq(mmtb_tf_block_decompress(d, dst, &b, back), MMTB_ERR_CORRUPT);
+        ZSTD_freeCCtx(c);
+        ZSTD_freeDCtx(d);
+    }
     free(wdl);
     free(raw);
     free(dtc);
@@ -591,28 +625,33 @@ static void check_pattern_file(const uint8_t *f, size_t len, const mmtb_index *i
     ck_assert_uint_eq(ft.file_hash, mmtb_xxh64(f, l.footer_off, 0));
     ZSTD_DCtx *d = ZSTD_createDCtx();
     uint64_t wins = 0, draws = 0, losses = 0;
-    for (int pl = 0; pl < 2; pl++)
-        for (uint64_t b = 0; b < l.nblocks[pl]; b++) {
-            size_t n = mmtb_tf_block_raw_size(&h, &l, pl, b);
-            uint8_t *raw = malloc(n);
-            struct mmtb_tf_block *t = pl ? &t1[b] : &t0[b];
-            ck_assert_int_eq(mmtb_tf_block_decompress(d, f + t->offset, t, raw, n), MMTB_OK);
-            for (uint64_t j = 0; j < mmtb_tf_block_nslots(&h, &l, pl, b); j++) {
-                uint64_t slot = b * l.block_slots[pl] + j;
-                if (ix && !mmtb_index_slot_is_canonical(ix, s, slot))
-                    continue;
-                uint8_t w;
-                uint16_t dt;
-                pattern_value(slot, &w, &dt);
-                if (pl == 0) {
-                    ck_assert_uint_eq(mmtb_tf_wdl_get(raw, j), w);
-                    wins += w == 2, draws += w == 1, losses += w == 0;
-                } else {
-                    ck_assert_uint_eq(mmtb_tf_dtc_get(raw, j, 2), dt);
-                }
-            }
-            free(raw);
+    /* One block per plane at this size: the DTC entries follow the
+     * decided slots of the W/D/L block in order. */
+    ck_assert_uint_eq(l.nblocks[0], 1);
+    ck_assert_uint_eq(l.nblocks[1], 1);
+    uint8_t *wraw = malloc(t0[0].raw_size), *draw = malloc(t1[0].raw_size + 1);
+    ck_assert_int_eq(mmtb_tf_block_decompress(d, f + t0[0].offset, &t0[0], wraw), MMTB_OK);
+    ck_assert_int_eq(mmtb_tf_block_decompress(d, f + t1[0].offset, &t1[0], draw), MMTB_OK);
+    uint64_t k = 0;
+    for (uint64_t slot = 0; slot < h.slots; slot++) {
+        unsigned code = mmtb_tf_wdl_get(wraw, slot);
+        uint16_t depth = 0;
+        if (code != MMTB_TF_DRAW)
+            depth = (uint16_t)mmtb_tf_dtc_get(draw, k++, 2);
+        if (ix && !mmtb_index_slot_is_canonical(ix, s, slot)) {
+            ck_assert_uint_eq(code, MMTB_TF_DRAW); /* the writer's choice for unused slots */
+            continue;
         }
+        uint8_t w;
+        uint16_t dt;
+        pattern_value(slot, &w, &dt);
+        ck_assert_uint_eq(code, w);
+        ck_assert_uint_eq(depth, dt);
+        wins += w == 2, draws += w == 1, losses += w == 0;
+    }
+    ck_assert_uint_eq(2 * k, t1[0].raw_size);
+    free(wraw);
+    free(draw);
     if (ix) {
         ck_assert_uint_eq(h.wins, wins);
         ck_assert_uint_eq(h.draws, draws);
@@ -797,7 +836,7 @@ START_TEST(corrupt_fixtures)
     struct mmtb_tf_layout l;
     ck_assert_int_eq(mmtb_tf_header_decode(b, fx.len, &h), MMTB_OK);
     mmtb_tf_layout(&h, &l);
-    b[l.table_off[0] + 4] ^= 1;
+    b[l.table_off[0] + 8] ^= 1;
     uint64_t mh = mmtb_xxh64(b + 160, mmtb_tf_meta_size(&l), 0);
     for (int k = 0; k < 8; k++)
         b[144 + k] = (uint8_t)(mh >> (8 * k));

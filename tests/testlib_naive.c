@@ -28,10 +28,10 @@
 #define V_DEPTH 0x3fffu
 
 /* What the moves leaving the pair say about a position (one byte each). */
-#define X_WIN1 1u      /* a move wins at once, or captures into a lost position */
-#define X_DRAW 2u      /* a move ends the game drawn, or captures into a drawn one */
-#define X_LOSS1 4u     /* a move captures into a position the opponent wins */
-#define X_TERM_LOSS 8u /* the position itself is a lost game (loss in 0) */
+#define X_WIN1 1u       /* a move wins at once, or captures into a lost position */
+#define X_DRAW 2u       /* a move ends the game drawn, or captures into a drawn one */
+#define X_LOSS1 4u      /* a move captures into a position the opponent wins */
+#define X_TERM_LOSS 8u  /* the position itself is a lost game (loss in 0) */
 #define X_TERM_DRAW 16u /* the position itself is a drawn game */
 
 struct nsector {
@@ -148,8 +148,7 @@ static bool in_range(const struct naive *n, int w, int b)
  * C(np - w, b) + rank of opp among the points the mover leaves free. */
 static uint64_t gindex(const struct naive *n, uint32_t mover, uint32_t opp)
 {
-    const struct nsector *s =
-        &n->sec[__builtin_popcount(mover)][__builtin_popcount(opp)];
+    const struct nsector *s = &n->sec[__builtin_popcount(mover)][__builtin_popcount(opp)];
     return s->off + rank_set(n, mover) * s->cb + rank_within(n, opp, mover);
 }
 
@@ -160,7 +159,7 @@ static uint64_t gindex(const struct naive *n, uint32_t mover, uint32_t opp)
  */
 struct walk {
     int w, b;
-    uint64_t nm, no;   /* C(np, w), C(np - w, b) */
+    uint64_t nm, no;    /* C(np, w), C(np - w, b) */
     uint64_t rm, ro, i; /* rank of the mover, of opp within the free points; index */
     uint32_t mover, copp, opp;
     int8_t fr[MMTB_MAX_POINTS];
@@ -202,14 +201,14 @@ static bool walk_next(const struct naive *n, struct walk *wk)
  * (quiet moves into the partner sector) and a summary of the others. */
 struct member {
     int w, b;
-    uint8_t *nq;   /* quiet successors per position */
-    uint8_t *ext;  /* X_* flags per position */
-    uint32_t *blk;  /* rank(opp): the block of the partner sector (positions
-                       with q's mover = opp) that holds the quiet successors */
+    uint8_t *nq;     /* quiet successors per position */
+    uint8_t *ext;    /* X_* flags per position */
+    uint32_t *blk;   /* rank(opp): the block of the partner sector (positions
+                        with q's mover = opp) that holds the quiet successors */
     uint8_t *chg[2]; /* per block of this sector: something was decided in it
                         at the previous level [0] / at this level [1] */
-    uint16_t *succ; /* successors, position by position: q's index within
-                       q's mover block (see build_member) */
+    uint16_t *succ;  /* successors, position by position: q's index within
+                        q's mover block (see build_member) */
     uint64_t nsucc, cap;
 };
 
@@ -382,8 +381,7 @@ static int build_member(struct naive *n, struct member *m, char *err, size_t err
  * a position whose moves are all decided losses of smaller depth (which
  * level iteration rules out).
  */
-static int64_t level_member(struct naive *n, struct member *m, const struct member *pm,
-                            unsigned d)
+static int64_t level_member(struct naive *n, struct member *m, const struct member *pm, unsigned d)
 {
     const struct nsector *s = &n->sec[m->w][m->b], *ps = &n->sec[pm->w][pm->b];
     uint16_t *val = n->val + s->off;
@@ -474,8 +472,8 @@ static int solve_pair(struct naive *n, int w, int b, char *err, size_t errlen)
         for (int k = 0; k < nm; k++) {
             int64_t g = level_member(n, &m[k], &m[nm == 1 ? 0 : 1 - k], d);
             if (g < 0) {
-                set_err(err, errlen, "sector %d-%d, level %u: a loss missed its level",
-                        m[k].w, m[k].b, d);
+                set_err(err, errlen, "sector %d-%d, level %u: a loss missed its level", m[k].w,
+                        m[k].b, d);
                 rc = -1;
                 break;
             }
@@ -524,8 +522,7 @@ static void count_sector(struct naive *n, int w, int b)
     }
 }
 
-struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *err,
-                          size_t errlen)
+struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *err, size_t errlen)
 {
     double t0 = now_seconds();
     if (!v || v->npoints < 1 || v->npoints > 32 ||
@@ -613,8 +610,7 @@ uint64_t naive_sector_size(const struct naive *n, int w, int b)
     return in_range(n, w, b) ? n->sec[w][b].size : 0;
 }
 
-void naive_unrank(const struct naive *n, int w, int b, uint64_t i, uint32_t *mover,
-                  uint32_t *opp)
+void naive_unrank(const struct naive *n, int w, int b, uint64_t i, uint32_t *mover, uint32_t *opp)
 {
     const struct nsector *s = &n->sec[w][b];
     uint32_t m = unrank_set(n, i / s->cb, w, n->np);
@@ -626,8 +622,7 @@ void naive_unrank(const struct naive *n, int w, int b, uint64_t i, uint32_t *mov
 
 uint64_t naive_rank(const struct naive *n, uint32_t mover, uint32_t opp)
 {
-    return gindex(n, mover, opp) -
-           n->sec[__builtin_popcount(mover)][__builtin_popcount(opp)].off;
+    return gindex(n, mover, opp) - n->sec[__builtin_popcount(mover)][__builtin_popcount(opp)].off;
 }
 
 /* Decode a value word. */
@@ -706,8 +701,8 @@ uint64_t naive_orbits(struct naive *n)
                  * (mover, opp) pair. */
                 uint64_t key = (uint64_t)wk.mover << 32 | wk.opp, best = key;
                 for (int g = 1; g < ns; g++) {
-                    uint64_t k2 = (uint64_t)sym_image(tab, g, wk.mover) << 32 |
-                                  sym_image(tab, g, wk.opp);
+                    uint64_t k2 =
+                        (uint64_t)sym_image(tab, g, wk.mover) << 32 | sym_image(tab, g, wk.opp);
                     if (k2 < best)
                         best = k2;
                 }
@@ -729,8 +724,7 @@ uint64_t naive_orbits(struct naive *n)
     return bad;
 }
 
-void naive_format(const struct mmtb_variant *v, uint32_t mover, uint32_t opp, char *buf,
-                  size_t len)
+void naive_format(const struct mmtb_variant *v, uint32_t mover, uint32_t opp, char *buf, size_t len)
 {
     size_t k = 0;
     const uint32_t sets[2] = {mover, opp};

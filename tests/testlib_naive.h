@@ -34,8 +34,7 @@ struct naive_stats {
  * together.  Returns NULL on failure (out of memory, a rule outcome the
  * oracle does not expect) with a message in err.  v must outlive the result.
  */
-struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *err,
-                          size_t errlen);
+struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *err, size_t errlen);
 void naive_free(struct naive *n);
 
 /* Stone range of the solved sectors. */
@@ -47,8 +46,7 @@ int naive_max_stones(const struct naive *n);
 uint64_t naive_sector_size(const struct naive *n, int w, int b);
 
 /* The i-th position of sector (w, b), 0 <= i < naive_sector_size. */
-void naive_unrank(const struct naive *n, int w, int b, uint64_t i, uint32_t *mover,
-                  uint32_t *opp);
+void naive_unrank(const struct naive *n, int w, int b, uint64_t i, uint32_t *mover, uint32_t *opp);
 
 /* Index of (mover, opp) inside its sector (the inverse of naive_unrank). */
 uint64_t naive_rank(const struct naive *n, uint32_t mover, uint32_t opp);

@@ -30,6 +30,7 @@ int cli_cmd_sectors(int argc, char **argv);
 int cli_cmd_probe(int argc, char **argv);
 int cli_cmd_stats(int argc, char **argv);
 int cli_cmd_play(int argc, char **argv);
+int cli_cmd_bench(int argc, char **argv);
 
 /* ---- option parsing ---- */
 

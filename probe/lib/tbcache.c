@@ -10,14 +10,19 @@
 #include <string.h>
 
 /* A cached block.  key = sector position << 42 | plane << 41 | block
- * (positions < 2^20, blocks < 2^30). */
+ * (positions < 2^20, blocks < 2^31). */
 struct centry {
     uint64_t key;
     uint8_t *data;
-    size_t size;
+    uint32_t *cum; /* W/D/L blocks: decided slots before slot 256 c, c = 0..chunks */
+    size_t size;   /* bytes charged to the budget */
     struct centry *prev, *next; /* LRU list, most recent first */
     struct centry *hnext;       /* hash chain */
 };
+
+/* Slots per prefix-count chunk of a cached W/D/L block; DTC blocks (at
+ * least 2^10 slots) start on chunk boundaries. */
+#define CHUNK 256
 
 struct mmtb_ctx {
     const mmtb_tb *tb;
@@ -83,6 +88,7 @@ void mmtb_ctx_free(mmtb_ctx *ctx)
         while (e != &ctx->lru) {
             struct centry *n = e->next;
             free(e->data);
+            free(e->cum);
             free(e);
             e = n;
         }
@@ -119,18 +125,37 @@ static void evict_one(mmtb_ctx *ctx)
     lru_unlink(e);
     ctx->used -= e->size;
     free(e->data);
+    free(e->cum);
     free(e);
+}
+
+/* The cached entry of key, or NULL. */
+static struct centry *cache_find(const mmtb_ctx *ctx, uint64_t key)
+{
+    struct centry *e = ctx->buckets[bucket_of(ctx, key)];
+    while (e && e->key != key)
+        e = e->hnext;
+    return e;
+}
+
+static uint64_t block_key(int si, int plane, uint64_t b)
+{
+    return (uint64_t)si << 42 | (uint64_t)plane << 41 | b;
 }
 
 /* Read, check and decompress one block; on success it becomes the most
  * recent cache entry.  Entries are evicted first until the new one fits
- * the budget (at least one block is always kept: the new one). */
+ * the budget (at least one block is always kept: the new one).  DTC blocks
+ * must already have been checked against their W/D/L block (raw size =
+ * width x decided slots). */
 static int load_block(mmtb_ctx *ctx, uint64_t key, const struct tb_sector *sec, int plane,
                       uint64_t b, struct centry **out)
 {
     const struct mmtb_tf_block *t = &sec->tab[plane][b];
-    size_t n = mmtb_tf_block_raw_size(&sec->h, &sec->l, plane, b);
+    size_t n = t->raw_size;
     uint64_t ns = mmtb_tf_block_nslots(&sec->h, &sec->l, plane, b);
+    size_t chunks = plane == MMTB_TF_WDL ? (size_t)((ns + CHUNK - 1) / CHUNK) : 0;
+    size_t charge = n + (plane == MMTB_TF_WDL ? (chunks + 1) * sizeof(uint32_t) : 0);
     if (t->csize > ctx->ccap) {
         uint8_t *p = realloc(ctx->cbuf, t->csize);
         if (!p)
@@ -138,29 +163,42 @@ static int load_block(mmtb_ctx *ctx, uint64_t key, const struct tb_sector *sec, 
         ctx->cbuf = p;
         ctx->ccap = t->csize;
     }
-    while (ctx->lru.next != &ctx->lru && ctx->used + n > ctx->budget)
+    while (ctx->lru.next != &ctx->lru && ctx->used + charge > ctx->budget)
         evict_one(ctx);
     struct centry *e = calloc(1, sizeof *e);
     uint8_t *data = malloc(n ? n : 1);
-    if (!e || !data) {
+    uint32_t *cum = plane == MMTB_TF_WDL ? malloc((chunks + 1) * sizeof *cum) : NULL;
+    if (!e || !data || (plane == MMTB_TF_WDL && !cum)) {
         free(e);
         free(data);
+        free(cum);
         return MMTB_ERR_NOMEM;
     }
-    int rc = tb_pread(sec->fd, ctx->cbuf, t->csize, t->offset);
+    int rc = t->csize ? tb_pread(sec->fd, ctx->cbuf, t->csize, t->offset) : MMTB_OK;
     if (rc == MMTB_OK)
-        rc = mmtb_tf_block_decompress(ctx->dctx, ctx->cbuf, t, data, n);
+        rc = mmtb_tf_block_decompress(ctx->dctx, ctx->cbuf, t, data);
     if (rc == MMTB_OK)
-        rc = plane == MMTB_TF_WDL ? mmtb_tf_check_wdl(data, ns)
-                                  : mmtb_tf_check_dtc(data, ns, sec->h.dtc_width, sec->max_dtc);
+        rc = plane == MMTB_TF_WDL
+                 ? mmtb_tf_check_wdl(data, ns)
+                 : mmtb_tf_check_dtc(data, n / sec->h.dtc_width, sec->h.dtc_width, sec->max_dtc);
     if (rc != MMTB_OK) {
         free(e);
         free(data);
+        free(cum);
         return rc;
+    }
+    /* cum[c] = decided slots in [0, min(CHUNK c, ns)) of the block. */
+    if (cum) {
+        cum[0] = 0;
+        for (size_t c = 0; c < chunks; c++) {
+            uint64_t hi = (c + 1) * CHUNK < ns ? (c + 1) * CHUNK : ns;
+            cum[c + 1] = cum[c] + (uint32_t)mmtb_tf_count_decided(data, c * CHUNK, hi);
+        }
     }
     e->key = key;
     e->data = data;
-    e->size = n;
+    e->cum = cum;
+    e->size = charge;
     size_t h = bucket_of(ctx, key);
     e->hnext = ctx->buckets[h];
     ctx->buckets[h] = e;
@@ -170,13 +208,12 @@ static int load_block(mmtb_ctx *ctx, uint64_t key, const struct tb_sector *sec, 
     return MMTB_OK;
 }
 
-int ctx_block(mmtb_ctx *ctx, int si, const struct tb_sector *sec, int plane, uint64_t b,
-              const uint8_t **raw)
+/* The cache entry of a block, loaded if needed (see ctx_block). */
+static int get_entry(mmtb_ctx *ctx, int si, const struct tb_sector *sec, int plane, uint64_t b,
+                     struct centry **out)
 {
-    uint64_t key = (uint64_t)si << 42 | (uint64_t)plane << 41 | b;
-    struct centry *e = ctx->buckets[bucket_of(ctx, key)];
-    while (e && e->key != key)
-        e = e->hnext;
+    uint64_t key = block_key(si, plane, b);
+    struct centry *e = cache_find(ctx, key);
     if (e) {
         if (ctx->lru.next != e) {
             lru_unlink(e);
@@ -187,53 +224,128 @@ int ctx_block(mmtb_ctx *ctx, int si, const struct tb_sector *sec, int plane, uin
         if (rc != MMTB_OK)
             return rc;
     }
-    *raw = e->data;
+    *out = e;
     return MMTB_OK;
+}
+
+int ctx_block(mmtb_ctx *ctx, int si, const struct tb_sector *sec, int plane, uint64_t b,
+              const uint8_t **raw)
+{
+    struct centry *e;
+    int rc = get_entry(ctx, si, sec, plane, b, &e);
+    if (rc == MMTB_OK)
+        *raw = e->data;
+    return rc;
+}
+
+/* Decided slots in [from, to) of a cached W/D/L block: whole chunks from
+ * its prefix counts, the partial chunk at the end by counting. */
+static uint64_t decided_before(const struct centry *w, uint64_t from, uint64_t to)
+{
+    uint64_t cf = from / CHUNK, ct = to / CHUNK; /* from is a chunk start */
+    return w->cum[ct] - w->cum[cf] + mmtb_tf_count_decided(w->data, ct * CHUNK, to);
+}
+
+/*
+ * Where the depths of DTC block d are, seen from the cached W/D/L block w
+ * that contains it (DTC blocks nest in W/D/L blocks and start on chunk
+ * boundaries): *a is the block's first slot relative to w.  Before the DTC
+ * block is first loaded, its stored size must be width x its decided slots.
+ */
+static int dtc_locate(const mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t d,
+                      const struct centry *w, uint64_t *a)
+{
+    uint64_t first = d << sec->h.dtc_block_log2;
+    *a = first & (sec->l.block_slots[0] - 1);
+    if (cache_find(ctx, block_key(si, MMTB_TF_DTC, d)))
+        return MMTB_OK;
+    uint64_t n = mmtb_tf_block_nslots(&sec->h, &sec->l, MMTB_TF_DTC, d);
+    uint64_t decided = decided_before(w, *a, *a + n);
+    return decided * sec->h.dtc_width == sec->tab[1][d].raw_size ? MMTB_OK : MMTB_ERR_CORRUPT;
 }
 
 int ctx_slot(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t slot, bool want_dtc,
              unsigned *code, unsigned *dtc)
 {
+    struct centry *w;
     const uint8_t *raw;
     if (slot >= sec->h.slots)
         return MMTB_ERR_CORRUPT;
-    int rc = ctx_block(ctx, si, sec, MMTB_TF_WDL, slot >> sec->h.wdl_block_log2, &raw);
+    int rc = get_entry(ctx, si, sec, MMTB_TF_WDL, slot >> sec->h.wdl_block_log2, &w);
     if (rc != MMTB_OK)
         return rc;
-    *code = mmtb_tf_wdl_get(raw, slot & (sec->l.block_slots[0] - 1));
+    uint64_t j = slot & (sec->l.block_slots[0] - 1);
+    *code = mmtb_tf_wdl_get(w->data, j);
     *dtc = 0;
-    if (!want_dtc || sec->h.dtc_width == 0)
+    if (!want_dtc || sec->h.dtc_width == 0 || *code == MMTB_TF_DRAW)
         return MMTB_OK;
-    rc = ctx_block(ctx, si, sec, MMTB_TF_DTC, slot >> sec->h.dtc_block_log2, &raw);
+    /* The depth is entry k of the DTC block: k = decided slots before
+     * this one in the DTC block, counted in the W/D/L block. */
+    uint64_t d = slot >> sec->h.dtc_block_log2, a;
+    rc = dtc_locate(ctx, si, sec, d, w, &a);
     if (rc != MMTB_OK)
         return rc;
-    *dtc = mmtb_tf_dtc_get(raw, slot & (sec->l.block_slots[1] - 1), sec->h.dtc_width);
+    uint64_t k = decided_before(w, a, j);
+    if ((k + 1) * sec->h.dtc_width > sec->tab[1][d].raw_size)
+        return MMTB_ERR_CORRUPT;
+    rc = ctx_block(ctx, si, sec, MMTB_TF_DTC, d, &raw); /* may evict w */
+    if (rc != MMTB_OK)
+        return rc;
+    *dtc = mmtb_tf_dtc_get(raw, k, sec->h.dtc_width);
     return MMTB_OK;
 }
 
-/* Copy slots [first, first + count) out of the blocks of one plane. */
-static int read_plane(mmtb_ctx *ctx, int si, const struct tb_sector *sec, int plane,
-                      uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+/* Copy the codes of slots [first, first + count) out of the W/D/L blocks. */
+static int read_wdl(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t first,
+                    uint64_t count, uint8_t *wdl)
 {
-    int log2 = plane == MMTB_TF_WDL ? sec->h.wdl_block_log2 : sec->h.dtc_block_log2;
-    uint64_t bs = sec->l.block_slots[plane];
-    uint64_t i = 0;
-    while (i < count) {
-        uint64_t slot = first + i, b = slot >> log2, j = slot & (bs - 1);
+    uint64_t bs = sec->l.block_slots[0];
+    for (uint64_t i = 0; i < count;) {
+        uint64_t slot = first + i, j = slot & (bs - 1);
         uint64_t n = bs - j < count - i ? bs - j : count - i;
         const uint8_t *raw;
-        int rc = ctx_block(ctx, si, sec, plane, b, &raw);
+        int rc = ctx_block(ctx, si, sec, MMTB_TF_WDL, slot >> sec->h.wdl_block_log2, &raw);
         if (rc != MMTB_OK)
             return rc;
-        if (plane == MMTB_TF_WDL)
-            for (uint64_t k = 0; k < n; k++)
-                wdl[i + k] = (uint8_t)mmtb_tf_wdl_get(raw, j + k);
-        else if (sec->h.dtc_width == 1)
-            for (uint64_t k = 0; k < n; k++)
-                dtc[i + k] = raw[j + k];
-        else
-            for (uint64_t k = 0; k < n; k++)
-                dtc[i + k] = (uint16_t)mmtb_tf_dtc_get(raw, j + k, 2);
+        for (uint64_t k = 0; k < n; k++)
+            wdl[i + k] = (uint8_t)mmtb_tf_wdl_get(raw, j + k);
+        i += n;
+    }
+    return MMTB_OK;
+}
+
+/* The depths of slots [first, first + count), whose codes wdl[] holds: DTC
+ * block by DTC block, the entry of the range's first decided slot is found
+ * by counting in the W/D/L block, the rest follow in order. */
+static int read_dtc(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t first,
+                    uint64_t count, const uint8_t *wdl, uint16_t *dtc)
+{
+    uint64_t bs = sec->l.block_slots[1];
+    int width = sec->h.dtc_width;
+    for (uint64_t i = 0; i < count;) {
+        uint64_t slot = first + i, d = slot >> sec->h.dtc_block_log2;
+        uint64_t n = bs - (slot & (bs - 1)) < count - i ? bs - (slot & (bs - 1)) : count - i;
+        struct centry *w;
+        const uint8_t *raw;
+        uint64_t a;
+        int rc = get_entry(ctx, si, sec, MMTB_TF_WDL, slot >> sec->h.wdl_block_log2, &w);
+        if (rc == MMTB_OK)
+            rc = dtc_locate(ctx, si, sec, d, w, &a);
+        if (rc != MMTB_OK)
+            return rc;
+        uint64_t k = decided_before(w, a, slot & (sec->l.block_slots[0] - 1));
+        uint64_t have = sec->tab[1][d].raw_size / (uint64_t)width;
+        rc = ctx_block(ctx, si, sec, MMTB_TF_DTC, d, &raw);
+        if (rc != MMTB_OK)
+            return rc;
+        for (uint64_t q = i; q < i + n; q++) {
+            dtc[q] = 0;
+            if (wdl[q] == MMTB_TF_DRAW)
+                continue;
+            if (k >= have)
+                return MMTB_ERR_CORRUPT;
+            dtc[q] = (uint16_t)mmtb_tf_dtc_get(raw, k++, width);
+        }
         i += n;
     }
     return MMTB_OK;
@@ -253,12 +365,12 @@ int mmtb_tb_read(mmtb_ctx *ctx, struct mmtb_sector s, uint64_t first, uint64_t c
         return rc;
     if (first > sec->h.slots || count > sec->h.slots - first)
         return MMTB_ERR_INVALID;
-    rc = read_plane(ctx, si, sec, MMTB_TF_WDL, first, count, wdl, NULL);
+    rc = read_wdl(ctx, si, sec, first, count, wdl);
     if (rc != MMTB_OK || !dtc)
         return rc;
     if (sec->h.dtc_width == 0) {
         memset(dtc, 0, count * sizeof *dtc);
         return MMTB_OK;
     }
-    return read_plane(ctx, si, sec, MMTB_TF_DTC, first, count, NULL, dtc);
+    return read_dtc(ctx, si, sec, first, count, wdl, dtc);
 }

@@ -308,8 +308,10 @@ const struct mmtb_index *mmtb_tb_index(const mmtb_tb *tb)
 /* Sector files                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* Read a whole file region by region and check its footer's file hash and
- * every block (checksum, decompression, value ranges). */
+/* Read a whole file: its footer's file hash over bytes [0, F) in one
+ * sequential pass, then every W/D/L block with the DTC blocks it contains
+ * (checksums, decompression, value ranges, DTC sizes against the decided
+ * slots). */
 static int verify_whole(const mmtb_tb *tb, const struct tb_sector *sec, char *err,
                         size_t errlen)
 {
@@ -317,46 +319,58 @@ static int verify_whole(const mmtb_tb *tb, const struct tb_sector *sec, char *er
     const struct mmtb_tf_layout *l = &sec->l;
     ZSTD_DCtx *dctx = ZSTD_createDCtx();
     size_t cap = mmtb_tf_block_bound((size_t)1 << (MMTB_TF_MAX_BLOCK_LOG2 + 1));
-    uint8_t *buf = malloc(cap), *raw = malloc(cap);
-    uint64_t msize = mmtb_tf_meta_size(l);
-    uint8_t *meta = malloc(msize + MMTB_TF_HEADER_SIZE);
+    uint8_t *buf = malloc(cap), *wraw = malloc(cap), *draw = malloc(cap);
     int rc = MMTB_OK;
     (void)tb;
-    if (!dctx || !buf || !raw || !meta) {
+    if (!dctx || !buf || !wraw || !draw) {
         rc = MMTB_ERR_NOMEM;
         goto out;
     }
     struct mmtb_xxh64_state st;
     mmtb_xxh64_init(&st, 0);
-    rc = tb_pread(sec->fd, meta, msize + MMTB_TF_HEADER_SIZE, 0);
-    if (rc != MMTB_OK)
-        goto out;
-    mmtb_xxh64_update(&st, meta, msize + MMTB_TF_HEADER_SIZE);
-    /* The blocks are contiguous in plane order, so hashing them one by one
-     * hashes the data region. */
-    for (int pl = 0; pl < 2; pl++) {
-        for (uint64_t b = 0; b < l->nblocks[pl]; b++) {
-            const struct mmtb_tf_block *t = &sec->tab[pl][b];
-            size_t n = mmtb_tf_block_raw_size(h, l, pl, b);
-            uint64_t ns = mmtb_tf_block_nslots(h, l, pl, b);
-            rc = tb_pread(sec->fd, buf, t->csize, t->offset);
-            if (rc != MMTB_OK)
-                goto out;
-            mmtb_xxh64_update(&st, buf, t->csize);
-            rc = mmtb_tf_block_decompress(dctx, buf, t, raw, n);
-            if (rc == MMTB_OK)
-                rc = pl ? mmtb_tf_check_dtc(raw, ns, h->dtc_width, sec->max_dtc)
-                        : mmtb_tf_check_wdl(raw, ns);
-            if (rc != MMTB_OK) {
-                msg(err, errlen, "%s block %llu is damaged", pl ? "DTC" : "W/D/L",
-                    (unsigned long long)b);
-                goto out;
-            }
-        }
+    for (uint64_t off = 0; off < l->footer_off;) {
+        size_t n = l->footer_off - off < cap ? (size_t)(l->footer_off - off) : cap;
+        rc = tb_pread(sec->fd, buf, n, off);
+        if (rc != MMTB_OK)
+            goto out;
+        mmtb_xxh64_update(&st, buf, n);
+        off += n;
     }
     if (mmtb_xxh64_digest(&st) != sec->footer.file_hash) {
         msg(err, errlen, "the file hash does not match");
         rc = MMTB_ERR_CORRUPT;
+        goto out;
+    }
+    int per = 1 << (h->wdl_block_log2 - h->dtc_block_log2); /* DTC blocks per W/D/L block */
+    for (uint64_t b = 0; b < l->nblocks[0]; b++) {
+        const struct mmtb_tf_block *t = &sec->tab[0][b];
+        rc = tb_pread(sec->fd, buf, t->csize, t->offset);
+        if (rc == MMTB_OK)
+            rc = mmtb_tf_block_decompress(dctx, buf, t, wraw);
+        if (rc == MMTB_OK)
+            rc = mmtb_tf_check_wdl(wraw, mmtb_tf_block_nslots(h, l, MMTB_TF_WDL, b));
+        if (rc != MMTB_OK) {
+            msg(err, errlen, "W/D/L block %llu is damaged", (unsigned long long)b);
+            goto out;
+        }
+        for (uint64_t d = b * (uint64_t)per; d < l->nblocks[1] && d < (b + 1) * (uint64_t)per;
+             d++) {
+            const struct mmtb_tf_block *u = &sec->tab[1][d];
+            uint64_t a = (d - b * (uint64_t)per) << h->dtc_block_log2;
+            uint64_t decided =
+                mmtb_tf_count_decided(wraw, a, a + mmtb_tf_block_nslots(h, l, MMTB_TF_DTC, d));
+            rc = decided * h->dtc_width == u->raw_size ? MMTB_OK : MMTB_ERR_CORRUPT;
+            if (rc == MMTB_OK && u->csize)
+                rc = tb_pread(sec->fd, buf, u->csize, u->offset);
+            if (rc == MMTB_OK)
+                rc = mmtb_tf_block_decompress(dctx, buf, u, draw);
+            if (rc == MMTB_OK)
+                rc = mmtb_tf_check_dtc(draw, decided, h->dtc_width, sec->max_dtc);
+            if (rc != MMTB_OK) {
+                msg(err, errlen, "DTC block %llu is damaged", (unsigned long long)d);
+                goto out;
+            }
+        }
     }
 out:
     if (rc == MMTB_ERR_NOMEM)
@@ -365,8 +379,8 @@ out:
         msg(err, errlen, "%s", mmtb_strerror(rc));
     ZSTD_freeDCtx(dctx);
     free(buf);
-    free(raw);
-    free(meta);
+    free(wraw);
+    free(draw);
     return rc;
 }
 
