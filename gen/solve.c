@@ -70,7 +70,14 @@ struct member {
     uint64_t slots;
     uint16_t *st;
     int partner; /* index of the partner member, or -1 */
+    /* Per chunk of CHUNK slots: something was decided at the level being
+     * processed (cur) / at the next level (next).  Levels past the deepest
+     * value set by the init pass only scan flagged chunks. */
+    uint8_t *flag_cur, *flag_next;
 };
+
+#define CHUNK_SHIFT 12
+#define CHUNK ((uint64_t)1 << CHUNK_SHIFT)
 
 struct job {
     const struct mmtb_variant *v;
@@ -83,6 +90,8 @@ struct job {
     uint64_t *hist;         /* resolved positions per depth */
     int last_level;         /* deepest level with work known so far */
     int oom;                /* an allocation failed inside a parallel region */
+    int init_max;           /* deepest value decided by the init pass */
+    int any_inpair;         /* some position has an in-pair successor */
     struct progress *prog;
 };
 
@@ -207,6 +216,8 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
             tmp[nin++] = (uint64_t)pm << 62 | mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
     }
     sort_unique(tmp, &nin);
+    if (nin > 0 && !j->any_inpair)
+        __atomic_store_n(&j->any_inpair, 1, __ATOMIC_RELAXED);
 
     if (best_win && (best_win == 1 || nin == 0)) {
         *resolved_depth = best_win;
@@ -236,7 +247,7 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
 
 static int init_pass(struct job *j)
 {
-    const int chunk = 4096;
+    const uint64_t chunk = CHUNK;
     for (int mi = 0; mi < j->nm; mi++) {
         struct member *me = &j->m[mi];
         uint64_t nchunks = (me->slots + chunk - 1) / chunk;
@@ -291,6 +302,8 @@ static int init_pass(struct job *j)
                         j->hist[d] += hist[d];
                 if (maxd > j->last_level)
                     j->last_level = maxd;
+                if (maxd > j->init_max)
+                    j->init_max = maxd;
             }
             free(sc);
             free(tmp);
@@ -306,8 +319,9 @@ static int init_pass(struct job *j)
 
 /* Apply the news "a successor of slot k (member array a) is decided at
  * depth d" to k.  Returns the new depth when k became decided, else -1. */
-static int retro_update(uint16_t *a, uint64_t k, bool succ_lost, unsigned d)
+static int retro_update(struct member *m, uint64_t k, bool succ_lost, unsigned d)
 {
+    uint16_t *a = m->st;
     uint16_t cur = __atomic_load_n(&a[k], __ATOMIC_RELAXED);
     for (;;) {
         if (cur & ST_RESOLVED)
@@ -320,8 +334,12 @@ static int retro_update(uint16_t *a, uint64_t k, bool succ_lost, unsigned d)
         else
             nw = (uint16_t)(cur - 1);
         if (__atomic_compare_exchange_n(&a[k], &cur, nw, true, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED))
-            return (nw & ST_RESOLVED) ? (int)(d + 1) : -1;
+                                        __ATOMIC_RELAXED)) {
+            if (!(nw & ST_RESOLVED))
+                return -1;
+            __atomic_store_n(&m->flag_next[k >> CHUNK_SHIFT], 1, __ATOMIC_RELAXED);
+            return (int)(d + 1);
+        }
     }
 }
 
@@ -332,8 +350,9 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
     if (me->partner < 0)
         return;
     struct member *pa = &j->m[me->partner];
-    const int chunk = 4096;
+    const uint64_t chunk = CHUNK;
     uint64_t nchunks = (me->slots + chunk - 1) / chunk;
+    bool all = (int)d <= j->init_max;
     uint16_t want_loss = (uint16_t)(ST_RESOLVED | d), want_win = (uint16_t)(ST_RESOLVED | ST_WIN | d);
     uint64_t found = 0;
 #pragma omp parallel reduction(+ : found)
@@ -347,7 +366,7 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
         }
 #pragma omp for schedule(dynamic, 16)
         for (uint64_t c = 0; c < nchunks; c++) {
-            if (!pm || !po || !r)
+            if (!pm || !po || !r || (!all && !me->flag_cur[c]))
                 continue;
             uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
             for (uint64_t i = lo; i < hi; i++) {
@@ -361,7 +380,7 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
                     r[k] = mmtb_index_rank(j->ix, pa->s, pm[k], po[k]);
                 sort_unique(r, &n);
                 for (int k = 0; k < n; k++)
-                    if (retro_update(pa->st, r[k], x == want_loss, d) >= 0)
+                    if (retro_update(pa, r[k], x == want_loss, d) >= 0)
                         found++;
             }
         }
@@ -380,7 +399,7 @@ static uint64_t level_buckets(struct job *j, unsigned d)
     for (size_t i = 0; i < b->n; i++) {
         uint64_t e = b->e[i];
         struct member *me = &j->m[(e >> 1) & 1];
-        if (retro_update(me->st, e >> 2, e & 1, d) >= 0)
+        if (retro_update(me, e >> 2, e & 1, d) >= 0)
             found++;
     }
     free(b->e);
@@ -391,6 +410,10 @@ static uint64_t level_buckets(struct job *j, unsigned d)
 
 static int retro_pass(struct job *j)
 {
+    /* The quiet-move relation is symmetric: without in-pair successors
+     * there are no in-pair predecessors either (placement sectors). */
+    if (!j->any_inpair)
+        return MMTB_OK;
     for (int d = 0; d <= j->last_level; d++) {
         if (d >= (int)MAX_DEPTH)
             return MMTB_ERR_UNSUPPORTED; /* depth beyond what the state word holds */
@@ -401,6 +424,13 @@ static int retro_pass(struct job *j)
             j->hist[d + 1] += newly;
             if (d + 1 > j->last_level)
                 j->last_level = d + 1;
+        }
+        for (int mi = 0; mi < j->nm; mi++) {
+            struct member *me = &j->m[mi];
+            uint8_t *t = me->flag_cur;
+            me->flag_cur = me->flag_next;
+            me->flag_next = t;
+            memset(me->flag_next, 0, (me->slots + CHUNK - 1) / CHUNK + 1);
         }
         progress_update(j->prog, (uint64_t)d + 1, (uint64_t)j->last_level + 1);
         if (j->oom)
@@ -475,8 +505,11 @@ static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, bool need_
 
 static void free_job(struct job *j)
 {
-    for (int i = 0; i < j->nm; i++)
+    for (int i = 0; i < j->nm; i++) {
         free(j->m[i].st);
+        free(j->m[i].flag_cur);
+        free(j->m[i].flag_next);
+    }
     for (int i = 0; i < j->ndeps; i++) {
         free(j->deps[i].wdl);
         free(j->deps[i].dtc);
@@ -539,7 +572,10 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
         j.m[i].s = ss[i];
         j.m[i].slots = mmtb_index_slots(ix, ss[i]);
         j.m[i].st = malloc((j.m[i].slots ? j.m[i].slots : 1) * sizeof(uint16_t));
-        if (!j.m[i].st)
+        size_t nf = (size_t)((j.m[i].slots + CHUNK - 1) / CHUNK + 1);
+        j.m[i].flag_cur = calloc(nf, 1);
+        j.m[i].flag_next = calloc(nf, 1);
+        if (!j.m[i].st || !j.m[i].flag_cur || !j.m[i].flag_next)
             goto out;
     }
     for (int i = 0; i < nss; i++)

@@ -72,14 +72,39 @@ static struct naive *naive_or_fail(const struct mmtb_variant *v, int max_stones)
  * Temporary table directories.
  * ---------------------------------------------------------------------- */
 
-/* A fresh directory under /tmp (mkdtemp); path receives its name. */
+static void remove_tree(const char *path);
+
+/*
+ * Every table directory of a tcase lives in one root directory made by the
+ * tcase's unchecked fixture, which runs in the runner's process and so
+ * removes the root even after a test failed (Check ends a failing forked
+ * test with _exit, skipping any cleanup of its own).
+ */
+static char root[64];
+
+static void root_setup(void)
+{
+    snprintf(root, sizeof root, "/tmp/mmtb-check-naive-XXXXXX");
+    if (!mkdtemp(root))
+        root[0] = '\0';
+}
+
+static void root_teardown(void)
+{
+    if (root[0])
+        remove_tree(root);
+    root[0] = '\0';
+}
+
+/* A fresh directory (mkdtemp) in the root; path receives its name. */
 static void make_tmpdir(char *path, size_t len)
 {
-    snprintf(path, len, "/tmp/mmtb-check-naive-XXXXXX");
+    ck_assert_msg(root[0], "no root directory under /tmp");
+    snprintf(path, len, "%s/t-XXXXXX", root);
     ck_assert_msg(mkdtemp(path) != NULL, "mkdtemp: %s", strerror(errno));
 }
 
-/* Remove a directory and everything below it. */
+/* Remove a directory and everything below it (nothing if it is gone). */
 static void remove_tree(const char *path)
 {
     DIR *d = opendir(path);
@@ -230,7 +255,7 @@ static void agree(const char *name, int max_stones)
 {
     struct mmtb_variant *v = load(name);
     struct naive *n = naive_or_fail(v, max_stones);
-    char dir[64];
+    char dir[128];
     make_tmpdir(dir, sizeof dir);
     run_solver(name, dir, max_stones, 2);
     compare_with_tables(n, v, dir);
@@ -276,7 +301,7 @@ START_TEST(test_agree_six_pass_immune)
     const char *nm = strstr(text, "name six");
     ck_assert_ptr_nonnull(rm);
     ck_assert_ptr_nonnull(nm);
-    char dir[64], path[128];
+    char dir[128], path[192];
     make_tmpdir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/six-pass-immune.txt", dir);
     FILE *f = fopen(path, "w");
@@ -295,7 +320,7 @@ START_TEST(test_agree_six_pass_immune)
     ck_assert_int_eq(v->removal, MMTB_REMOVE_IMMUNE);
     ck_assert_int_eq(v->nomove, MMTB_NOMOVE_PASSES);
     struct naive *n = naive_or_fail(v, 4);
-    char tdir[160];
+    char tdir[192];
     snprintf(tdir, sizeof tdir, "%s/tables", dir);
     run_solver(path, tdir, 4, 2);
     compare_with_tables(n, v, tdir);
@@ -395,7 +420,7 @@ END_TEST
 START_TEST(test_agree_nine)
 {
     ck_assert_msg(nine_n != NULL, "%s", nine_err);
-    char dir[64];
+    char dir[128];
     make_tmpdir(dir, sizeof dir);
     run_solver("nine", dir, NINE_MAX, 2);
     compare_with_tables(nine_n, nine_v, dir);
@@ -452,7 +477,7 @@ static int list_files(const char *dir, char names[][256], int cap)
 
 START_TEST(test_threads_same_bytes)
 {
-    char d1[64], d2[64];
+    char d1[128], d2[128];
     make_tmpdir(d1, sizeof d1);
     make_tmpdir(d2, sizeof d2);
     run_solver("six", d1, 4, 1);
@@ -483,6 +508,7 @@ static Suite *naive_suite(void)
     Suite *s = suite_create("naive");
 
     TCase *tc = tcase_create("small");
+    tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
     tcase_set_timeout(tc, 1200);
     tcase_add_test(tc, test_agree_three);
     tcase_add_test(tc, test_agree_three_diag);
@@ -493,6 +519,7 @@ static Suite *naive_suite(void)
     suite_add_tcase(s, tc);
 
     tc = tcase_create("nine");
+    tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
     tcase_add_unchecked_fixture(tc, nine_setup, nine_teardown);
     tcase_set_timeout(tc, 1200);
     tcase_add_test(tc, test_nine_known_results);

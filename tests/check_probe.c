@@ -29,6 +29,14 @@
 
 #define BIT(i) (UINT32_C(1) << (i))
 
+/* The move-list checks of nine_33_solved look at every position, or at
+ * every third one in sanitizer builds (still about 57,000). */
+#if defined(__SANITIZE_ADDRESS__)
+#define MOVES_STRIDE 3
+#else
+#define MOVES_STRIDE 1
+#endif
+
 /* ---- helpers ------------------------------------------------------------ */
 
 static struct mmtb_variant *load(const char *name)
@@ -605,6 +613,8 @@ START_TEST(nine_33_solved)
                       (unsigned long long)i, got.wdl, got.dtc, w, d);
         ck_assert_int_eq(mmtb_probe_wdl(ctx, &p, &wdl), MMTB_OK);
         ck_assert_int_eq(wdl, w);
+        if (i % MOVES_STRIDE != 0)
+            continue;
         int n = mmtb_probe_moves(ctx, &p, mv, MMTB_MAX_MOVES);
         ck_assert_int_ge(n, 0);
         if (mmtb_pos_terminal(v, &p) != MMTB_NOT_TERMINAL) {
@@ -659,7 +669,7 @@ START_TEST(nine_33_solved)
             }
         }
     }
-    ck_assert_uint_eq(checked + 0, checked);
+    ck_assert_uint_gt(checked, 160000 / MOVES_STRIDE);
     ck_assert_uint_gt(removal_checks, 100);
 
     /* Gasser's Fig. 9: White d7 g7 g1, Black a4 g4 d5, Black to move loses

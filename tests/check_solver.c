@@ -491,6 +491,25 @@ static void remove_tree(const char *path)
     rmdir(path);
 }
 
+/* The table directory of the solve tcase: made and removed by its unchecked
+ * fixture, in the runner's process, so it goes even when a test fails
+ * (Check ends a failing forked test with _exit). */
+static char solve_dir[64];
+
+static void solve_dir_setup(void)
+{
+    snprintf(solve_dir, sizeof solve_dir, "/tmp/mmtb-check-solver-XXXXXX");
+    if (!mkdtemp(solve_dir))
+        solve_dir[0] = '\0';
+}
+
+static void solve_dir_teardown(void)
+{
+    if (solve_dir[0])
+        remove_tree(solve_dir);
+    solve_dir[0] = '\0';
+}
+
 /* Is a better than b for the side choosing (win by smaller depth, draw,
  * loss by larger depth)? */
 static bool better(struct mmtb_value a, struct mmtb_value b)
@@ -517,9 +536,8 @@ static bool better(struct mmtb_value a, struct mmtb_value b)
  */
 START_TEST(test_three_diag_consistent)
 {
-    char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/mmtb-check-solver-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_msg(solve_dir[0], "no temporary directory under /tmp");
+    const char *dir = solve_dir;
     struct mmtb_solve_opts o;
     memset(&o, 0, sizeof o);
     o.variant = "three-diag";
@@ -607,7 +625,6 @@ START_TEST(test_three_diag_consistent)
     free(moves);
     mmtb_ctx_free(ctx);
     mmtb_tb_close(tb);
-    remove_tree(dir);
     fprintf(stderr, "three-diag 3-3: %d positions, %d wins, %d draws, %d losses\n", n, counts[2],
             counts[1], counts[0]);
     ck_assert_int_eq(n, 1680); /* C(9,3) * C(6,3) */
@@ -624,6 +641,7 @@ static Suite *solver_suite(void)
     tcase_add_test(tc, test_succ_matches_movegen_rare_rules);
     suite_add_tcase(s, tc);
     tc = tcase_create("solve");
+    tcase_add_unchecked_fixture(tc, solve_dir_setup, solve_dir_teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_three_diag_consistent);
     suite_add_tcase(s, tc);

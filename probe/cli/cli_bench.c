@@ -36,12 +36,13 @@ static const char bench_help[] =
     "  first     the N probes of a fresh handle and context: every block is\n"
     "            read and decompressed the first time it is needed\n"
     "  fresh     one probe in each of --cold fresh contexts (same handle): one\n"
-    "            block read and decompressed per plane\n"
+    "            block read and decompressed per plane the probe needs\n"
     "  warm      the same N probes again in the same context, best of 3 (a\n"
     "            small N is repeated to make at least 100000 probes)\n"
     "  small     the N probes with a --small-cache context (second pass)\n"
-    "  threads   with --threads T: T threads, each with its own context,\n"
-    "            each probing all N positions after a warm-up pass\n"
+    "  threads   with --threads T: T threads on the handle, each with its own\n"
+    "            context, each probing all N positions (repeated as for warm)\n"
+    "            after a warm-up pass; the aggregate rate\n"
     "each with W/D/L only (mmtb_probe_wdl) and with depth (mmtb_probe).  Also:\n"
     "bytes on disk, bits per canonical position, peak RSS of the process.\n"
     "'Cold' means cold in libmmtb's block cache: the OS page cache may still\n"
@@ -58,7 +59,8 @@ static const char bench_help[] =
     "                         the smaller of 1000 and --count; 0 skips them)\n"
     "  -T, --threads T        add the multi-threaded rows (1..256)\n"
     "      --drop-caches      posix_fadvise(POSIX_FADV_DONTNEED) on the sector\n"
-    "                         files before each cold phase\n"
+    "                         files before each cold phase and before each\n"
+    "                         fresh-context probe\n"
     "  -j, --json             one JSON object instead of the text report\n"
     "  -h, --help             show this help\n"
     "\n"
@@ -184,12 +186,14 @@ static bool parse_bytes(const char *s, size_t *out)
     return true;
 }
 
-/* Drop the sector files of the usable sectors from the OS page cache
- * (written pages are flushed first, since only clean pages can go).
- * Returns the number of files advised. */
+/* Drop the sector files of the usable sectors from the OS page cache.
+ * Only clean pages can go, so the first call flushes pages the solver may
+ * have left dirty (fdatasync, slow: not on every call).  Returns the number
+ * of files advised. */
 static int drop_caches(struct bench_state *st)
 {
     int n = 0;
+    bool sync = st->dropped == 0;
     for (int i = 0; i < st->usable; i++) {
         char name[48], path[4096];
         mmtb_tf_sector_filename(st->present[i], name, sizeof name);
@@ -197,7 +201,8 @@ static int drop_caches(struct bench_state *st)
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             continue;
-        (void)fdatasync(fd);
+        if (sync)
+            (void)fdatasync(fd);
         if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0)
             n++;
         close(fd);
@@ -271,6 +276,17 @@ static long mismatches(const struct bench_state *st, const int8_t *out, long n)
     return m;
 }
 
+/* Report positions whose W/D/L differs from the first pass (0 when none);
+ * returns the exit code. */
+static int check_same(struct bench_state *st, const int8_t *out, long n, const char *what)
+{
+    long m = mismatches(st, out, n);
+    if (m == 0)
+        return CLI_EXIT_OK;
+    cli_error(st->cmd, "%s: %ld positions with another W/D/L than in the first pass", what, m);
+    return CLI_EXIT_TABLE;
+}
+
 static void set_row(struct bench_state *st, int r, const char *phase, const char *values,
                     uint64_t probes, uint64_t ns)
 {
@@ -319,8 +335,8 @@ static int make_sample(struct bench_state *st, mmtb_tb *tb)
         mmtb_sector_format(info.sector, name, sizeof name);
         if (info.status != MMTB_OK) {
             if (!o->json)
-                cli_error(st->cmd, "sector %s left out: %s%s%s", name,
-                          mmtb_strerror(info.status), info.detail[0] ? ": " : "", info.detail);
+                cli_error(st->cmd, "sector %s left out: %s%s%s", name, mmtb_strerror(info.status),
+                          info.detail[0] ? ": " : "", info.detail);
             continue;
         }
         if (info.stats.slots == 0 || info.stats.canonical == 0)
@@ -440,16 +456,12 @@ static int phase_first_warm(struct bench_state *st, bool dtc, mmtb_tb **keep)
         ret = probe_failed(st, &st->pos[bad], rc);
         goto out;
     }
-    set_row(st, dtc ? R_FIRST1_DTC : R_FIRST1_WDL, "start: first probe", dtc ? "wdl+dtc" : "wdl",
-            1, ns1);
+    set_row(st, dtc ? R_FIRST1_DTC : R_FIRST1_WDL, "start: first probe", dtc ? "wdl+dtc" : "wdl", 1,
+            ns1);
     set_row(st, dtc ? R_FIRST_DTC : R_FIRST_WDL, "cold: first pass, fresh handle",
             dtc ? "wdl+dtc" : "wdl", (uint64_t)o->count, ns1 + ns);
-    if (dtc && mismatches(st, res, o->count)) {
-        cli_error(st->cmd, "%ld positions: mmtb_probe and mmtb_probe_wdl disagree",
-                  mismatches(st, res, o->count));
-        ret = CLI_EXIT_TABLE;
+    if (dtc && (ret = check_same(st, res, o->count, "mmtb_probe")) != CLI_EXIT_OK)
         goto out;
-    }
     if (!dtc)
         for (long i = 0; i < o->count; i++) {
             st->wins += st->ref[i] == MMTB_WIN;
@@ -469,6 +481,8 @@ static int phase_first_warm(struct bench_state *st, bool dtc, mmtb_tb **keep)
         if (sum < best)
             best = sum;
     }
+    if ((ret = check_same(st, st->out, o->count, "warm pass")) != CLI_EXIT_OK)
+        goto out;
     set_row(st, dtc ? R_WARM_DTC : R_WARM_WDL, "warm: same context, best of 3",
             dtc ? "wdl+dtc" : "wdl", (uint64_t)o->count * (uint64_t)warm_reps(o), best);
 out:
@@ -511,6 +525,12 @@ static int phase_fresh(struct bench_state *st, mmtb_tb *tb, bool dtc)
             return probe_failed(st, &st->pos[i], rc);
         }
         sum += t[i];
+        if (wdl != st->ref[i]) {
+            free(t);
+            cli_error(st->cmd,
+                      "fresh context: position %ld has another W/D/L than in the first pass", i);
+            return CLI_EXIT_TABLE;
+        }
     }
     qsort(t, (size_t)n, sizeof *t, cmp_u64);
     int r = dtc ? R_FRESH_DTC : R_FRESH_WDL;
@@ -539,6 +559,8 @@ static int phase_small(struct bench_state *st, mmtb_tb *tb, bool dtc)
     mmtb_ctx_free(ctx);
     if (rc != MMTB_OK)
         return probe_failed(st, &st->pos[bad], rc);
+    if (check_same(st, st->out, st->o->count, "small cache") != CLI_EXIT_OK)
+        return CLI_EXIT_TABLE;
     set_row(st, dtc ? R_SMALL_DTC : R_SMALL_WDL, "small cache: second pass",
             dtc ? "wdl+dtc" : "wdl", (uint64_t)st->o->count, ns);
     return CLI_EXIT_OK;
@@ -657,9 +679,10 @@ static double per_probe(const struct row *r)
 static const char *row_key(int r)
 {
     static const char *keys[R_COUNT] = {
-        "open",      "ctx_create", "first_probe_wdl", "first_probe_dtc", "first_pass_wdl",
-        "first_pass_dtc", "fresh_ctx_wdl", "fresh_ctx_dtc", "warm_wdl", "warm_dtc",
-        "small_cache_wdl", "small_cache_dtc", "threads_wdl", "threads_dtc"};
+        "open",           "ctx_create",     "first_probe_wdl", "first_probe_dtc",
+        "first_pass_wdl", "first_pass_dtc", "fresh_ctx_wdl",   "fresh_ctx_dtc",
+        "warm_wdl",       "warm_dtc",       "small_cache_wdl", "small_cache_dtc",
+        "threads_wdl",    "threads_dtc"};
     return keys[r];
 }
 
@@ -669,8 +692,10 @@ static void human_bytes(uint64_t b, char *buf, size_t len)
         snprintf(buf, len, "%.2f GiB", (double)b / (1u << 30));
     else if (b >= (1u << 20))
         snprintf(buf, len, "%.1f MiB", (double)b / (1u << 20));
-    else
+    else if (b >= 1024)
         snprintf(buf, len, "%.1f KiB", (double)b / (1u << 10));
+    else
+        snprintf(buf, len, "%" PRIu64 " bytes", b);
 }
 
 static void report_text(const struct bench_state *st, long rss_kib)
@@ -761,8 +786,8 @@ static void report_json(const struct bench_state *st, long rss_kib)
             printf("null");
             continue;
         }
-        printf("{\"probes\":%" PRIu64 ",\"ns\":%" PRIu64 ",\"ns_per_probe\":%.0f", w->probes,
-               w->ns, per_probe(w));
+        printf("{\"probes\":%" PRIu64 ",\"ns\":%" PRIu64 ",\"ns_per_probe\":%.0f", w->probes, w->ns,
+               per_probe(w));
         if (w->probes > 1)
             printf(",\"probes_per_second\":%.0f", rate(w));
         if (w->median >= 0)
@@ -776,7 +801,18 @@ static void report_json(const struct bench_state *st, long rss_kib)
 
 int cli_cmd_bench(int argc, char **argv)
 {
-    enum { O_TABLES = 1, O_COUNT, O_SEED, O_CACHE, O_SMALL, O_COLD, O_THREADS, O_DROP, O_JSON, O_HELP };
+    enum {
+        O_TABLES = 1,
+        O_COUNT,
+        O_SEED,
+        O_CACHE,
+        O_SMALL,
+        O_COLD,
+        O_THREADS,
+        O_DROP,
+        O_JSON,
+        O_HELP
+    };
     static const struct cli_opt opts[] = {{"tables", 't', true, O_TABLES},
                                           {"count", 'n', true, O_COUNT},
                                           {"seed", 's', true, O_SEED},
@@ -788,7 +824,11 @@ int cli_cmd_bench(int argc, char **argv)
                                           {"json", 'j', false, O_JSON},
                                           {"help", 'h', false, O_HELP},
                                           {NULL, 0, false, 0}};
-    struct bench_opts o = {NULL, 100000, -1, 1, (size_t)256 << 20, (size_t)1 << 20, 0, false, false};
+    struct bench_opts o = {.count = 100000,
+                           .cold = -1, /* min(1000, count) */
+                           .seed = 1,
+                           .cache = (size_t)256 << 20,
+                           .small_cache = (size_t)1 << 20};
     struct cli_parser ps;
     const char *arg;
     int id;
