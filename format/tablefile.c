@@ -30,9 +30,15 @@ static uint32_t get32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* One load on little-endian hosts (the compiler folds the memcpy). */
 static uint64_t get64(const uint8_t *p)
 {
-    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
 }
 
 static void put16(uint8_t *p, uint16_t v)
@@ -558,14 +564,20 @@ uint64_t mmtb_tf_count_decided(const uint8_t *raw, uint64_t from, uint64_t to)
     return count;
 }
 
-/* A byte holds code 3 somewhere when some pair of bits is 11:
- * (x & (x >> 1) & 0x55) != 0. */
+/* A word holds code 3 somewhere when some pair of bits is 11:
+ * (x & (x >> 1) & 0x55..) != 0.  ORed over the block, tested once. */
 int mmtb_tf_check_wdl(const uint8_t *raw, size_t n)
 {
-    size_t full = n / 4;
-    for (size_t i = 0; i < full; i++)
-        if (raw[i] & (raw[i] >> 1) & 0x55)
-            return MMTB_ERR_CORRUPT;
+    size_t full = n / 4, i = 0;
+    uint64_t bad = 0;
+    for (; i + 8 <= full; i += 8) {
+        uint64_t x = get64(raw + i);
+        bad |= x & (x >> 1);
+    }
+    for (; i < full; i++)
+        bad |= (uint64_t)(raw[i] & (raw[i] >> 1));
+    if (bad & 0x5555555555555555ULL)
+        return MMTB_ERR_CORRUPT;
     if (n % 4) {
         uint8_t last = raw[full];
         uint8_t used = (uint8_t)((1u << (2 * (n % 4))) - 1);
