@@ -37,6 +37,7 @@
 #include "mmtb.h"
 #include "movegen.h"
 #include "progress.h"
+#include "sectorio.h"
 #include "sector_index.h"
 #include "succ.h"
 #include "tablewrite.h"
@@ -475,26 +476,7 @@ static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, bool need_
     d->dtc = need_dtc ? malloc((d->slots ? d->slots : 1) * sizeof *d->dtc) : NULL;
     if (!d->wdl || (need_dtc && !d->dtc))
         return MMTB_ERR_NOMEM;
-    int rc = MMTB_OK;
-    const uint64_t piece = 1u << 22;
-    uint64_t npieces = (d->slots + piece - 1) / piece;
-#pragma omp parallel
-    {
-        mmtb_ctx *ctx = NULL;
-        int lrc = mmtb_ctx_create(&ctx, tb, 1u << 20);
-#pragma omp for schedule(dynamic, 1)
-        for (uint64_t p = 0; p < npieces; p++) {
-            if (lrc != MMTB_OK)
-                continue;
-            uint64_t lo = p * piece, n = lo + piece < d->slots ? piece : d->slots - lo;
-            lrc = mmtb_tb_read(ctx, d->s, lo, n, d->wdl + lo, d->dtc ? d->dtc + lo : NULL);
-        }
-        if (lrc != MMTB_OK) {
-#pragma omp critical(mmtb_dep)
-            rc = lrc;
-        }
-        mmtb_ctx_free(ctx);
-    }
+    int rc = gen_read_sector(tb, d->s, d->slots, d->wdl, d->dtc);
     if (rc != MMTB_OK) {
         char name[32];
         mmtb_sector_format(d->s, name, sizeof name);

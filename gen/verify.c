@@ -13,6 +13,7 @@
 
 #include "mmtb.h"
 #include "progress.h"
+#include "sectorio.h"
 #include "sector_index.h"
 #include "succ.h"
 #include "variant.h"
@@ -40,27 +41,7 @@ static int load_all(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s, str
     l->dtc = malloc((l->slots ? l->slots : 1) * sizeof *l->dtc);
     if (!l->wdl || !l->dtc)
         return MMTB_ERR_NOMEM;
-    const uint64_t piece = 1u << 22;
-    uint64_t np = (l->slots + piece - 1) / piece;
-    int rc = MMTB_OK;
-#pragma omp parallel
-    {
-        mmtb_ctx *ctx = NULL;
-        int lrc = mmtb_ctx_create(&ctx, tb, 1u << 20);
-#pragma omp for schedule(dynamic, 1)
-        for (uint64_t p = 0; p < np; p++) {
-            if (lrc != MMTB_OK)
-                continue;
-            uint64_t lo = p * piece, n = lo + piece < l->slots ? piece : l->slots - lo;
-            lrc = mmtb_tb_read(ctx, s, lo, n, l->wdl + lo, l->dtc + lo);
-        }
-        if (lrc != MMTB_OK) {
-#pragma omp critical(mmtb_vload)
-            rc = lrc;
-        }
-        mmtb_ctx_free(ctx);
-    }
-    return rc;
+    return gen_read_sector(tb, s, l->slots, l->wdl, l->dtc);
 }
 
 /* The value of one position derived from its successors: wdl 0/1/2 (loss,
@@ -118,7 +99,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
 {
     FILE *rep = o->report ? o->report : stdout;
     mmtb_tb *tb = NULL;
-    mmtb_index *ix = NULL;
+    const mmtb_index *ix = NULL;
     struct mmtb_sector *game = NULL;
     int rc = mmtb_tb_open(&tb, o->dir, NULL);
     if (rc != MMTB_OK) {
@@ -140,15 +121,10 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
         mmtb_tb_sector_info(tb, i, &info);
         game[i] = info.sector;
     }
-    int maxw = 0;
-    for (int i = 0; i < ng; i++) {
-        int a = game[i].w + game[i].w_hand, b = game[i].b + game[i].b_hand;
-        maxw = a > maxw ? a : maxw;
-        maxw = b > maxw ? b : maxw;
-    }
-    rc = mmtb_index_create(&ix, v, maxw);
-    if (rc != MMTB_OK) {
-        snprintf(err, errlen, "cannot build the index tables: %s", mmtb_strerror(rc));
+    ix = mmtb_tb_index(tb);
+    if (!ix) {
+        rc = MMTB_ERR_NOMEM;
+        snprintf(err, errlen, "cannot build the index tables");
         goto out;
     }
     struct progress prog;
@@ -250,7 +226,6 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
     rc = MMTB_OK;
 out:
     free(game);
-    mmtb_index_free(ix);
     mmtb_tb_close(tb);
     return rc;
 }

@@ -18,6 +18,7 @@
 #include "notation.h"
 #include "sector_index.h"
 #include "solve.h"
+#include "tablewrite.h"
 #include "variant.h"
 
 /* Solve a game into a fresh temporary directory; returns its path (static
@@ -273,6 +274,78 @@ START_TEST(rerun_resumes)
 }
 END_TEST
 
+/* A table whose values are self-consistent except one flipped position:
+ * mmtb-gen verify must notice, and must pass the untouched tables. */
+struct tamper {
+    const mmtb_index *ix;
+    struct mmtb_sector s;
+    uint8_t *wdl;
+    uint16_t *dtc;
+    uint64_t flip;
+};
+
+static void tamper_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+{
+    const struct tamper *t = ctx;
+    for (uint64_t i = 0; i < count; i++) {
+        wdl[i] = t->wdl[first + i];
+        dtc[i] = t->dtc[first + i];
+        if (!mmtb_index_slot_is_canonical(t->ix, t->s, first + i))
+            wdl[i] = 3, dtc[i] = 0; /* unused slot */
+        if (first + i == t->flip) {
+            wdl[i] = wdl[i] == 2 ? 0 : 2; /* a win becomes a loss, anything else a win */
+            dtc[i] = wdl[i] == 2 ? 1 : 2;
+        }
+    }
+}
+
+START_TEST(verify_finds_a_wrong_value)
+{
+    char *dir = solve_into("nine", 0, 0, 3, NULL);
+    struct mmtb_verify_opts vo;
+    memset(&vo, 0, sizeof vo);
+    uint64_t bad = 99;
+    vo.dir = dir;
+    vo.quiet = true;
+    vo.threads = 2;
+    vo.mismatches = &bad;
+    char err[256] = "";
+    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
+    ck_assert_uint_eq(bad, 0);
+
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    const mmtb_index *ix = mmtb_tb_index(tb);
+    struct mmtb_sector s33 = {3, 3, 0, 0};
+    struct tamper t;
+    t.ix = ix;
+    t.s = s33;
+    uint64_t slots = mmtb_index_slots(ix, s33);
+    t.wdl = malloc(slots);
+    t.dtc = malloc(slots * sizeof *t.dtc);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+    ck_assert_int_eq(mmtb_tb_read(ctx, s33, 0, slots, t.wdl, t.dtc), MMTB_OK);
+    mmtb_ctx_free(ctx);
+    t.flip = slots / 2;
+    while (!mmtb_index_slot_is_canonical(ix, s33, t.flip))
+        t.flip++;
+    struct mmtb_sector_stats st;
+    ck_assert_msg(mmtb_table_write_sector(dir, v, s33, slots, tamper_fill, &t, NULL, &st, err,
+                                          sizeof err) == MMTB_OK,
+                  "%s", err);
+    mmtb_tb_close(tb);
+    free(t.wdl);
+    free(t.dtc);
+
+    bad = 0;
+    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
+    ck_assert_uint_ge(bad, 1);
+    remove_dir(dir);
+}
+END_TEST
+
 static Suite *known_suite(void)
 {
     Suite *s = suite_create("known");
@@ -284,6 +357,7 @@ static Suite *known_suite(void)
     tcase_add_test(tc, nine_4v4_start_is_draw);
     tcase_add_test(tc, only_one_sector);
     tcase_add_test(tc, rerun_resumes);
+    tcase_add_test(tc, verify_finds_a_wrong_value);
     suite_add_tcase(s, tc);
     return s;
 }

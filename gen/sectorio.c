@@ -1,0 +1,33 @@
+/*
+ * sectorio.c - whole-sector reads for gen/: ranges of 4 Mi slots spread
+ * over the OpenMP threads, one libmmtb context per thread.
+ */
+#include "sectorio.h"
+
+#include <omp.h>
+
+int gen_read_sector(mmtb_tb *tb, struct mmtb_sector s, uint64_t slots, uint8_t *wdl,
+                    uint16_t *dtc)
+{
+    const uint64_t piece = (uint64_t)1 << 22;
+    uint64_t npieces = (slots + piece - 1) / piece;
+    int rc = MMTB_OK;
+#pragma omp parallel
+    {
+        mmtb_ctx *ctx = NULL;
+        int lrc = mmtb_ctx_create(&ctx, tb, (size_t)1 << 20);
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t p = 0; p < npieces; p++) {
+            if (lrc != MMTB_OK)
+                continue;
+            uint64_t lo = p * piece, n = lo + piece < slots ? piece : slots - lo;
+            lrc = mmtb_tb_read(ctx, s, lo, n, wdl + lo, dtc ? dtc + lo : NULL);
+        }
+        if (lrc != MMTB_OK) {
+#pragma omp critical(mmtb_read_sector)
+            rc = lrc;
+        }
+        mmtb_ctx_free(ctx);
+    }
+    return rc;
+}
