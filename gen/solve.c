@@ -114,22 +114,41 @@ static const struct dep *dep_of(const struct job *j, struct mmtb_sector s)
     return NULL;
 }
 
-static void sort_unique(uint64_t *a, int *n)
+/*
+ * Drop repeated values from a[0..n) (order otherwise kept): several moves
+ * can lead to symmetric images of one position, which share a slot.  A
+ * per-thread open-addressing set, emptied in O(1) by bumping a generation
+ * tag; n <= MMTB_MAX_MOVES is at most half its size, so probes stay short.
+ */
+#define DEDUP_BITS 12
+struct dedup {
+    uint32_t gen;
+    uint32_t tag[1u << DEDUP_BITS];
+    uint64_t key[1u << DEDUP_BITS];
+};
+static _Thread_local struct dedup dd;
+
+static void dedupe(uint64_t *a, int *n)
 {
-    int k = *n;
-    for (int i = 1; i < k; i++) {
-        uint64_t x = a[i];
-        int p = i - 1;
-        while (p >= 0 && a[p] > x) {
-            a[p + 1] = a[p];
-            p--;
-        }
-        a[p + 1] = x;
+    if (*n <= 1)
+        return;
+    if (++dd.gen == 0) {
+        memset(dd.tag, 0, sizeof dd.tag);
+        dd.gen = 1;
     }
+    const uint32_t mask = (1u << DEDUP_BITS) - 1;
     int u = 0;
-    for (int i = 0; i < k; i++)
-        if (u == 0 || a[u - 1] != a[i])
-            a[u++] = a[i];
+    for (int i = 0; i < *n; i++) {
+        uint64_t x = a[i];
+        uint32_t h = (uint32_t)((x * 0x9e3779b97f4a7c15ull) >> (64 - DEDUP_BITS));
+        while (dd.tag[h] == dd.gen && dd.key[h] != x)
+            h = (h + 1) & mask;
+        if (dd.tag[h] == dd.gen)
+            continue;
+        dd.tag[h] = dd.gen;
+        dd.key[h] = x;
+        a[u++] = x;
+    }
     *n = u;
 }
 
@@ -216,7 +235,7 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
         if (pm >= 0)
             tmp[nin++] = (uint64_t)pm << 62 | mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
     }
-    sort_unique(tmp, &nin);
+    dedupe(tmp, &nin);
     if (nin > 0 && !j->any_inpair)
         __atomic_store_n(&j->any_inpair, 1, __ATOMIC_RELAXED);
 
@@ -379,7 +398,7 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
                 int n = succ_quiet_preds(j->v, me->s, mover, opp, pm, po);
                 for (int k = 0; k < n; k++)
                     r[k] = mmtb_index_rank(j->ix, pa->s, pm[k], po[k]);
-                sort_unique(r, &n);
+                dedupe(r, &n);
                 for (int k = 0; k < n; k++)
                     if (retro_update(pa, r[k], x == want_loss, d) >= 0)
                         found++;
