@@ -203,7 +203,7 @@ static int load_block(mmtb_ctx *ctx, uint64_t key, const struct tb_sector *sec, 
     e->hnext = ctx->buckets[h];
     ctx->buckets[h] = e;
     lru_push_front(ctx, e);
-    ctx->used += n;
+    ctx->used += charge;
     *out = e;
     return MMTB_OK;
 }
