@@ -19,6 +19,7 @@
 #include "sector_index.h"
 #include "solve.h"
 #include "tablewrite.h"
+#include "testlib_util.h"
 #include "variant.h"
 
 /* Solve a game into a fresh temporary directory; returns its path (static
@@ -50,19 +51,7 @@ static char *solve_into(const char *variant, int wh, int bh, int max_stones, con
 
 static void remove_dir(char *dir)
 {
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (e->d_name[0] == '.')
-                continue;
-            char p[512];
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
+    tl_rmdir_all(dir);
     free(dir);
 }
 
@@ -213,23 +202,6 @@ START_TEST(only_one_sector)
 }
 END_TEST
 
-/* Read a whole file into memory (the caller frees); NULL when absent. */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(n > 0 ? (size_t)n : 1);
-    ck_assert_ptr_nonnull(b);
-    ck_assert_int_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 /* An interrupted run (a sector file missing, a stale NAME.tmp, a damaged
  * file) is resumed by a rerun: the finished sectors are kept, the rest is
  * solved again to the same bytes. */
@@ -241,7 +213,7 @@ START_TEST(rerun_resumes)
     snprintf(p43, sizeof p43, "%s/4-3.mmtb", dir);
     snprintf(tmp, sizeof tmp, "%s/4-4.mmtb.tmp", dir);
     size_t n44, n43;
-    unsigned char *b44 = slurp(p44, &n44), *b43 = slurp(p43, &n43);
+    uint8_t *b44 = tl_read_file(p44, &n44), *b43 = tl_read_file(p43, &n43);
     ck_assert_ptr_nonnull(b44);
     ck_assert_ptr_nonnull(b43);
     /* "killed" while writing 4-4; 4-3 damaged on disk */
@@ -263,7 +235,7 @@ START_TEST(rerun_resumes)
     ck_assert_msg(mmtb_solve(&o, err, sizeof err) == MMTB_OK, "%s", err);
 
     size_t m44, m43;
-    unsigned char *c44 = slurp(p44, &m44), *c43 = slurp(p43, &m43);
+    uint8_t *c44 = tl_read_file(p44, &m44), *c43 = tl_read_file(p43, &m43);
     ck_assert_ptr_nonnull(c44);
     ck_assert_ptr_nonnull(c43);
     ck_assert(m44 == n44 && memcmp(b44, c44, n44) == 0);

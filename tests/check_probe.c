@@ -26,6 +26,7 @@
 #include "tablewrite.h"
 #include "testlib_naive.h"
 #include "variant.h"
+#include "testlib_util.h"
 
 #define BIT(i) (UINT32_C(1) << (i))
 
@@ -38,52 +39,6 @@
 #endif
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static struct mmtb_variant *load(const char *name)
-{
-    struct mmtb_variant *v = NULL;
-    char err[256] = "";
-    int rc = mmtb_variant_load(&v, name, err, sizeof err);
-    ck_assert_msg(rc == MMTB_OK && v, "loading variant %s: %d %s", name, rc, err);
-    return v;
-}
-
-static void make_tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mmtb-check-probe-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(buf));
-}
-
-static void rmdir_all(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[4096];
-    while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static uint8_t *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n + 1);
-    ck_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 static struct mmtb_pos make_pos(uint32_t mover, uint32_t opp, int side)
 {
@@ -186,12 +141,12 @@ static void write_pattern(const char *dir, const struct mmtb_variant *v, const m
  * probed as White and as Black to move, under every symmetry. */
 START_TEST(synthetic_every_position)
 {
-    struct mmtb_variant *v0 = load("three-diag");
+    struct mmtb_variant *v0 = tl_load_variant("three-diag");
     mmtb_index *ix0 = NULL;
     ck_assert_int_eq(mmtb_index_create(&ix0, v0, 3), MMTB_OK);
     struct mmtb_sector s = {3, 3, 0, 0};
     char dir[64];
-    make_tmpdir(dir, sizeof dir);
+    tl_make_tmpdir(dir, sizeof dir, "probe");
     write_pattern(dir, v0, ix0, s, &s, 1, 0);
 
     mmtb_tb *tb = open_tb(dir);
@@ -275,7 +230,7 @@ START_TEST(synthetic_every_position)
     free(d);
     mmtb_ctx_free(ctx);
     mmtb_tb_close(tb);
-    rmdir_all(dir);
+    tl_rmdir_all(dir);
     mmtb_index_free(ix0);
     mmtb_variant_free(v0);
 }
@@ -295,12 +250,12 @@ static void bad_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, ui
  * directories. */
 START_TEST(errors)
 {
-    struct mmtb_variant *v = load("nine");
+    struct mmtb_variant *v = tl_load_variant("nine");
     mmtb_index *ix = NULL;
     ck_assert_int_eq(mmtb_index_create(&ix, v, 4), MMTB_OK);
     struct mmtb_sector game[3] = {{3, 3, 0, 0}, {4, 3, 0, 0}, {3, 4, 0, 0}};
     char dir[64], err[256];
-    make_tmpdir(dir, sizeof dir);
+    tl_make_tmpdir(dir, sizeof dir, "probe");
     write_pattern(dir, v, ix, game[0], game, 3, 0);
     mmtb_tb *tb = open_tb(dir);
     mmtb_ctx *ctx = NULL;
@@ -362,7 +317,7 @@ START_TEST(errors)
     ck_assert(strstr(err, "/nonexistent/mmtb") != NULL);
     ck_assert_int_eq(mmtb_tb_open(&t2, "/etc/passwd", &o), MMTB_ERR_IO);
     char empty[64];
-    make_tmpdir(empty, sizeof empty);
+    tl_make_tmpdir(empty, sizeof empty, "probe");
     ck_assert_int_eq(mmtb_tb_open(&t2, empty, &o), MMTB_ERR_MISSING);
     ck_assert_ptr_null(t2);
     ck_assert(strstr(err, "MANIFEST") != NULL);
@@ -370,7 +325,7 @@ START_TEST(errors)
     ck_assert_int_eq(mmtb_tb_open(NULL, empty, NULL), MMTB_ERR_INVALID);
     mmtb_tb_close(NULL);
     mmtb_ctx_free(NULL);
-    rmdir_all(empty);
+    tl_rmdir_all(empty);
 
     /* The writer refuses values that break the rules, and leaves no file. */
     struct mmtb_sector s44 = {4, 4, 0, 0};
@@ -382,7 +337,7 @@ START_TEST(errors)
     ck_assert_int_ne(access(path, F_OK), 0);
     snprintf(path, sizeof path, "%s/4-4.mmtb", dir);
     ck_assert_int_ne(access(path, F_OK), 0);
-    rmdir_all(dir);
+    tl_rmdir_all(dir);
     mmtb_index_free(ix);
     mmtb_variant_free(v);
 }
@@ -394,7 +349,7 @@ static uint8_t *write_with_threads(int n, const struct mmtb_variant *v, const mm
                                    struct mmtb_sector s, size_t *len)
 {
     char dir[64], path[4096], err[256];
-    make_tmpdir(dir, sizeof dir);
+    tl_make_tmpdir(dir, sizeof dir, "probe");
     omp_set_num_threads(n);
     struct pattern pt = {ix, s};
     struct mmtb_write_opts wo = {3, 10, 10};
@@ -402,14 +357,14 @@ static uint8_t *write_with_threads(int n, const struct mmtb_variant *v, const mm
                                              &wo, NULL, err, sizeof err),
                      MMTB_OK);
     snprintf(path, sizeof path, "%s/%u-%u.mmtb", dir, s.w, s.b);
-    uint8_t *b = read_all(path, len);
-    rmdir_all(dir);
+    uint8_t *b = tl_read_file(path, len);
+    tl_rmdir_all(dir);
     return b;
 }
 
 START_TEST(thread_count_independent)
 {
-    struct mmtb_variant *v = load("nine");
+    struct mmtb_variant *v = tl_load_variant("nine");
     mmtb_index *ix = NULL;
     ck_assert_int_eq(mmtb_index_create(&ix, v, 4), MMTB_OK);
     struct mmtb_sector s = {4, 3, 0, 0};
@@ -462,12 +417,12 @@ static void *worker_run(void *arg)
 
 START_TEST(threads_and_tiny_cache)
 {
-    struct mmtb_variant *v0 = load("nine");
+    struct mmtb_variant *v0 = tl_load_variant("nine");
     mmtb_index *ix0 = NULL;
     ck_assert_int_eq(mmtb_index_create(&ix0, v0, 3), MMTB_OK);
     struct mmtb_sector s = {3, 3, 0, 0};
     char dir[64];
-    make_tmpdir(dir, sizeof dir);
+    tl_make_tmpdir(dir, sizeof dir, "probe");
     write_pattern(dir, v0, ix0, s, &s, 1, 10); /* 1024-slot blocks: ~170 of them */
 
     /* Positions: canonical ones under random symmetries and colours. */
@@ -525,7 +480,7 @@ START_TEST(threads_and_tiny_cache)
     free(o1);
     free(o2);
     mmtb_tb_close(tb);
-    rmdir_all(dir);
+    tl_rmdir_all(dir);
     mmtb_index_free(ix0);
     mmtb_variant_free(v0);
 }
@@ -561,7 +516,7 @@ static void naive_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, 
 START_TEST(nine_33_solved)
 {
     char err[256] = "";
-    struct mmtb_variant *v0 = load("nine");
+    struct mmtb_variant *v0 = tl_load_variant("nine");
     struct naive *nv = naive_solve(v0, 3, err, sizeof err);
     ck_assert_msg(nv != NULL, "naive solve: %s", err);
     mmtb_index *ix0 = NULL;
@@ -569,7 +524,7 @@ START_TEST(nine_33_solved)
     struct mmtb_sector s = {3, 3, 0, 0};
     struct mmtb_sector game[3] = {{3, 3, 0, 0}, {4, 3, 0, 0}, {3, 4, 0, 0}};
     char dir[64];
-    make_tmpdir(dir, sizeof dir);
+    tl_make_tmpdir(dir, sizeof dir, "probe");
     ck_assert_int_eq(mmtb_table_write_manifest(dir, v0, game, 3, err, sizeof err), MMTB_OK);
     struct naive_fill nf = {nv, ix0, s};
     struct mmtb_sector_stats st;
@@ -700,7 +655,7 @@ START_TEST(nine_33_solved)
     free(mv);
     mmtb_ctx_free(ctx);
     mmtb_tb_close(tb);
-    rmdir_all(dir);
+    tl_rmdir_all(dir);
     mmtb_index_free(ix0);
     naive_free(nv);
     mmtb_variant_free(v0);

@@ -26,6 +26,7 @@
 #include "tablefile.h"
 #include "tablewrite.h"
 #include "variant.h"
+#include "testlib_util.h"
 
 #ifndef MMTB_SOURCE_DIR
 #error "MMTB_SOURCE_DIR must name the source tree"
@@ -40,53 +41,6 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static struct mmtb_variant *load(const char *name)
-{
-    struct mmtb_variant *v = NULL;
-    char err[256] = "";
-    int rc = mmtb_variant_load(&v, name, err, sizeof err);
-    ck_assert_msg(rc == MMTB_OK && v, "loading variant %s: %d %s", name, rc, err);
-    return v;
-}
-
-/* A fresh temporary directory (removed by rmdir_all). */
-static void make_tmpdir(char *buf, size_t len)
-{
-    snprintf(buf, len, "/tmp/mmtb-check-tf-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(buf));
-}
-
-static void rmdir_all(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[4096];
-    while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n + 1);
-    ck_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static void write_file(const char *path, const uint8_t *buf, size_t len)
 {
     FILE *f = fopen(path, "wb");
@@ -98,7 +52,7 @@ static void write_file(const char *path, const uint8_t *buf, size_t len)
 static void copy_file(const char *from, const char *to)
 {
     size_t n;
-    uint8_t *b = read_file(from, &n);
+    uint8_t *b = tl_read_file(from, &n);
     write_file(to, b, n);
     free(b);
 }
@@ -664,7 +618,7 @@ static void check_pattern_file(const uint8_t *f, size_t len, const mmtb_index *i
 
 START_TEST(golden_file)
 {
-    struct mmtb_variant *v = load("three-diag");
+    struct mmtb_variant *v = tl_load_variant("three-diag");
     mmtb_index *ix = NULL;
     ck_assert_int_eq(mmtb_index_create(&ix, v, 3), MMTB_OK);
     const char *gen = getenv("MMTB_WRITE_GOLDEN");
@@ -674,13 +628,13 @@ START_TEST(golden_file)
         char p[4096];
         size_t n;
         snprintf(p, sizeof p, "%s/3-3.mmtb", gen);
-        uint8_t *f = read_file(p, &n);
+        uint8_t *f = tl_read_file(p, &n);
         fprintf(stderr, "golden written to %s: %zu bytes, GOLDEN_HASH 0x%016llxULL\n", gen, n,
                 (unsigned long long)mmtb_xxh64(f, n, 0));
         free(f);
     }
     size_t n;
-    uint8_t *f = read_file(GOLDEN_DIR "/3-3.mmtb", &n);
+    uint8_t *f = tl_read_file(GOLDEN_DIR "/3-3.mmtb", &n);
     ck_assert_msg(mmtb_xxh64(f, n, 0) == GOLDEN_HASH, "golden file hash %016llx",
                   (unsigned long long)mmtb_xxh64(f, n, 0));
     /* Readable with the format layer alone, values as written. */
@@ -692,15 +646,15 @@ START_TEST(golden_file)
     /* Same variant text and zstd release: the writer reproduces the bytes. */
     if (same_variant && ZSTD_versionNumber() == GOLDEN_ZSTD) {
         char dir[64], p[4096];
-        make_tmpdir(dir, sizeof dir);
+        tl_make_tmpdir(dir, sizeof dir, "tf");
         write_pattern(dir, v, ix, NULL);
         snprintf(p, sizeof p, "%s/3-3.mmtb", dir);
         size_t n2;
-        uint8_t *f2 = read_file(p, &n2);
+        uint8_t *f2 = tl_read_file(p, &n2);
         ck_assert_uint_eq(n2, n);
         ck_assert_mem_eq(f2, f, n);
         free(f2);
-        rmdir_all(dir);
+        tl_rmdir_all(dir);
     }
     /* The committed directory opens through libmmtb too. */
     if (same_variant) {
@@ -737,18 +691,18 @@ struct fixture {
 
 static void fixture_make(struct fixture *fx)
 {
-    fx->v = load("three-diag");
+    fx->v = tl_load_variant("three-diag");
     ck_assert_int_eq(mmtb_index_create(&fx->ix, fx->v, 3), MMTB_OK);
-    make_tmpdir(fx->dir, sizeof fx->dir);
+    tl_make_tmpdir(fx->dir, sizeof fx->dir, "tf");
     write_pattern(fx->dir, fx->v, fx->ix, NULL);
     snprintf(fx->path, sizeof fx->path, "%s/3-3.mmtb", fx->dir);
-    fx->good = read_file(fx->path, &fx->len);
+    fx->good = tl_read_file(fx->path, &fx->len);
     fx->slots = mmtb_index_slots(fx->ix, (struct mmtb_sector){3, 3, 0, 0});
 }
 
 static void fixture_free(struct fixture *fx)
 {
-    rmdir_all(fx->dir);
+    tl_rmdir_all(fx->dir);
     free(fx->good);
     mmtb_index_free(fx->ix);
     mmtb_variant_free(fx->v);
@@ -881,7 +835,7 @@ START_TEST(corrupt_manifest)
     char mpath[4096], err[256];
     snprintf(mpath, sizeof mpath, "%s/MANIFEST", fx.dir);
     size_t n;
-    uint8_t *m = read_file(mpath, &n);
+    uint8_t *m = tl_read_file(mpath, &n);
     struct mmtb_tb_opts o = {0, 0, err, sizeof err};
     mmtb_tb *tb = NULL;
     for (size_t cut = 0; cut < n; cut += 5) {
@@ -892,13 +846,13 @@ START_TEST(corrupt_manifest)
     }
     /* Another variant's manifest in the directory: the writer refuses. */
     write_file(mpath, m, n);
-    struct mmtb_variant *other = load("three");
+    struct mmtb_variant *other = tl_load_variant("three");
     struct mmtb_sector s = {3, 3, 0, 0};
     ck_assert_int_eq(mmtb_table_write_manifest(fx.dir, other, &s, 1, err, sizeof err),
                      MMTB_ERR_MISMATCH);
     /* A sector file of another variant is a mismatch at first use. */
     char odir[64], opath[4096];
-    make_tmpdir(odir, sizeof odir);
+    tl_make_tmpdir(odir, sizeof odir, "tf");
     mmtb_index *oix = NULL;
     ck_assert_int_eq(mmtb_index_create(&oix, other, 3), MMTB_OK);
     struct pattern pt = {oix, s};
@@ -914,7 +868,7 @@ START_TEST(corrupt_manifest)
     ck_assert_int_eq(info.status, MMTB_ERR_MISMATCH);
     ck_assert(strstr(info.detail, "three") != NULL);
     mmtb_tb_close(tb);
-    rmdir_all(odir);
+    tl_rmdir_all(odir);
     mmtb_index_free(oix);
     mmtb_variant_free(other);
     free(m);

@@ -1,0 +1,27 @@
+/*
+ * testlib_util.h - small helpers shared by the Check suites: loading a
+ * variant, temporary directories, reading whole files.  They fail the
+ * calling test (ck_assert) instead of returning errors.
+ */
+#ifndef MMTB_TESTLIB_UTIL_H
+#define MMTB_TESTLIB_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mmtb_variant;
+
+/* A built-in variant or descriptor file; fails the test when it does not load. */
+struct mmtb_variant *tl_load_variant(const char *name);
+
+/* Create a fresh directory /tmp/mmtb-TAG-XXXXXX into buf. */
+void tl_make_tmpdir(char *buf, size_t len, const char *tag);
+
+/* Remove a directory and the files in it (not recursive). */
+void tl_rmdir_all(const char *dir);
+
+/* A whole file in a malloc'd buffer (one spare byte), its size in *len;
+ * fails the test when the file cannot be read. */
+uint8_t *tl_read_file(const char *path, size_t *len);
+
+#endif
