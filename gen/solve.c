@@ -586,6 +586,7 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
     if (!j.buckets || !j.hist)
         goto out;
 
+    t_load = progress_now();
     bool need_dtc[16] = {false};
     for (int i = 0; i < nss; i++)
         add_deps(&j, ss[i], need_dtc);
@@ -605,7 +606,6 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
             goto out;
     }
 
-    t_load = progress_now();
     char label[96];
     snprintf(label, sizeof label, "%s init", tag);
     progress_phase(prog, label);
