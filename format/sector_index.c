@@ -133,6 +133,26 @@ static inline uint32_t stab_min(const struct mmtb_variant *v, uint64_t stab, uin
     return best;
 }
 
+/* As stab_min, and *fixed = how many group elements (the identity and those
+ * in stab) map o to itself: for a canonical mover set Mc with stabilizer
+ * stab, the order of the stabilizer of the position (Mc, o). */
+static inline uint32_t stab_min_count(const struct mmtb_variant *v, uint64_t stab, uint32_t o,
+                                      int *fixed)
+{
+    uint32_t best = o;
+    int f = 1;
+    while (stab) {
+        int h = __builtin_ctzll(stab);
+        stab &= stab - 1;
+        uint32_t x = mmtb_sym_apply(v, h, o);
+        f += x == o;
+        if (x < best)
+            best = x;
+    }
+    *fixed = f;
+    return best;
+}
+
 /* The next larger mask with the same popcount (Gosper's hack); 64-bit so
  * that the step past the last 32-point subset does not overflow. */
 static inline uint64_t next_subset(uint64_t m)
@@ -406,10 +426,13 @@ uint64_t mmtb_index_canonical(const struct mmtb_variant *v, struct mmtb_sector s
  */
 typedef uint32_t (*compress_fn)(const mmtb_index *ix, uint32_t x, uint32_t e);
 
+/* nstab, when not NULL, receives the order of the position's stabilizer:
+ * the symmetries g(M) = M that also fix O are those of Stab(Mc) fixing
+ * g(O), conjugated. */
 static inline __attribute__((always_inline)) uint64_t rank_body(const mmtb_index *ix,
                                                                 struct mmtb_sector s,
                                                                 uint32_t mover, uint32_t opp,
-                                                                compress_fn compress)
+                                                                compress_fn compress, int *nstab)
 {
     const struct mmtb_variant *v = ix->v;
     uint32_t e = ix->lookup[s.w][colex_rank(ix, mover)];
@@ -417,16 +440,22 @@ static inline __attribute__((always_inline)) uint64_t rank_body(const mmtb_index
     uint32_t ci = e & LK_CI_MASK;
     uint32_t mc = mmtb_sym_apply(v, g, mover);
     uint32_t o = mmtb_sym_apply(v, g, opp);
-    if (e & LK_STAB)
-        o = stab_min(v, ix->stab[s.w][ci], o);
+    if (nstab)
+        *nstab = 1;
+    if (e & LK_STAB) {
+        if (nstab)
+            o = stab_min_count(v, ix->stab[s.w][ci], o, nstab);
+        else
+            o = stab_min(v, ix->stab[s.w][ci], o);
+    }
     uint32_t r = colex_rank(ix, compress(ix, o, ~mc));
     return (uint64_t)ci * ix->binom[ix->n - s.w][s.b] + r;
 }
 
 static uint64_t rank_portable(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
-                              uint32_t opp)
+                              uint32_t opp, int *nstab)
 {
-    return rank_body(ix, s, mover, opp, compress_portable);
+    return rank_body(ix, s, mover, opp, compress_portable, nstab);
 }
 
 #if MMTB_INDEX_X86
@@ -440,7 +469,15 @@ compress_bmi2(const mmtb_index *ix, uint32_t x, uint32_t e)
 static __attribute__((target("bmi2"))) uint64_t
 rank_bmi2(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover, uint32_t opp)
 {
-    return rank_body(ix, s, mover, opp, compress_bmi2);
+    return rank_body(ix, s, mover, opp, compress_bmi2, NULL);
+}
+
+static __attribute__((target("bmi2"))) uint64_t rank_stab_bmi2(const mmtb_index *ix,
+                                                              struct mmtb_sector s,
+                                                              uint32_t mover, uint32_t opp,
+                                                              int *nstab)
+{
+    return rank_body(ix, s, mover, opp, compress_bmi2, nstab);
 }
 #endif
 
@@ -452,7 +489,17 @@ uint64_t mmtb_index_rank(const mmtb_index *ix, struct mmtb_sector s, uint32_t mo
     if (ix->bmi2)
         return rank_bmi2(ix, s, mover, opp);
 #endif
-    return rank_portable(ix, s, mover, opp);
+    return rank_portable(ix, s, mover, opp, NULL);
+}
+
+uint64_t mmtb_index_rank_stab(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
+                              uint32_t opp, int *nstab)
+{
+#if MMTB_INDEX_X86
+    if (ix->bmi2)
+        return rank_stab_bmi2(ix, s, mover, opp, nstab);
+#endif
+    return rank_portable(ix, s, mover, opp, nstab);
 }
 
 /* The b-subset of {0, ..., 31} with colex rank r: greedily, for i = b,

@@ -59,6 +59,16 @@ uint64_t mmtb_index_canonical(const struct mmtb_variant *v, struct mmtb_sector s
 uint64_t mmtb_index_rank(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
                          uint32_t opp);
 
+/*
+ * Rank as above, and *nstab = the number of symmetries (the identity
+ * included) that map the position to itself: 1 for most positions, at most
+ * the group's order.  The orbit of the position has |G| / *nstab elements.
+ * The solver needs it to relate move counts between orbits.  Same
+ * preconditions and thread safety as mmtb_index_rank.
+ */
+uint64_t mmtb_index_rank_stab(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
+                              uint32_t opp, int *nstab);
+
 /* Unrank: the position stored in a slot < mmtb_index_slots(ix, s): for a
  * canonical slot the representative of its orbit (rank gives the slot back),
  * for a wasted slot a position that ranks elsewhere. */

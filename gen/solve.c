@@ -7,9 +7,10 @@
  * placement phase the placements.  Those are read back through libmmtb.
  *
  * Working state, one uint16_t per index slot:
- *   0x0000..0x7fff  unresolved; the number of distinct in-pair successors not
- *                   yet known to be wins for the opponent (plus a bias of 1
- *                   per reason the position can no longer be lost)
+ *   0x0000..0x7fff  unresolved; the number of in-pair moves (quiet moves
+ *                   into the partner sector) whose result is not yet known
+ *                   to be a win for the opponent, plus a bias of 1 per
+ *                   reason the position can no longer be lost
  *   0x8000 | d      loss for the side to move in d plies
  *   0xc000 | d      win in d plies
  *   0xffff          slot not used by the index (non-canonical)
@@ -17,8 +18,15 @@
  *
  * Level d resolves, from every position decided at depth d, its quiet
  * predecessors: a loss at d makes each predecessor a win at d+1; a win at d
- * decrements each predecessor's counter, and a counter reaching 0 makes a
- * loss at d+1.  Winners take the shortest and losers the longest way to the
+ * takes from each predecessor's counter the moves that lead to it, and a
+ * counter reaching 0 makes a loss at d+1.
+ *
+ * Counting moves rather than distinct successor slots keeps the init pass
+ * free of ranking.  Positions are stored once per orbit of the symmetry
+ * group G, so the moves from Q into the orbit of P are found from P's side:
+ * if the unmoves of P reach Q's orbit b times, then, counting the moves
+ * between the two orbits both ways, |orbit(Q)| * a = |orbit(P)| * b, so Q
+ * has a = b * |Stab(Q)| / |Stab(P)| moves into P's orbit.  Winners take the shortest and losers the longest way to the
  * next capture (depth to conversion), which the level order gives for free.
  * External results of depth > 1 (placements in Lasker-style games) enter
  * through per-level buckets as if they were in-pair successors resolved at
@@ -31,6 +39,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -77,6 +86,19 @@ struct member {
     uint8_t *flag_cur, *flag_next;
 };
 
+/* Updates queued for one partition of a partner array. */
+struct updbuf {
+    uint32_t *e;
+    size_t n, cap;
+};
+
+/* Per-thread scratch for the predecessors of one position. */
+struct pred_scratch {
+    uint32_t pm[MMTB_MAX_MOVES], po[MMTB_MAX_MOVES];
+    uint64_t r[MMTB_MAX_MOVES];
+    int cnt[MMTB_MAX_MOVES], nst[MMTB_MAX_MOVES];
+};
+
 #define CHUNK_SHIFT 12
 #define CHUNK ((uint64_t)1 << CHUNK_SHIFT)
 
@@ -94,6 +116,11 @@ struct job {
     int init_max;           /* deepest value decided by the init pass */
     int any_inpair;         /* some position has an in-pair successor */
     struct progress *prog;
+    /* level updates: nthreads * nparts buffers (see level_member) */
+    int nthreads;
+    uint64_t nparts;
+    struct updbuf *upd;
+    struct pred_scratch *ps; /* per thread */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -115,23 +142,24 @@ static const struct dep *dep_of(const struct job *j, struct mmtb_sector s)
 }
 
 /*
- * Drop repeated values from a[0..n) (order otherwise kept): several moves
- * can lead to symmetric images of one position, which share a slot.  A
- * per-thread open-addressing set, emptied in O(1) by bumping a generation
- * tag; n <= MMTB_MAX_MOVES is at most half its size, so probes stay short.
+ * Merge repeated values of a[0..n) (order of first appearance kept) and
+ * count them: afterwards a[0..*n) are distinct, cnt[k] says how often a[k]
+ * occurred, and aux[k] is the aux value of its first occurrence.  Several unmoves can reach one orbit (symmetric images
+ * share a slot).  A per-thread open-addressing set, emptied in O(1) by
+ * bumping a generation tag; n <= MMTB_MAX_MOVES is at most half its size,
+ * so probes stay short.
  */
 #define DEDUP_BITS 12
 struct dedup {
     uint32_t gen;
     uint32_t tag[1u << DEDUP_BITS];
     uint64_t key[1u << DEDUP_BITS];
+    int at[1u << DEDUP_BITS]; /* where the key stands in the output */
 };
 static _Thread_local struct dedup dd;
 
-static void dedupe(uint64_t *a, int *n)
+static void dedupe_count(uint64_t *a, int *aux, int *cnt, int *n)
 {
-    if (*n <= 1)
-        return;
     if (++dd.gen == 0) {
         memset(dd.tag, 0, sizeof dd.tag);
         dd.gen = 1;
@@ -143,13 +171,38 @@ static void dedupe(uint64_t *a, int *n)
         uint32_t h = (uint32_t)((x * 0x9e3779b97f4a7c15ull) >> (64 - DEDUP_BITS));
         while (dd.tag[h] == dd.gen && dd.key[h] != x)
             h = (h + 1) & mask;
-        if (dd.tag[h] == dd.gen)
+        if (dd.tag[h] == dd.gen) {
+            cnt[dd.at[h]]++;
             continue;
+        }
         dd.tag[h] = dd.gen;
         dd.key[h] = x;
+        dd.at[h] = u;
+        cnt[u] = 1;
+        aux[u] = aux[i];
         a[u++] = x;
     }
     *n = u;
+}
+
+/*
+ * Allocate a large array (released with free) on 2 MiB boundaries and ask
+ * for transparent huge pages: the solver's look-ups land at random in
+ * arrays of up to gigabytes, where 4 KiB pages make nearly every access a
+ * TLB miss as well as a cache miss.  The advice is only a hint.
+ */
+static void *alloc_big(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (bytes < huge)
+        return malloc(bytes ? bytes : 1);
+    size_t n = (bytes + huge - 1) / huge * huge;
+    void *p = aligned_alloc(huge, n);
+#ifdef MADV_HUGEPAGE
+    if (p)
+        madvise(p, n, MADV_HUGEPAGE);
+#endif
+    return p;
 }
 
 static void bucket_add(struct job *j, int level, uint64_t entry)
@@ -176,13 +229,21 @@ static void bucket_add(struct job *j, int level, uint64_t entry)
 
 /* ------------------------------------------------------------------ init */
 
+/* A successor in an already solved sector, ranked, waiting for its value. */
+struct ext_look {
+    const struct dep *d;
+    uint64_t r;
+    bool capture;
+};
+
 /*
  * Initial state of one canonical position: terminal values, external
  * successors (already solved), and the number of distinct in-pair
  * successors.  Returns the state word; may add bucket entries.
  */
 static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mover,
-                              uint32_t opp, struct succ *sc, uint64_t *tmp, int *resolved_depth)
+                              uint32_t opp, struct succ *sc, struct ext_look *ext,
+                              int *resolved_depth)
 {
     const struct mmtb_variant *v = j->v;
     struct member *me = &j->m[mi];
@@ -202,21 +263,32 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
         return ST_RESOLVED | 0;
     }
     /* External results first: a win in 1 (a capture into a lost position,
-     * or an immediate win) settles the position without ranking any of its
-     * in-pair successors, which is the expensive part. */
-    int best_win = 0, worst_loss = 0, nin = 0;
-    bool draw = false;
+     * or an immediate win) settles the position whatever its in-pair
+     * successors are.  Rank every external successor and start its
+     * look-up (a cache miss in a large solved sector) before using any. */
+    int best_win = 0, worst_loss = 0, nin = 0, next = 0;
     for (int i = 0; i < n; i++) {
         if (sc[i].kind == SUCC_WIN) {
             *resolved_depth = 1;
             return (uint16_t)(ST_RESOLVED | ST_WIN | 1);
         }
-        if (member_of(j, sc[i].t) >= 0)
+        if (member_of(j, sc[i].t) >= 0) {
+            nin++;
             continue;
+        }
         const struct dep *d = dep_of(j, sc[i].t);
-        uint64_t r = mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
+        ext[next].d = d;
+        ext[next].capture = sc[i].capture;
+        ext[next].r = mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
+        __builtin_prefetch(&d->wdl[ext[next].r]);
+        next++;
+    }
+    bool draw = false;
+    for (int i = 0; i < next; i++) {
+        const struct dep *d = ext[i].d;
+        uint64_t r = ext[i].r;
         int w = d->wdl[r];
-        int depth = sc[i].capture ? 1 : (d->dtc ? d->dtc[r] : 0) + 1;
+        int depth = ext[i].capture ? 1 : (d->dtc ? d->dtc[r] : 0) + 1;
         if (w == 0) { /* the opponent loses there */
             if (depth == 1) {
                 *resolved_depth = 1;
@@ -230,12 +302,6 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
             worst_loss = depth;
         }
     }
-    for (int i = 0; i < n; i++) {
-        int pm = sc[i].kind == SUCC_POS ? member_of(j, sc[i].t) : -1;
-        if (pm >= 0)
-            tmp[nin++] = (uint64_t)pm << 62 | mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
-    }
-    dedupe(tmp, &nin);
     if (nin > 0 && !j->any_inpair)
         __atomic_store_n(&j->any_inpair, 1, __ATOMIC_RELAXED);
 
@@ -276,10 +342,10 @@ static int init_pass(struct job *j)
 #pragma omp parallel
         {
             struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
-            uint64_t *tmp = malloc(MMTB_MAX_MOVES * sizeof *tmp);
+            struct ext_look *ext = malloc(MMTB_MAX_MOVES * sizeof *ext);
             uint64_t *hist = calloc(MAX_LEVELS, sizeof *hist);
             int maxd = 0;
-            if (!sc || !tmp || !hist) {
+            if (!sc || !ext || !hist) {
 #pragma omp atomic write
                 fail = 1;
             }
@@ -299,7 +365,7 @@ static int init_pass(struct job *j)
                         continue;
                     }
                     int rd;
-                    me->st[i] = init_position(j, mi, i, mover, opp, sc, tmp, &rd);
+                    me->st[i] = init_position(j, mi, i, mover, opp, sc, ext, &rd);
                     if (rd >= 0) {
                         hist[rd]++;
                         if (rd > maxd)
@@ -326,7 +392,7 @@ static int init_pass(struct job *j)
                     j->init_max = maxd;
             }
             free(sc);
-            free(tmp);
+            free(ext);
             free(hist);
         }
         if (fail || j->oom)
@@ -337,30 +403,104 @@ static int init_pass(struct job *j)
 
 /* ------------------------------------------------------------ retrograde */
 
-/* Apply the news "a successor of slot k (member array a) is decided at
- * depth d" to k.  Returns the new depth when k became decided, else -1. */
-static int retro_update(struct member *m, uint64_t k, bool succ_lost, unsigned d)
+/* Apply the news "moves of slot k (member m) lead to positions decided at
+ * depth d" to k: when they are lost there, k is won at d+1; else `moves`
+ * of k's remaining moves are known to lose, and k is lost at d+1 when none
+ * is left.  Returns true when k became decided.  Not atomic: each slot has
+ * one writer at a time (see level_member). */
+static bool retro_update(struct member *m, uint64_t k, bool succ_lost, unsigned moves, unsigned d)
 {
-    uint16_t *a = m->st;
-    uint16_t cur = __atomic_load_n(&a[k], __ATOMIC_RELAXED);
-    for (;;) {
-        if (cur & ST_RESOLVED)
-            return -1;
-        uint16_t nw;
-        if (succ_lost)
-            nw = (uint16_t)(ST_RESOLVED | ST_WIN | (d + 1));
-        else if (cur == 1)
-            nw = (uint16_t)(ST_RESOLVED | (d + 1));
-        else
-            nw = (uint16_t)(cur - 1);
-        if (__atomic_compare_exchange_n(&a[k], &cur, nw, true, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED)) {
-            if (!(nw & ST_RESOLVED))
-                return -1;
-            __atomic_store_n(&m->flag_next[k >> CHUNK_SHIFT], 1, __ATOMIC_RELAXED);
-            return (int)(d + 1);
-        }
+    uint16_t cur = m->st[k];
+    if (cur & ST_RESOLVED)
+        return false;
+    if (succ_lost)
+        m->st[k] = (uint16_t)(ST_RESOLVED | ST_WIN | (d + 1));
+    else if (cur <= moves) /* == moves; less would be a counting bug */
+        m->st[k] = (uint16_t)(ST_RESOLVED | (d + 1));
+    else {
+        m->st[k] = (uint16_t)(cur - moves);
+        return false;
     }
+    m->flag_next[k >> CHUNK_SHIFT] = 1;
+    return true;
+}
+
+/*
+ * The updates of a level are not applied where they are found: the partner
+ * array is gigabytes, so each would be a cache miss, serialised by its
+ * atomic update.  Instead each thread appends them to one buffer per
+ * partition of the partner array (PART slots, a cache-sized piece), and
+ * after a batch of source chunks every partition is applied by one thread,
+ * in cache and without atomics.  Within a level the order of updates does
+ * not matter (a position with a lost successor never counts down to 0), so
+ * the result is the same for any thread count and batch size.
+ *
+ * An update is 32 bits: offset in the partition << 13 | lost << 12 | moves.
+ */
+#define PART_SHIFT 19
+#define UPD_MOVES 0xfffu
+#define UPD_LOST (1u << 12)
+#define UPD_OFF_SHIFT 13
+#define BATCH_CHUNKS 256 /* source chunks between two applications */
+_Static_assert(MMTB_MAX_MOVES <= (int)UPD_MOVES, "moves must fit an update");
+_Static_assert(PART_SHIFT + UPD_OFF_SHIFT <= 32, "offset must fit an update");
+_Static_assert(PART_SHIFT >= CHUNK_SHIFT, "a chunk's flag belongs to one partition");
+
+static void upd_push(struct job *j, struct updbuf *b, uint32_t e)
+{
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? 2 * b->cap : 256;
+        uint32_t *ne = realloc(b->e, nc * sizeof *ne);
+        if (!ne) {
+            __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        b->e = ne;
+        b->cap = nc;
+    }
+    b->e[b->n++] = e;
+}
+
+/* Find the quiet predecessors of position i of member me (decided at depth
+ * d: lost when `lost`) and queue their updates in this thread's buffers. */
+static void queue_preds(struct job *j, const struct member *me, const struct member *pa,
+                        uint64_t i, bool lost, struct updbuf *bufs, struct pred_scratch *ps)
+{
+    uint32_t mover, opp;
+    mmtb_index_unrank(j->ix, me->s, i, &mover, &opp);
+    int n = succ_quiet_preds(j->v, me->s, mover, opp, ps->pm, ps->po);
+    if (n == 0)
+        return;
+    int stab_p = 1;
+    if (!lost)
+        mmtb_index_rank_stab(j->ix, me->s, mover, opp, &stab_p);
+    /* all occurrences of a slot are one orbit: one stabilizer order */
+    for (int k = 0; k < n; k++)
+        ps->r[k] = mmtb_index_rank_stab(j->ix, pa->s, ps->pm[k], ps->po[k], &ps->nst[k]);
+    dedupe_count(ps->r, ps->nst, ps->cnt, &n);
+    for (int k = 0; k < n; k++) {
+        uint64_t q = ps->r[k];
+        uint32_t moves = lost ? 0 : (uint32_t)(ps->cnt[k] * ps->nst[k] / stab_p);
+        uint32_t off = (uint32_t)(q & (((uint64_t)1 << PART_SHIFT) - 1));
+        upd_push(j, &bufs[q >> PART_SHIFT],
+                 off << UPD_OFF_SHIFT | (lost ? UPD_LOST : 0) | moves);
+    }
+}
+
+/* Apply the queued updates of partition p of member pa (all threads'
+ * buffers) at level d; returns the positions decided. */
+static uint64_t apply_partition(struct job *j, struct member *pa, uint64_t p, unsigned d)
+{
+    uint64_t base = p << PART_SHIFT, found = 0;
+    for (int t = 0; t < j->nthreads; t++) {
+        struct updbuf *b = &j->upd[(size_t)t * j->nparts + p];
+        for (size_t k = 0; k < b->n; k++) {
+            uint32_t e = b->e[k];
+            found += retro_update(pa, base + (e >> UPD_OFF_SHIFT), e & UPD_LOST, e & UPD_MOVES, d);
+        }
+        b->n = 0;
+    }
+    return found;
 }
 
 /* Propagate from every position of member mi decided at depth d. */
@@ -372,41 +512,33 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
     struct member *pa = &j->m[me->partner];
     const uint64_t chunk = CHUNK;
     uint64_t nchunks = (me->slots + chunk - 1) / chunk;
+    uint64_t nparts = (pa->slots >> PART_SHIFT) + 1;
     bool all = (int)d <= j->init_max;
     uint16_t want_loss = (uint16_t)(ST_RESOLVED | d), want_win = (uint16_t)(ST_RESOLVED | ST_WIN | d);
     uint64_t found = 0;
 #pragma omp parallel reduction(+ : found)
     {
-        uint32_t *pm = malloc(MMTB_MAX_MOVES * sizeof *pm);
-        uint32_t *po = malloc(MMTB_MAX_MOVES * sizeof *po);
-        uint64_t *r = malloc(MMTB_MAX_MOVES * sizeof *r);
-        if (!pm || !po || !r) {
-#pragma omp atomic write
-            j->oom = 1;
-        }
+        struct updbuf *bufs = &j->upd[(size_t)omp_get_thread_num() * j->nparts];
+        struct pred_scratch *ps = &j->ps[omp_get_thread_num()];
+        for (uint64_t b0 = 0; b0 < nchunks; b0 += BATCH_CHUNKS) {
+            uint64_t b1 = b0 + BATCH_CHUNKS < nchunks ? b0 + BATCH_CHUNKS : nchunks;
+            if (!all && !memchr(me->flag_cur + b0, 1, b1 - b0))
+                continue; /* every thread skips alike: flag_cur is read-only here */
 #pragma omp for schedule(dynamic, 16)
-        for (uint64_t c = 0; c < nchunks; c++) {
-            if (!pm || !po || !r || (!all && !me->flag_cur[c]))
-                continue;
-            uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
-            for (uint64_t i = lo; i < hi; i++) {
-                uint16_t x = me->st[i];
-                if (x != want_loss && x != want_win)
+            for (uint64_t c = b0; c < b1; c++) {
+                if (!all && !me->flag_cur[c])
                     continue;
-                uint32_t mover, opp;
-                mmtb_index_unrank(j->ix, me->s, i, &mover, &opp);
-                int n = succ_quiet_preds(j->v, me->s, mover, opp, pm, po);
-                for (int k = 0; k < n; k++)
-                    r[k] = mmtb_index_rank(j->ix, pa->s, pm[k], po[k]);
-                dedupe(r, &n);
-                for (int k = 0; k < n; k++)
-                    if (retro_update(pa, r[k], x == want_loss, d) >= 0)
-                        found++;
+                uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
+                for (uint64_t i = lo; i < hi; i++) {
+                    uint16_t x = me->st[i];
+                    if (x == want_loss || x == want_win)
+                        queue_preds(j, me, pa, i, x == want_loss, bufs, ps);
+                }
             }
+#pragma omp for schedule(dynamic, 8)
+            for (uint64_t p = 0; p < nparts; p++)
+                found += apply_partition(j, pa, p, d);
         }
-        free(pm);
-        free(po);
-        free(r);
     }
     *newly += found;
 }
@@ -419,8 +551,7 @@ static uint64_t level_buckets(struct job *j, unsigned d)
     for (size_t i = 0; i < b->n; i++) {
         uint64_t e = b->e[i];
         struct member *me = &j->m[(e >> 1) & 1];
-        if (retro_update(me, e >> 2, e & 1, d) >= 0)
-            found++;
+        found += retro_update(me, e >> 2, e & 1, 1, d);
     }
     free(b->e);
     b->e = NULL;
@@ -491,8 +622,8 @@ static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, bool need_
                     size_t errlen)
 {
     d->slots = mmtb_index_slots(ix, d->s);
-    d->wdl = malloc(d->slots ? d->slots : 1);
-    d->dtc = need_dtc ? malloc((d->slots ? d->slots : 1) * sizeof *d->dtc) : NULL;
+    d->wdl = alloc_big(d->slots);
+    d->dtc = need_dtc ? alloc_big(d->slots * sizeof *d->dtc) : NULL;
     if (!d->wdl || (need_dtc && !d->dtc))
         return MMTB_ERR_NOMEM;
     int rc = gen_read_sector(tb, d->s, d->slots, d->wdl, d->dtc);
@@ -520,6 +651,11 @@ static void free_job(struct job *j)
             free(j->buckets[i].e);
     free(j->buckets);
     free(j->hist);
+    if (j->upd)
+        for (size_t i = 0; i < (size_t)j->nthreads * j->nparts; i++)
+            free(j->upd[i].e);
+    free(j->upd);
+    free(j->ps);
 }
 
 /* The sectors outside the pair that moves of member s lead to (the sector
@@ -572,7 +708,7 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
     for (int i = 0; i < nss; i++) {
         j.m[i].s = ss[i];
         j.m[i].slots = mmtb_index_slots(ix, ss[i]);
-        j.m[i].st = malloc((j.m[i].slots ? j.m[i].slots : 1) * sizeof(uint16_t));
+        j.m[i].st = alloc_big(j.m[i].slots * sizeof(uint16_t));
         size_t nf = (size_t)((j.m[i].slots + CHUNK - 1) / CHUNK + 1);
         j.m[i].flag_cur = calloc(nf, 1);
         j.m[i].flag_next = calloc(nf, 1);
@@ -581,6 +717,15 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
     }
     for (int i = 0; i < nss; i++)
         j.m[i].partner = member_of(&j, sector_partner(ss[i]));
+    j.nthreads = omp_get_max_threads();
+    for (int i = 0; i < nss; i++) {
+        uint64_t np = (j.m[i].slots >> PART_SHIFT) + 1;
+        j.nparts = np > j.nparts ? np : j.nparts;
+    }
+    j.upd = calloc((size_t)j.nthreads * j.nparts, sizeof *j.upd);
+    j.ps = malloc((size_t)j.nthreads * sizeof *j.ps);
+    if (!j.upd || !j.ps)
+        goto out;
     j.buckets = calloc(MAX_LEVELS, sizeof *j.buckets);
     j.hist = calloc(MAX_LEVELS + 1, sizeof *j.hist);
     if (!j.buckets || !j.hist)
