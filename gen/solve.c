@@ -26,8 +26,10 @@
  * group G, so the moves from Q into the orbit of P are found from P's side:
  * if the unmoves of P reach Q's orbit b times, then, counting the moves
  * between the two orbits both ways, |orbit(Q)| * a = |orbit(P)| * b, so Q
- * has a = b * |Stab(Q)| / |Stab(P)| moves into P's orbit.  Winners take the shortest and losers the longest way to the
- * next capture (depth to conversion), which the level order gives for free.
+ * has a = b * |Stab(Q)| / |Stab(P)| moves into P's orbit.
+ *
+ * Winners take the shortest and losers the longest way to the next capture
+ * (depth to conversion), which the level order gives for free.
  * External results of depth > 1 (placements in Lasker-style games) enter
  * through per-level buckets as if they were in-pair successors resolved at
  * that level.  The result does not depend on thread scheduling: every

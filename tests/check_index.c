@@ -70,6 +70,26 @@ static uint64_t rank2(const mmtb_index *ix, const mmtb_index *ixp, struct mmtb_s
 }
 
 /*
+ * mmtb_index_rank_stab (both implementations) gives rank's slot, and as
+ * the stabilizer's order the number of symmetries that fix both stone sets,
+ * counted here point by point.
+ */
+static void check_rank_stab(const mmtb_index *ix, const mmtb_index *ixp,
+                            const struct tref_index *ref, struct mmtb_sector s, uint32_t mover,
+                            uint32_t opp, uint64_t slot)
+{
+    int fixed = 0;
+    for (int g = 0; g < ref->v->nsyms; g++)
+        fixed += tref_img(ref, g, mover) == mover && tref_img(ref, g, opp) == opp;
+    int n1 = -1, n2 = -1;
+    REQUIRE_EQ(mmtb_index_rank_stab(ix, s, mover, opp, &n1), slot);
+    REQUIRE_EQ(mmtb_index_rank_stab(ixp, s, mover, opp, &n2), slot);
+    REQUIRE_EQ(n1, fixed);
+    REQUIRE_EQ(n2, fixed);
+    REQUIRE_EQ(ref->v->nsyms % fixed, 0); /* Lagrange */
+}
+
+/*
  * Every orbit of s, found by enumerating all positions and keeping each
  * orbit's smallest member c: rank(c) is in range and equals the reference
  * rank, every image g(c) (so every position of the sector) has the same
@@ -105,6 +125,9 @@ static void check_sector_positions(const struct mmtb_variant *v, const mmtb_inde
             REQUIRE_EQ(slot, tref_rank(ref, w, b, mover, opp));
             for (int g = 1; g < v->nsyms; g++)
                 REQUIRE_EQ(rank2(ix, ixp, s, tref_img(ref, g, mover), tref_img(ref, g, opp)), slot);
+            for (int g = 0; g < v->nsyms; g++)
+                check_rank_stab(ix, ixp, ref, s, tref_img(ref, g, mover), tref_img(ref, g, opp),
+                                slot);
             REQUIRE(!hit[slot]); /* two orbits in one slot */
             hit[slot] = 1;
         }

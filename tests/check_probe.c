@@ -466,14 +466,31 @@ START_TEST(threads_and_tiny_cache)
         if (o2[k].wdl || o2[k].dtc)
             ck_assert(same_value(&o2[k], &want[k]));
     }
-    /* A single context with a large cache agrees. */
-    mmtb_ctx *ctx = NULL;
+    /* A single context with a large cache agrees, and keeps every block it
+     * read; one with a budget of a few blocks never holds more than it. */
+    mmtb_ctx *ctx = NULL, *small = NULL;
+    const size_t budget = 3000; /* a W/D/L block of 1024 slots costs 256 + 20 bytes */
     ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 64 << 20), MMTB_OK);
+    ck_assert_int_eq(mmtb_ctx_create(&small, tb, budget), MMTB_OK);
+    size_t bytes = 1, blocks = 1, most = 0;
+    mmtb_ctx_cache_usage(small, &bytes, &blocks);
+    ck_assert(bytes == 0 && blocks == 0);
     for (int k = 0; k < N; k += 7) {
         struct mmtb_value got;
         ck_assert_int_eq(mmtb_probe(ctx, &pos[k], &got), MMTB_OK);
         ck_assert(same_value(&got, &want[k]));
+        ck_assert_int_eq(mmtb_probe(small, &pos[k], &got), MMTB_OK);
+        ck_assert(same_value(&got, &want[k]));
+        mmtb_ctx_cache_usage(small, &bytes, &blocks);
+        ck_assert_uint_le(bytes, budget);
+        ck_assert_uint_ge(blocks, 1);
+        most = bytes > most ? bytes : most;
     }
+    ck_assert_uint_gt(most, budget / 2); /* the budget is used, not just respected */
+    mmtb_ctx_cache_usage(ctx, &bytes, &blocks);
+    ck_assert_uint_gt(bytes, 20 * budget); /* ~170 W/D/L blocks and their DTC blocks */
+    ck_assert_uint_ge(blocks, 170);
+    mmtb_ctx_free(small);
     mmtb_ctx_free(ctx);
     free(pos);
     free(want);

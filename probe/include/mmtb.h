@@ -143,6 +143,15 @@ int mmtb_ctx_create(mmtb_ctx **ctx, const mmtb_tb *tb, size_t cache_bytes);
 void mmtb_ctx_free(mmtb_ctx *ctx);
 
 /*
+ * What the context's block cache holds now: *bytes, the decompressed bytes
+ * charged against its budget (block data and per-block counts; at most the
+ * budget, or one block's charge when a single block is larger), and
+ * *blocks, the number of cached blocks.  Either pointer may be NULL.  For
+ * callers sizing caches and for tests; same thread rules as the context.
+ */
+void mmtb_ctx_cache_usage(const mmtb_ctx *ctx, size_t *bytes, size_t *blocks);
+
+/*
  * Bulk read of the stored values of slots [first, first + count) of sector
  * s, in the writer's encoding: wdl[i] 0 = loss, 1 = draw, 2 = win for the
  * side to move; dtc[i] in plies (0 for a draw).  dtc may be NULL: then only

@@ -114,6 +114,17 @@ static void lru_push_front(mmtb_ctx *ctx, struct centry *e)
     ctx->lru.next = e;
 }
 
+void mmtb_ctx_cache_usage(const mmtb_ctx *ctx, size_t *bytes, size_t *blocks)
+{
+    size_t n = 0;
+    for (const struct centry *e = ctx->lru.next; e != &ctx->lru; e = e->next)
+        n++;
+    if (bytes)
+        *bytes = ctx->used;
+    if (blocks)
+        *blocks = n;
+}
+
 /* Remove the least recently used entry from list, hash table and budget. */
 static void evict_one(mmtb_ctx *ctx)
 {
