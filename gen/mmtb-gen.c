@@ -13,7 +13,7 @@
 
 static const char usage_gen[] =
     "usage: mmtb-gen -v VARIANT -o DIR [options]\n"
-    "       mmtb-gen verify -t DIR [--threads N] [--quiet] [--json]\n"
+    "       mmtb-gen verify -t DIR [--sectors LIST] [--threads N] [--quiet] [--json]\n"
     "\n"
     "Solves a Morris variant by retrograde analysis and writes its tables to DIR.\n"
     "Without --start, solves the movement phase (no stones in hand).\n"
@@ -34,6 +34,9 @@ static const char usage_gen[] =
     "      --verbose            phase times per sector (load, init, levels, write)\n"
     "  -h, --help               this text\n"
     "\n"
+    "verify re-derives every stored value of the sectors in DIR (or only of the\n"
+    "sectors in --sectors LIST) from their successors, one ply forward.\n"
+    "\n"
     "Exit codes: 0 done, 1 bad usage or input, 2 table or file problem,\n"
     "            3 (verify) mismatches found.\n";
 
@@ -47,6 +50,28 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
+/* Parse a comma-separated sector list ("3-3,4-3" or "w-b-wh-bh" items) into
+ * out[0..cap); returns the count, or -1 after a message naming the bad item. */
+static int parse_sectors(const char *cmd, const char *text, struct mmtb_sector *out, int cap)
+{
+    char buf[1024];
+    if (snprintf(buf, sizeof buf, "%s", text) >= (int)sizeof buf) {
+        fprintf(stderr, "%s: --sectors: list too long\n", cmd);
+        return -1;
+    }
+    int n = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (n == cap || mmtb_sector_parse(tok, &out[n]) != MMTB_OK) {
+            fprintf(stderr, "%s: --sectors: '%s' is not a sector (w-b or w-b-wh-bh)\n", cmd, tok);
+            return -1;
+        }
+        n++;
+    }
+    if (n == 0)
+        fprintf(stderr, "%s: --sectors: empty list\n", cmd);
+    return n ? n : -1;
+}
+
 static int exit_code(int rc)
 {
     return (rc == MMTB_ERR_INVALID || rc == MMTB_ERR_PARSE || rc == MMTB_ERR_UNSUPPORTED) ? 1 : 2;
@@ -58,6 +83,7 @@ static int cmd_verify(int argc, char **argv)
     memset(&o, 0, sizeof o);
     uint64_t bad = 0;
     o.mismatches = &bad;
+    struct mmtb_sector only[256];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -70,6 +96,11 @@ static int cmd_verify(int argc, char **argv)
                 fprintf(stderr, "mmtb-gen verify: --threads: expected a number 1..4096, got '%s'\n", argv[i]);
                 return 1;
             }
+        } else if (!strcmp(a, "--sectors") && i + 1 < argc) {
+            o.n_only = parse_sectors("mmtb-gen verify", argv[++i], only, 256);
+            if (o.n_only < 0)
+                return 1;
+            o.only = only;
         } else if (!strcmp(a, "--quiet")) {
             o.quiet = true;
         } else if (!strcmp(a, "--json")) {
@@ -127,15 +158,9 @@ int main(int argc, char **argv)
                 return 1;
             }
         } else if (!strcmp(a, "--sectors") && val) {
-            char buf[1024];
-            snprintf(buf, sizeof buf, "%s", argv[++i]);
-            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-                if (o.n_only == 256 || mmtb_sector_parse(tok, &only[o.n_only]) != MMTB_OK) {
-                    fprintf(stderr, "mmtb-gen: --sectors: '%s' is not a sector (w-b or w-b-wh-bh)\n", tok);
-                    return 1;
-                }
-                o.n_only++;
-            }
+            o.n_only = parse_sectors("mmtb-gen", argv[++i], only, 256);
+            if (o.n_only < 0)
+                return 1;
             o.only = only;
         } else if (!strcmp(a, "--threads") && val) {
             if (parse_int(argv[++i], 1, 4096, &o.threads)) {

@@ -35,6 +35,8 @@ int mmtb_solve(const struct mmtb_solve_opts *opts, char *err, size_t errlen);
 
 struct mmtb_verify_opts {
     const char *dir;
+    const struct mmtb_sector *only; /* if n_only > 0: verify only these sectors */
+    int n_only;
     int threads;
     bool quiet;
     FILE *report;
@@ -43,9 +45,11 @@ struct mmtb_verify_opts {
 };
 
 /*
- * Re-derive every stored value of every sector in dir from its successors
- * (one ply forward) and count disagreements.  Returns MMTB_OK when the check
- * ran (mismatches may still be non-zero) or a status.
+ * Re-derive every stored value of every sector in dir (or of opts->only)
+ * from its successors (one ply forward) and count disagreements.  Returns
+ * MMTB_OK when the check ran (mismatches may still be non-zero),
+ * MMTB_ERR_INVALID when a sector of opts->only is not in the game or not
+ * solved, or another status.
  */
 int mmtb_verify(const struct mmtb_verify_opts *opts, char *err, size_t errlen);
 

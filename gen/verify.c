@@ -127,6 +127,20 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "cannot build the index tables");
         goto out;
     }
+    for (int k = 0; k < o->n_only; k++) {
+        char name[32];
+        mmtb_sector_format(o->only[k], name, sizeof name);
+        if (mmtb_tb_sector_find(tb, o->only[k]) < 0) {
+            rc = MMTB_ERR_INVALID;
+            snprintf(err, errlen, "sector %s is not part of the game in %s", name, o->dir);
+            goto out;
+        }
+        if (mmtb_tb_sector_stats(tb, o->only[k], NULL) != MMTB_OK) {
+            rc = MMTB_ERR_INVALID;
+            snprintf(err, errlen, "sector %s is not solved (or not readable) in %s", name, o->dir);
+            goto out;
+        }
+    }
     struct progress prog;
     progress_init(&prog, o->quiet);
     uint64_t total_bad = 0, total_checked = 0;
@@ -137,6 +151,11 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
         struct mmtb_sector s = game[gi];
         char name[32];
         mmtb_sector_format(s, name, sizeof name);
+        bool wanted = o->n_only == 0;
+        for (int k = 0; k < o->n_only; k++)
+            wanted = wanted || sector_eq(o->only[k], s);
+        if (!wanted)
+            continue;
         if (mmtb_tb_sector_stats(tb, s, NULL) != MMTB_OK) {
             nskipped++;
             continue;

@@ -314,6 +314,18 @@ START_TEST(verify_finds_a_wrong_value)
     bad = 0;
     ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
     ck_assert_uint_ge(bad, 1);
+
+    /* Verifying only listed sectors: the tampered one is found, and a
+     * sector outside the game (beyond 3 stones) is refused by name. */
+    struct mmtb_sector only[1] = {{3, 3, 0, 0}};
+    vo.only = only;
+    vo.n_only = 1;
+    bad = 0;
+    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
+    ck_assert_uint_ge(bad, 1);
+    only[0] = (struct mmtb_sector){4, 3, 0, 0};
+    ck_assert_int_eq(mmtb_verify(&vo, err, sizeof err), MMTB_ERR_INVALID);
+    ck_assert_msg(strstr(err, "4-3") != NULL, "%s", err);
     remove_dir(dir);
 }
 END_TEST
