@@ -103,6 +103,12 @@ void mmtb_index_iter_start(struct mmtb_index_iter *it, const mmtb_index *ix,
 bool mmtb_index_iter_next(struct mmtb_index_iter *it, uint64_t *slot, uint32_t *mover,
                           uint32_t *opp, bool *canonical);
 
+/* Advance a walk so that the next slot it returns is `slot` (from the
+ * current next slot up to the end): a few steps when it is near, a fresh
+ * start otherwise.  For visiting sparse slots in increasing order without
+ * a full unrank each. */
+void mmtb_index_iter_skip_to(struct mmtb_index_iter *it, uint64_t slot);
+
 /*
  * Sector graph.  mmtb_sector_moves_to lists the sectors one move from s
  * leads to (quiet moves, captures, passes; terminal results are left out)

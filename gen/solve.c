@@ -463,13 +463,13 @@ static void upd_push(struct job *j, struct updbuf *b, uint32_t e)
     b->e[b->n++] = e;
 }
 
-/* Find the quiet predecessors of position i of member me (decided at depth
- * d: lost when `lost`) and queue their updates in this thread's buffers. */
+/* Find the quiet predecessors of position (mover, opp) of member me
+ * (decided at the current level: lost when `lost`) and queue their updates
+ * in this thread's buffers. */
 static void queue_preds(struct job *j, const struct member *me, const struct member *pa,
-                        uint64_t i, bool lost, struct updbuf *bufs, struct pred_scratch *ps)
+                        uint32_t mover, uint32_t opp, bool lost, struct updbuf *bufs,
+                        struct pred_scratch *ps)
 {
-    uint32_t mover, opp;
-    mmtb_index_unrank(j->ix, me->s, i, &mover, &opp);
     int n = succ_quiet_preds(j->v, me->s, mover, opp, ps->pm, ps->po);
     if (n == 0)
         return;
@@ -531,10 +531,24 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
                 if (!all && !me->flag_cur[c])
                     continue;
                 uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
+                /* the decided positions of a chunk are visited in slot
+                 * order: a walk finds each from the last in a few steps */
+                struct mmtb_index_iter it;
+                bool walking = false;
                 for (uint64_t i = lo; i < hi; i++) {
                     uint16_t x = me->st[i];
-                    if (x == want_loss || x == want_win)
-                        queue_preds(j, me, pa, i, x == want_loss, bufs, ps);
+                    if (x != want_loss && x != want_win)
+                        continue;
+                    if (!walking)
+                        mmtb_index_iter_start(&it, j->ix, me->s, i, hi);
+                    else
+                        mmtb_index_iter_skip_to(&it, i);
+                    walking = true;
+                    uint64_t slot;
+                    uint32_t mover, opp;
+                    bool canonical;
+                    mmtb_index_iter_next(&it, &slot, &mover, &opp, &canonical);
+                    queue_preds(j, me, pa, mover, opp, x == want_loss, bufs, ps);
                 }
             }
 #pragma omp for schedule(dynamic, 8)
