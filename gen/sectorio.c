@@ -5,6 +5,8 @@
 #include "sectorio.h"
 
 #include <omp.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 
 int gen_read_sector(mmtb_tb *tb, struct mmtb_sector s, uint64_t slots, uint8_t *wdl,
                     uint16_t *dtc)
@@ -30,4 +32,19 @@ int gen_read_sector(mmtb_tb *tb, struct mmtb_sector s, uint64_t slots, uint8_t *
         mmtb_ctx_free(ctx);
     }
     return rc;
+}
+
+/* See sectorio.h; aligned_alloc memory is released with free. */
+void *gen_alloc_big(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (bytes < huge)
+        return malloc(bytes ? bytes : 1);
+    size_t n = (bytes + huge - 1) / huge * huge;
+    void *p = aligned_alloc(huge, n);
+#ifdef MADV_HUGEPAGE
+    if (p)
+        madvise(p, n, MADV_HUGEPAGE);
+#endif
+    return p;
 }

@@ -5,6 +5,8 @@
 #ifndef MMTB_SECTORIO_H
 #define MMTB_SECTORIO_H
 
+#include <stddef.h>
+
 #include "mmtb.h"
 
 /*
@@ -15,5 +17,14 @@
  */
 int gen_read_sector(mmtb_tb *tb, struct mmtb_sector s, uint64_t slots, uint8_t *wdl,
                     uint16_t *dtc);
+
+/*
+ * Allocate a large array (released with free) on 2 MiB boundaries with a
+ * request for transparent huge pages: the solver and the verifier look up
+ * values at random in arrays of up to gigabytes, where 4 KiB pages make
+ * nearly every access a TLB miss as well as a cache miss.  The request is
+ * only a hint.  Returns NULL when out of memory.
+ */
+void *gen_alloc_big(size_t bytes);
 
 #endif

@@ -41,7 +41,6 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -185,26 +184,6 @@ static void dedupe_count(uint64_t *a, int *aux, int *cnt, int *n)
         a[u++] = x;
     }
     *n = u;
-}
-
-/*
- * Allocate a large array (released with free) on 2 MiB boundaries and ask
- * for transparent huge pages: the solver's look-ups land at random in
- * arrays of up to gigabytes, where 4 KiB pages make nearly every access a
- * TLB miss as well as a cache miss.  The advice is only a hint.
- */
-static void *alloc_big(size_t bytes)
-{
-    const size_t huge = (size_t)2 << 20;
-    if (bytes < huge)
-        return malloc(bytes ? bytes : 1);
-    size_t n = (bytes + huge - 1) / huge * huge;
-    void *p = aligned_alloc(huge, n);
-#ifdef MADV_HUGEPAGE
-    if (p)
-        madvise(p, n, MADV_HUGEPAGE);
-#endif
-    return p;
 }
 
 static void bucket_add(struct job *j, int level, uint64_t entry)
@@ -638,8 +617,8 @@ static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, bool need_
                     size_t errlen)
 {
     d->slots = mmtb_index_slots(ix, d->s);
-    d->wdl = alloc_big(d->slots);
-    d->dtc = need_dtc ? alloc_big(d->slots * sizeof *d->dtc) : NULL;
+    d->wdl = gen_alloc_big(d->slots);
+    d->dtc = need_dtc ? gen_alloc_big(d->slots * sizeof *d->dtc) : NULL;
     if (!d->wdl || (need_dtc && !d->dtc))
         return MMTB_ERR_NOMEM;
     int rc = gen_read_sector(tb, d->s, d->slots, d->wdl, d->dtc);
@@ -724,7 +703,7 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
     for (int i = 0; i < nss; i++) {
         j.m[i].s = ss[i];
         j.m[i].slots = mmtb_index_slots(ix, ss[i]);
-        j.m[i].st = alloc_big(j.m[i].slots * sizeof(uint16_t));
+        j.m[i].st = gen_alloc_big(j.m[i].slots * sizeof(uint16_t));
         size_t nf = (size_t)((j.m[i].slots + CHUNK - 1) / CHUNK + 1);
         j.m[i].flag_cur = calloc(nf, 1);
         j.m[i].flag_next = calloc(nf, 1);

@@ -37,19 +37,28 @@ static int load_all(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s, str
 {
     l->s = s;
     l->slots = mmtb_index_slots(ix, s);
-    l->wdl = malloc(l->slots ? l->slots : 1);
-    l->dtc = malloc((l->slots ? l->slots : 1) * sizeof *l->dtc);
+    l->wdl = gen_alloc_big(l->slots);
+    l->dtc = gen_alloc_big(l->slots * sizeof *l->dtc);
     if (!l->wdl || !l->dtc)
         return MMTB_ERR_NOMEM;
     return gen_read_sector(tb, s, l->slots, l->wdl, l->dtc);
 }
 
+/* A successor of the position being derived, ranked in its loaded sector. */
+struct look {
+    const struct loaded *l;
+    uint64_t r;
+    bool capture;
+};
+
 /* The value of one position derived from its successors: wdl 0/1/2 (loss,
- * draw, win for the side to move) and depth.  Returns -1 when a successor
- * sector is not loaded (cannot check). */
+ * draw, win for the side to move) and depth.  Every successor is ranked and
+ * its look-ups started (cache misses in arrays of gigabytes) before any is
+ * used.  sc and lk have room for MMTB_MAX_MOVES.  Returns -1 when a
+ * successor sector is not loaded (cannot check). */
 static int derive(const struct mmtb_variant *v, const mmtb_index *ix, struct mmtb_sector s,
                   uint32_t mover, uint32_t opp, const struct loaded *ls, int nls, struct succ *sc,
-                  int *out_wdl, int *out_dtc)
+                  struct look *lk, int *out_wdl, int *out_dtc)
 {
     int term = succ_terminal(v, s, mover, opp);
     if (term == MMTB_LOSS) {
@@ -61,7 +70,7 @@ static int derive(const struct mmtb_variant *v, const mmtb_index *ix, struct mmt
         return 0;
     }
     int n = succ_generate(v, s, mover, opp, sc);
-    int best_win = 0, worst_loss = 0;
+    int best_win = 0, worst_loss = 0, nl = 0;
     bool draw = false;
     for (int i = 0; i < n; i++) {
         if (sc[i].kind == SUCC_WIN) {
@@ -75,8 +84,16 @@ static int derive(const struct mmtb_variant *v, const mmtb_index *ix, struct mmt
         if (!l)
             return -1;
         uint64_t r = mmtb_index_rank(ix, sc[i].t, sc[i].mover, sc[i].opp);
+        __builtin_prefetch(&l->wdl[r]);
+        if (!sc[i].capture)
+            __builtin_prefetch(&l->dtc[r]);
+        lk[nl++] = (struct look){l, r, sc[i].capture};
+    }
+    for (int i = 0; i < nl; i++) {
+        const struct loaded *l = lk[i].l;
+        uint64_t r = lk[i].r;
         int w = l->wdl[r];
-        int depth = sc[i].capture ? 1 : l->dtc[r] + 1;
+        int depth = lk[i].capture ? 1 : l->dtc[r] + 1;
         if (w == 0) {
             if (!best_win || depth < best_win)
                 best_win = depth;
@@ -189,9 +206,10 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
 #pragma omp parallel reduction(+ : bad, checked)
         {
             struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
+            struct look *lk = malloc(MMTB_MAX_MOVES * sizeof *lk);
 #pragma omp for schedule(dynamic, 16)
             for (uint64_t c = 0; c < nchunks; c++) {
-                if (!sc)
+                if (!sc || !lk)
                     continue;
                 uint64_t lo = c * chunk, hi = lo + chunk < slots ? lo + chunk : slots;
                 struct mmtb_index_iter it;
@@ -203,7 +221,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
                     if (!canonical)
                         continue;
                     int w, d;
-                    if (derive(v, ix, s, mover, opp, ls, nls, sc, &w, &d) != 0)
+                    if (derive(v, ix, s, mover, opp, ls, nls, sc, lk, &w, &d) != 0)
                         continue;
                     checked++;
                     if (w != ls[0].wdl[i] || d != ls[0].dtc[i]) {
@@ -217,6 +235,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
                     progress_update(&prog, hi, slots);
             }
             free(sc);
+            free(lk);
         }
         progress_clear(&prog);
         for (int q = 0; q < nls; q++)
