@@ -1,5 +1,9 @@
 # Writes builtin_variants.c: each data/variants/NAME.txt as a C string, plus a
-# NULL-terminated table of names.  Run by the build (cmake -P).
+# NULL-terminated table of names.  Run by the build (cmake -P) with
+# -DOUT=<file to write> -DDIR=<directory of the .txt descriptors>.
+if(NOT OUT OR NOT DIR)
+  message(FATAL_ERROR "embed_variants.cmake: run with -DOUT=FILE -DDIR=DATA_DIR")
+endif()
 file(GLOB files ${DIR}/*.txt)
 list(SORT files)
 set(body "/* Generated from data/variants by embed_variants.cmake; do not edit. */\n#include <stddef.h>\n")

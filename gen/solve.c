@@ -145,10 +145,10 @@ static const struct dep *dep_of(const struct job *j, struct mmtb_sector s)
 /*
  * Merge repeated values of a[0..n) (order of first appearance kept) and
  * count them: afterwards a[0..*n) are distinct, cnt[k] says how often a[k]
- * occurred, and aux[k] is the aux value of its first occurrence.  Several unmoves can reach one orbit (symmetric images
- * share a slot).  A per-thread open-addressing set, emptied in O(1) by
- * bumping a generation tag; n <= MMTB_MAX_MOVES is at most half its size,
- * so probes stay short.
+ * occurred, and aux[k] is the aux value of its first occurrence.  Several
+ * unmoves can reach one orbit (symmetric images share a slot).  A
+ * per-thread open-addressing set, emptied in O(1) by bumping a generation
+ * tag; n <= MMTB_MAX_MOVES is at most half its size, so probes stay short.
  */
 #define DEDUP_BITS 12
 struct dedup {
