@@ -194,6 +194,49 @@ static void check_sector_slots(const struct mmtb_variant *v, const mmtb_index *i
                tref_binom(v->npoints, w) * tref_binom(v->npoints - w, b));
 }
 
+/*
+ * The sequential walk agrees with unrank and slot_is_canonical: a walk over
+ * the whole sector returns every slot in order; walks started anywhere and
+ * advanced by mmtb_index_iter_skip_to over gaps short (stepped) and long
+ * (restarted) return the slot asked for, until the end of their range.
+ */
+static void check_walks(const mmtb_index *ix, struct mmtb_sector s)
+{
+    uint64_t slots = mmtb_index_slots(ix, s);
+    struct mmtb_index_iter it;
+    uint64_t slot, expect = 0;
+    uint32_t mo, op, m2, o2;
+    bool canon;
+    mmtb_index_iter_start(&it, ix, s, 0, slots);
+    while (mmtb_index_iter_next(&it, &slot, &mo, &op, &canon)) {
+        REQUIRE_EQ(slot, expect);
+        mmtb_index_unrank(ix, s, slot, &m2, &o2);
+        REQUIRE_EQ(mo, m2);
+        REQUIRE_EQ(op, o2);
+        REQUIRE_EQ(canon, mmtb_index_slot_is_canonical(ix, s, slot));
+        expect++;
+    }
+    REQUIRE_EQ(expect, slots);
+    uint64_t x = 0x9e3779b97f4a7c15ull ^ slots;
+    for (int walk = 0; walk < 20 && slots > 0; walk++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t first = (x >> 17) % slots, end = first + (x >> 40) % (slots - first + 1);
+        mmtb_index_iter_start(&it, ix, s, first, end);
+        for (uint64_t want = first; want < end;) {
+            mmtb_index_iter_skip_to(&it, want);
+            REQUIRE(mmtb_index_iter_next(&it, &slot, &mo, &op, &canon));
+            REQUIRE_EQ(slot, want);
+            mmtb_index_unrank(ix, s, slot, &m2, &o2);
+            REQUIRE_EQ(mo, m2);
+            REQUIRE_EQ(op, o2);
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            /* mostly short gaps, now and then one past the stepping limit */
+            want += 1 + ((x >> 60) == 0 ? (x >> 20) % 5000 : (x >> 20) % 40);
+        }
+        REQUIRE(!mmtb_index_iter_next(&it, &slot, &mo, &op, &canon) || slot < end);
+    }
+}
+
 /* Every sector (w, b) with w, b <= max_stones and w + b <= limit of a
  * variant, by positions or by slots, with both rank implementations. */
 static void check_variant(const char *name, int max_stones, int limit)
@@ -213,6 +256,8 @@ static void check_variant(const char *name, int max_stones, int limit)
                 check_sector_positions(v, ix, ixp, &ref, s);
             else
                 check_sector_slots(v, ix, ixp, &ref, s);
+            check_walks(ix, s);
+            check_walks(ixp, s);
         }
     tref_index_free(&ref);
     mmtb_index_free(ixp);
