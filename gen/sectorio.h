@@ -1,6 +1,7 @@
 /*
  * sectorio.h - reading whole solved sectors into memory for the solver and
- * the verifier, in parallel ranges, through libmmtb.
+ * the verifier, in parallel ranges, through libmmtb; and the allocator for
+ * their large, randomly accessed arrays.
  */
 #ifndef MMTB_SECTORIO_H
 #define MMTB_SECTORIO_H

@@ -1115,6 +1115,30 @@ START_TEST(stats_nine_3_3_published)
 }
 END_TEST
 
+/* mmtb-gen verify --sectors: a listed sector is checked (exit 0, its line
+ * printed); a malformed item or a sector outside the game exits 1 naming it. */
+START_TEST(verify_listed_sectors)
+{
+    need_tables();
+    struct result r;
+    char *ok[] = {GEN_BIN, "verify", "-t", tables_nine3, "--sectors", "3-3", NULL};
+    run_argv(&r, NULL, ok);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "3-3") && strstr(r.out, "mismatches 0"), "%s", r.out);
+    result_free(&r);
+    char *bad[] = {GEN_BIN, "verify", "-t", tables_nine3, "--sectors", "3-3,4-x", NULL};
+    run_argv(&r, NULL, bad);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "'4-x'") != NULL, "%s", r.err);
+    result_free(&r);
+    char *out[] = {GEN_BIN, "verify", "-t", tables_nine3, "--sectors", "9-9", NULL};
+    run_argv(&r, NULL, out);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "9-9") != NULL, "%s", r.err);
+    result_free(&r);
+}
+END_TEST
+
 START_TEST(play_against_tables_from_a_pipe)
 {
     need_tables();
@@ -1223,6 +1247,7 @@ int main(void)
     tcase_add_test(tt, stats_nine_3_3_published);
     tcase_add_test(tt, truncated_tables_exit_2);
     tcase_add_test(tt, play_against_tables_from_a_pipe);
+    tcase_add_test(tt, verify_listed_sectors);
     suite_add_tcase(s, tt);
 
     SRunner *sr = srunner_create(s);
