@@ -312,12 +312,78 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
     return c;
 }
 
+/*
+ * The order of the init walk.  A placement's successors all have the
+ * placing side's opponent O as their new side to move, so they lie in one
+ * block of the solved sector (the slots of O's canonical set), and so do
+ * those of every other position with the same O.  Walking the positions
+ * grouped by O keeps that block in cache; walking them in their own slot
+ * order would fetch a new block per position, a cache miss per successor.
+ * The positions grouped by O are the slots of the colour-swapped sector
+ * (b, w, ...), whose index is ordered by its side to move: each of its
+ * canonical slots (O, M) is one orbit, (M, O) of ours, written to our slot
+ * wherever it lies.  Movement positions have few external successors and
+ * are walked in their own order.
+ */
+static bool init_by_opponent(const struct job *j, const struct member *me)
+{
+    return me->s.w_hand > 0 && !j->v->place_or_move;
+}
+
+/*
+ * Writes of the by-opponent walk land anywhere in the member's array; one
+ * cache and TLB miss each would cost more than the rest of the work.  They
+ * are queued per thread and partition of the array (as the level updates
+ * below) and applied partition by partition after each batch of chunks.
+ * An entry is offset in the partition << 16 | state word.
+ */
+#define INIT_PART_SHIFT 19
+#define INIT_BATCH_CHUNKS 1024
+
+struct initbuf {
+    uint64_t *e;
+    size_t n, cap;
+};
+
+static bool initbuf_push(struct initbuf *b, uint64_t e)
+{
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? 2 * b->cap : 1024;
+        uint64_t *ne = realloc(b->e, nc * sizeof *ne);
+        if (!ne)
+            return false;
+        b->e = ne;
+        b->cap = nc;
+    }
+    b->e[b->n++] = e;
+    return true;
+}
+
 static int init_pass(struct job *j)
 {
     const uint64_t chunk = CHUNK;
+    const int nth = omp_get_max_threads();
     for (int mi = 0; mi < j->nm; mi++) {
         struct member *me = &j->m[mi];
-        uint64_t nchunks = (me->slots + chunk - 1) / chunk;
+        bool by_opp = init_by_opponent(j, me);
+        /* the sector walked: our own, or the colour-swapped one */
+        struct mmtb_sector ws = by_opp ? sector_partner(me->s) : me->s;
+        uint64_t wslots = by_opp ? mmtb_index_slots(j->ix, ws) : me->slots;
+        uint64_t nchunks = (wslots + chunk - 1) / chunk;
+        uint64_t visited = 0;
+        uint64_t nparts = by_opp ? (me->slots >> INIT_PART_SHIFT) + 1 : 0;
+        struct initbuf *ib = NULL;
+        if (by_opp) {
+            ib = calloc((size_t)nth * nparts, sizeof *ib);
+            if (!ib)
+                return MMTB_ERR_NOMEM;
+#pragma omp parallel for schedule(static)
+            for (uint64_t c = 0; c < (me->slots + chunk - 1) / chunk; c++) {
+                uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
+                for (uint64_t i = lo; i < hi; i++)
+                    me->st[i] = ST_UNUSED;
+            }
+        }
         uint64_t done = 0;
         int fail = 0;
 #pragma omp parallel
@@ -325,42 +391,71 @@ static int init_pass(struct job *j)
             struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
             struct ext_look *ext = malloc(MMTB_MAX_MOVES * sizeof *ext);
             uint64_t *hist = calloc(MAX_LEVELS, sizeof *hist);
+            struct initbuf *mine = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL;
             int maxd = 0;
             if (!sc || !ext || !hist) {
 #pragma omp atomic write
                 fail = 1;
             }
+            for (uint64_t b0 = 0; b0 < nchunks; b0 += INIT_BATCH_CHUNKS) {
+                uint64_t b1 = b0 + INIT_BATCH_CHUNKS < nchunks ? b0 + INIT_BATCH_CHUNKS : nchunks;
 #pragma omp for schedule(dynamic, 16)
-            for (uint64_t c = 0; c < nchunks; c++) {
-                if (fail)
-                    continue;
-                uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
-                struct mmtb_index_iter it;
-                mmtb_index_iter_start(&it, j->ix, me->s, lo, hi);
-                uint64_t i;
-                uint32_t mover, opp;
-                bool canonical;
-                while (mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical)) {
-                    if (!canonical) {
-                        me->st[i] = ST_UNUSED;
+                for (uint64_t c = b0; c < b1; c++) {
+                    if (fail)
                         continue;
+                    uint64_t lo = c * chunk, hi = lo + chunk < wslots ? lo + chunk : wslots;
+                    struct mmtb_index_iter it;
+                    mmtb_index_iter_start(&it, j->ix, ws, lo, hi);
+                    uint64_t i, seen = 0;
+                    uint32_t mover, opp;
+                    bool canonical;
+                    while (mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical)) {
+                        if (!canonical) {
+                            if (!by_opp)
+                                me->st[i] = ST_UNUSED;
+                            continue;
+                        }
+                        int rd;
+                        if (by_opp) {
+                            i = mmtb_index_rank(j->ix, me->s, opp, mover);
+                            uint16_t x = init_position(j, mi, i, opp, mover, sc, ext, &rd);
+                            uint64_t off = i & (((uint64_t)1 << INIT_PART_SHIFT) - 1);
+                            if (!initbuf_push(&mine[i >> INIT_PART_SHIFT], off << 16 | x))
+                                __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
+                            seen++;
+                        } else {
+                            me->st[i] = init_position(j, mi, i, mover, opp, sc, ext, &rd);
+                        }
+                        if (rd >= 0) {
+                            hist[rd]++;
+                            if (rd > maxd)
+                                maxd = rd;
+                        }
                     }
-                    int rd;
-                    me->st[i] = init_position(j, mi, i, mover, opp, sc, ext, &rd);
-                    if (rd >= 0) {
-                        hist[rd]++;
-                        if (rd > maxd)
-                            maxd = rd;
-                    }
-                }
-                if (omp_get_thread_num() == 0) {
-                    uint64_t dn;
+                    if (omp_get_thread_num() == 0) {
+                        uint64_t dn;
 #pragma omp atomic read
-                    dn = done;
-                    progress_update(j->prog, dn * chunk, me->slots);
-                }
+                        dn = done;
+                        progress_update(j->prog, dn * chunk, wslots);
+                    }
 #pragma omp atomic
-                done++;
+                    done++;
+#pragma omp atomic
+                    visited += seen;
+                }
+                if (!by_opp)
+                    continue;
+                /* every thread's queue for a partition, in one thread */
+#pragma omp for schedule(dynamic, 8)
+                for (uint64_t p = 0; p < nparts; p++) {
+                    uint16_t *base = me->st + (p << INIT_PART_SHIFT);
+                    for (int t = 0; t < nth; t++) {
+                        struct initbuf *q = &ib[(size_t)t * nparts + p];
+                        for (size_t k = 0; k < q->n; k++)
+                            base[q->e[k] >> 16] = (uint16_t)q->e[k];
+                        q->n = 0;
+                    }
+                }
             }
 #pragma omp critical(mmtb_hist)
             {
@@ -376,8 +471,15 @@ static int init_pass(struct job *j)
             free(ext);
             free(hist);
         }
+        if (ib)
+            for (size_t k = 0; k < (size_t)nth * nparts; k++)
+                free(ib[k].e);
+        free(ib);
         if (fail || j->oom)
             return MMTB_ERR_NOMEM;
+        /* one visit per orbit, so every canonical slot was written */
+        if (by_opp && visited != mmtb_index_canonical(j->v, me->s))
+            return MMTB_ERR_INVALID;
     }
     return MMTB_OK;
 }
@@ -752,7 +854,9 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
     t_init = progress_now();
     rc = init_pass(&j);
     if (rc != MMTB_OK) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(err, errlen, "%s", rc == MMTB_ERR_NOMEM ? "out of memory"
+                                                          : "internal error: init pass missed "
+                                                            "positions");
         goto out;
     }
     snprintf(label, sizeof label, "%s levels", tag);
