@@ -354,6 +354,9 @@ START_TEST(other_variants_consistent)
     solve_and_verify("nine-diag", 0, 0, 3);
     solve_and_verify("morabaraba", 0, 0, 3);
     solve_and_verify("three", 3, 3, 0);
+    /* placement sectors with mills and captures: acyclic, so one ply
+     * forward checks every value and depth completely */
+    solve_and_verify("nine", 4, 4, 0);
 }
 END_TEST
 
