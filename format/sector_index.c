@@ -502,6 +502,49 @@ uint64_t mmtb_index_rank_stab(const mmtb_index *ix, struct mmtb_sector s, uint32
     return rank_portable(ix, s, mover, opp, nstab);
 }
 
+/* rank_body for several opponent sets of one mover: the mover's look-up,
+ * symmetry and stabilizer are shared. */
+static inline __attribute__((always_inline)) void
+rank_many_body(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover, const uint32_t *opps,
+               int n, uint64_t *out, compress_fn compress)
+{
+    const struct mmtb_variant *v = ix->v;
+    uint32_t e = ix->lookup[s.w][colex_rank(ix, mover)];
+    int g = (int)((e >> LK_SYM_SHIFT) & LK_SYM_MASK);
+    uint32_t ci = e & LK_CI_MASK;
+    uint32_t free_ = ~mmtb_sym_apply(v, g, mover);
+    uint64_t base = (uint64_t)ci * ix->binom[ix->n - s.w][s.b];
+    uint64_t stab = (e & LK_STAB) ? ix->stab[s.w][ci] : 0;
+    for (int k = 0; k < n; k++) {
+        uint32_t o = mmtb_sym_apply(v, g, opps[k]);
+        if (stab)
+            o = stab_min(v, stab, o);
+        out[k] = base + colex_rank(ix, compress(ix, o, free_));
+    }
+}
+
+#if MMTB_INDEX_X86
+static __attribute__((target("bmi2"))) void rank_many_bmi2(const mmtb_index *ix,
+                                                           struct mmtb_sector s, uint32_t mover,
+                                                           const uint32_t *opps, int n,
+                                                           uint64_t *out)
+{
+    rank_many_body(ix, s, mover, opps, n, out, compress_bmi2);
+}
+#endif
+
+void mmtb_index_rank_same_mover(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
+                                const uint32_t *opps, int n, uint64_t *out)
+{
+#if MMTB_INDEX_X86
+    if (ix->bmi2) {
+        rank_many_bmi2(ix, s, mover, opps, n, out);
+        return;
+    }
+#endif
+    rank_many_body(ix, s, mover, opps, n, out, compress_portable);
+}
+
 /* The b-subset of {0, ..., 31} with colex rank r: greedily, for i = b,
  * b-1, ..., 1, the largest q with C(q, i) <= r, and r -= C(q, i). */
 static inline uint32_t colex_unrank(const mmtb_index *ix, int b, uint32_t r)

@@ -69,6 +69,16 @@ uint64_t mmtb_index_rank(const mmtb_index *ix, struct mmtb_sector s, uint32_t mo
 uint64_t mmtb_index_rank_stab(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
                               uint32_t opp, int *nstab);
 
+/*
+ * Ranks of n positions of sector s with one side to move:
+ * out[k] = mmtb_index_rank(ix, s, mover, opps[k]) for k < n.  The mover's
+ * canonical set is looked up once (the placements of one position all lead
+ * to positions whose side to move is its opponent).  Same preconditions
+ * for every opps[k].
+ */
+void mmtb_index_rank_same_mover(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
+                                const uint32_t *opps, int n, uint64_t *out);
+
 /* Unrank: the position stored in a slot < mmtb_index_slots(ix, s): for a
  * canonical slot the representative of its orbit (rank gives the slot back),
  * for a wasted slot a position that ranks elsewhere. */

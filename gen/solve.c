@@ -217,6 +217,13 @@ struct ext_look {
     bool capture;
 };
 
+/* Per-thread scratch of init_position: successors ranked together. */
+static _Thread_local struct {
+    uint32_t opp[MMTB_MAX_MOVES];
+    int at[MMTB_MAX_MOVES];
+    uint64_t r[MMTB_MAX_MOVES];
+} rank_q;
+
 /*
  * Initial state of one canonical position: terminal values, external
  * successors (already solved), and the number of distinct in-pair
@@ -248,6 +255,10 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
      * successors are.  Rank every external successor and start its
      * look-up (a cache miss in a large solved sector) before using any. */
     int best_win = 0, worst_loss = 0, nin = 0, next = 0;
+    /* Placements that remove nothing all lead to positions of one sector
+     * whose side to move is our opponent: those are ranked together. */
+    int nq = 0;
+    struct mmtb_sector qt = {0, 0, 0, 0};
     for (int i = 0; i < n; i++) {
         if (sc[i].kind == SUCC_WIN) {
             *resolved_depth = 1;
@@ -260,9 +271,23 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
         const struct dep *d = dep_of(j, sc[i].t);
         ext[next].d = d;
         ext[next].capture = sc[i].capture;
-        ext[next].r = mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
-        __builtin_prefetch(&d->wdl[ext[next].r]);
+        if (sc[i].mover == opp && (nq == 0 || sector_eq(sc[i].t, qt))) {
+            qt = sc[i].t;
+            rank_q.at[nq] = next;
+            rank_q.opp[nq++] = sc[i].opp;
+        } else {
+            ext[next].r = mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
+            __builtin_prefetch(&d->wdl[ext[next].r]);
+        }
         next++;
+    }
+    if (nq) {
+        mmtb_index_rank_same_mover(j->ix, qt, opp, rank_q.opp, nq, rank_q.r);
+        for (int k = 0; k < nq; k++) {
+            struct ext_look *x = &ext[rank_q.at[k]];
+            x->r = rank_q.r[k];
+            __builtin_prefetch(&x->d->wdl[x->r]);
+        }
     }
     bool draw = false;
     for (int i = 0; i < next; i++) {

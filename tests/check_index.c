@@ -237,6 +237,39 @@ static void check_walks(const mmtb_index *ix, struct mmtb_sector s)
     }
 }
 
+/*
+ * Ranking several opponent sets of one mover at once gives what ranking
+ * each gives: for movers spread over the sector (every symmetric image of
+ * each, so stabilizers and non-identity symmetries occur), the opponent
+ * sets one stone step away from a stored one.
+ */
+static void check_same_mover(const struct mmtb_variant *v, const mmtb_index *ix,
+                             struct mmtb_sector s)
+{
+    uint64_t slots = mmtb_index_slots(ix, s);
+    uint32_t *opps = malloc(MMTB_MAX_MOVES * sizeof *opps);
+    uint64_t *got = malloc(MMTB_MAX_MOVES * sizeof *got);
+    ck_assert(opps && got);
+    for (uint64_t slot = 0; slot < slots; slot += slots / 97 + 1) {
+        uint32_t mo, op;
+        mmtb_index_unrank(ix, s, slot, &mo, &op);
+        uint32_t empty = v->full & ~(mo | op);
+        for (int g = 0; g < v->nsyms; g++) {
+            int n = 0;
+            opps[n++] = mmtb_sym_apply(v, g, op);
+            for (uint32_t f = op; f && s.b; f &= f - 1)
+                for (uint32_t e = empty; e && n < MMTB_MAX_MOVES; e &= e - 1)
+                    opps[n++] = mmtb_sym_apply(v, g, op ^ (f & -f) ^ (e & -e));
+            uint32_t gm = mmtb_sym_apply(v, g, mo);
+            mmtb_index_rank_same_mover(ix, s, gm, opps, n, got);
+            for (int k = 0; k < n; k++)
+                REQUIRE_EQ(got[k], mmtb_index_rank(ix, s, gm, opps[k]));
+        }
+    }
+    free(opps);
+    free(got);
+}
+
 /* Every sector (w, b) with w, b <= max_stones and w + b <= limit of a
  * variant, by positions or by slots, with both rank implementations. */
 static void check_variant(const char *name, int max_stones, int limit)
@@ -258,6 +291,8 @@ static void check_variant(const char *name, int max_stones, int limit)
                 check_sector_slots(v, ix, ixp, &ref, s);
             check_walks(ix, s);
             check_walks(ixp, s);
+            check_same_mover(v, ix, s);
+            check_same_mover(v, ixp, s);
         }
     tref_index_free(&ref);
     mmtb_index_free(ixp);
