@@ -69,11 +69,27 @@ struct dep {
     uint16_t *dtc; /* NULL when only captures lead there */
 };
 
-/* Per-level bucket of external results that resolve at that level. */
-struct bucket {
-    uint64_t *e; /* slot << 2 | member << 1 | is_win */
+/* A growable array of 64-bit entries: the per-level buckets of external
+ * results (slot << 2 | member << 1 | is_win) and the init pass's queued
+ * writes. */
+struct vec64 {
+    uint64_t *e;
     size_t n, cap;
 };
+
+static bool vec64_push(struct vec64 *b, uint64_t x)
+{
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? 2 * b->cap : 1024;
+        uint64_t *ne = realloc(b->e, nc * sizeof *ne);
+        if (!ne)
+            return false;
+        b->e = ne;
+        b->cap = nc;
+    }
+    b->e[b->n++] = x;
+    return true;
+}
 
 /* One sector being solved (a member of the pair). */
 struct member {
@@ -110,7 +126,7 @@ struct job {
     int nm;
     struct dep deps[16];
     int ndeps;
-    struct bucket *buckets; /* [MAX_LEVELS], allocated lazily */
+    struct vec64 *buckets; /* [MAX_LEVELS], allocated lazily */
     uint64_t *hist;         /* resolved positions per depth */
     int last_level;         /* deepest level with work known so far */
     int oom;                /* an allocation failed inside a parallel region */
@@ -190,18 +206,7 @@ static void bucket_add(struct job *j, int level, uint64_t entry)
 {
 #pragma omp critical(mmtb_bucket)
     {
-        struct bucket *b = &j->buckets[level];
-        if (b->n == b->cap) {
-            size_t nc = b->cap ? 2 * b->cap : 1024;
-            uint64_t *ne = realloc(b->e, nc * sizeof *ne);
-            if (ne) {
-                b->e = ne;
-                b->cap = nc;
-            }
-        }
-        if (b->n < b->cap)
-            b->e[b->n++] = entry;
-        else
+        if (!vec64_push(&j->buckets[level], entry))
             j->oom = 1;
         if (level > j->last_level)
             j->last_level = level;
@@ -365,25 +370,6 @@ static bool init_by_opponent(const struct job *j, const struct member *me)
 #define INIT_PART_SHIFT 19
 #define INIT_BATCH_CHUNKS 1024
 
-struct initbuf {
-    uint64_t *e;
-    size_t n, cap;
-};
-
-static bool initbuf_push(struct initbuf *b, uint64_t e)
-{
-    if (b->n == b->cap) {
-        size_t nc = b->cap ? 2 * b->cap : 1024;
-        uint64_t *ne = realloc(b->e, nc * sizeof *ne);
-        if (!ne)
-            return false;
-        b->e = ne;
-        b->cap = nc;
-    }
-    b->e[b->n++] = e;
-    return true;
-}
-
 static int init_pass(struct job *j)
 {
     const uint64_t chunk = CHUNK;
@@ -397,7 +383,7 @@ static int init_pass(struct job *j)
         uint64_t nchunks = (wslots + chunk - 1) / chunk;
         uint64_t visited = 0;
         uint64_t nparts = by_opp ? (me->slots >> INIT_PART_SHIFT) + 1 : 0;
-        struct initbuf *ib = NULL;
+        struct vec64 *ib = NULL;
         if (by_opp) {
             ib = calloc((size_t)nth * nparts, sizeof *ib);
             if (!ib)
@@ -416,7 +402,7 @@ static int init_pass(struct job *j)
             struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
             struct ext_look *ext = malloc(MMTB_MAX_MOVES * sizeof *ext);
             uint64_t *hist = calloc(MAX_LEVELS, sizeof *hist);
-            struct initbuf *mine = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL;
+            struct vec64 *mine = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL;
             int maxd = 0;
             if (!sc || !ext || !hist) {
 #pragma omp atomic write
@@ -445,7 +431,7 @@ static int init_pass(struct job *j)
                             i = mmtb_index_rank(j->ix, me->s, opp, mover);
                             uint16_t x = init_position(j, mi, i, opp, mover, sc, ext, &rd);
                             uint64_t off = i & (((uint64_t)1 << INIT_PART_SHIFT) - 1);
-                            if (!initbuf_push(&mine[i >> INIT_PART_SHIFT], off << 16 | x))
+                            if (!vec64_push(&mine[i >> INIT_PART_SHIFT], off << 16 | x))
                                 __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
                             seen++;
                         } else {
@@ -475,7 +461,7 @@ static int init_pass(struct job *j)
                 for (uint64_t p = 0; p < nparts; p++) {
                     uint16_t *base = me->st + (p << INIT_PART_SHIFT);
                     for (int t = 0; t < nth; t++) {
-                        struct initbuf *q = &ib[(size_t)t * nparts + p];
+                        struct vec64 *q = &ib[(size_t)t * nparts + p];
                         for (size_t k = 0; k < q->n; k++)
                             base[q->e[k] >> 16] = (uint16_t)q->e[k];
                         q->n = 0;
@@ -668,7 +654,7 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
 /* Bucket entries of level d: external results that take effect now. */
 static uint64_t level_buckets(struct job *j, unsigned d)
 {
-    struct bucket *b = &j->buckets[d];
+    struct vec64 *b = &j->buckets[d];
     uint64_t found = 0;
     for (size_t i = 0; i < b->n; i++) {
         uint64_t e = b->e[i];
