@@ -951,6 +951,17 @@ static void mark_needed(const struct mmtb_variant *v, const struct mmtb_sector *
     }
 }
 
+/* Can a move lead from sector s to its partner (same stones, other side to
+ * move)?  Quiet moves and passes can.  A placement always leads out of the
+ * pair, so where both sides still place (outside place-or-move rules, and
+ * with no passes when the board is full) the two sectors are independent
+ * and are solved one after the other, with half the memory. */
+static bool partners_linked(const struct mmtb_variant *v, struct mmtb_sector s)
+{
+    return s.w_hand == 0 || s.b_hand == 0 || v->place_or_move ||
+           v->nomove == MMTB_NOMOVE_PASSES;
+}
+
 /* True when the directory already holds a valid table of sector s. */
 static bool already_solved(const char *dir, struct mmtb_sector s, struct mmtb_sector_stats *st)
 {
@@ -1076,7 +1087,7 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         struct mmtb_sector ss[2] = {list[i], list[i]};
         int nss = 1;
         if (i + 1 < n && need[i + 1] && sector_eq(list[i + 1], sector_partner(list[i])) &&
-            !sector_eq(list[i], list[i + 1]))
+            !sector_eq(list[i], list[i + 1]) && partners_linked(v, list[i]))
             ss[nss++] = list[++i];
         int first = i - (nss - 1);
         bool have = true;
