@@ -127,11 +127,11 @@ struct job {
     struct dep deps[16];
     int ndeps;
     struct vec64 *buckets; /* [MAX_LEVELS], allocated lazily */
-    uint64_t *hist;         /* resolved positions per depth */
-    int last_level;         /* deepest level with work known so far */
-    int oom;                /* an allocation failed inside a parallel region */
-    int init_max;           /* deepest value decided by the init pass */
-    int any_inpair;         /* some position has an in-pair successor */
+    uint64_t *hist;        /* resolved positions per depth */
+    int last_level;        /* deepest level with work known so far */
+    int oom;               /* an allocation failed inside a parallel region */
+    int init_max;          /* deepest value decided by the init pass */
+    int any_inpair;        /* some position has an in-pair successor */
     struct progress *prog;
     /* level updates: nthreads * nparts buffers (see level_member) */
     int nthreads;
