@@ -2,7 +2,8 @@
  * solve.c - level-synchronous retrograde analysis with OpenMP.
  *
  * A sector and its partner (same stones, other side to move) are solved
- * together, because quiet moves lead from one to the other.  Every other
+ * together, because quiet moves lead from one to the other (two placement
+ * sectors, where no move does, are solved one after the other).  Every other
  * move leads into a sector solved earlier ("external"): captures, and in the
  * placement phase the placements.  Those are read back through libmmtb.
  *
