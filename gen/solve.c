@@ -119,6 +119,9 @@ struct pred_scratch {
 
 #define CHUNK_SHIFT 12
 #define CHUNK ((uint64_t)1 << CHUNK_SHIFT)
+/* Scattered writes (the level updates, the by-opponent init) are queued
+ * per partition of 2^PART_SHIFT slots, 1 MiB of state, applied in cache. */
+#define PART_SHIFT 19
 
 struct job {
     const struct mmtb_variant *v;
@@ -368,7 +371,6 @@ static bool init_by_opponent(const struct job *j, const struct member *me)
  * below) and applied partition by partition after each batch of chunks.
  * An entry is offset in the partition << 16 | state word.
  */
-#define INIT_PART_SHIFT 19
 #define INIT_BATCH_CHUNKS 1024
 
 static int init_pass(struct job *j)
@@ -383,7 +385,7 @@ static int init_pass(struct job *j)
         uint64_t wslots = by_opp ? mmtb_index_slots(j->ix, ws) : me->slots;
         uint64_t nchunks = (wslots + chunk - 1) / chunk;
         uint64_t visited = 0;
-        uint64_t nparts = by_opp ? (me->slots >> INIT_PART_SHIFT) + 1 : 0;
+        uint64_t nparts = by_opp ? (me->slots >> PART_SHIFT) + 1 : 0;
         struct vec64 *ib = NULL;
         if (by_opp) {
             ib = calloc((size_t)nth * nparts, sizeof *ib);
@@ -431,8 +433,8 @@ static int init_pass(struct job *j)
                         if (by_opp) {
                             i = mmtb_index_rank(j->ix, me->s, opp, mover);
                             uint16_t x = init_position(j, mi, i, opp, mover, sc, ext, &rd);
-                            uint64_t off = i & (((uint64_t)1 << INIT_PART_SHIFT) - 1);
-                            if (!vec64_push(&mine[i >> INIT_PART_SHIFT], off << 16 | x))
+                            uint64_t off = i & (((uint64_t)1 << PART_SHIFT) - 1);
+                            if (!vec64_push(&mine[i >> PART_SHIFT], off << 16 | x))
                                 __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
                             seen++;
                         } else {
@@ -460,7 +462,7 @@ static int init_pass(struct job *j)
                 /* every thread's queue for a partition, in one thread */
 #pragma omp for schedule(dynamic, 8)
                 for (uint64_t p = 0; p < nparts; p++) {
-                    uint16_t *base = me->st + (p << INIT_PART_SHIFT);
+                    uint16_t *base = me->st + (p << PART_SHIFT);
                     for (int t = 0; t < nth; t++) {
                         struct vec64 *q = &ib[(size_t)t * nparts + p];
                         for (size_t k = 0; k < q->n; k++)
@@ -532,7 +534,6 @@ static bool retro_update(struct member *m, uint64_t k, bool succ_lost, unsigned 
  *
  * An update is 32 bits: offset in the partition << 13 | lost << 12 | moves.
  */
-#define PART_SHIFT 19
 #define UPD_MOVES 0xfffu
 #define UPD_LOST (1u << 12)
 #define UPD_OFF_SHIFT 13
