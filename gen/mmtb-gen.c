@@ -28,7 +28,7 @@ static const char usage_gen[] =
     "      --sectors LIST       only these sectors and what they need, e.g. 3-3,4-3\n"
     "                           (movement w-b, or w-b-wh-bh with stones in hand)\n"
     "      --threads N          worker threads (default: all cores)\n"
-    "      --level N            zstd level for the tables (default: writer's default)\n"
+    "      --level N            zstd level of both planes (default: 17 for W/D/L, 7 for depths)\n"
     "      --quiet              no progress display and no per-sector lines\n"
     "      --json               print the summary as one JSON object\n"
     "      --verbose            phase times per sector (load, init, levels, write)\n"
