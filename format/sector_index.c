@@ -683,7 +683,8 @@ bool mmtb_index_iter_next(struct mmtb_index_iter *it, uint64_t *slot, uint32_t *
     *slot = it->slot++;
     *mover = it->mover;
     *opp = o;
-    *canonical = !it->stab || stab_min(it->ix->v, it->stab, o) == o;
+    it->nstab = 1;
+    *canonical = !it->stab || stab_min_count(it->ix->v, it->stab, o, &it->nstab) == o;
     if (it->slot < it->end) {
         uint32_t nx = next_same_popcount(it->x);
         if (nx == UINT32_MAX || (it->xend && nx >= it->xend))

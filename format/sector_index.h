@@ -102,6 +102,7 @@ struct mmtb_index_iter {
     uint32_t ci;        /* canonical mover set index of `slot` */
     uint32_t mover, empty, x, xend;
     uint64_t stab;
+    int nstab; /* order of the stabilizer of the position last returned */
 };
 
 /* Start a walk; first <= end <= mmtb_index_slots(ix, s). */
@@ -109,7 +110,9 @@ void mmtb_index_iter_start(struct mmtb_index_iter *it, const mmtb_index *ix,
                            struct mmtb_sector s, uint64_t first, uint64_t end);
 
 /* The next slot: its number, the position stored there (as unrank) and
- * whether it is canonical.  Returns false when the walk is over. */
+ * whether it is canonical.  Returns false when the walk is over.  For a
+ * canonical slot, it->nstab is then the order of the position's stabilizer
+ * (as mmtb_index_rank_stab gives it). */
 bool mmtb_index_iter_next(struct mmtb_index_iter *it, uint64_t *slot, uint32_t *mover,
                           uint32_t *opp, bool *canonical);
 

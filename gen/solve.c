@@ -558,18 +558,15 @@ static void upd_push(struct job *j, struct updbuf *b, uint32_t e)
 }
 
 /* Find the quiet predecessors of position (mover, opp) of member me
- * (decided at the current level: lost when `lost`) and queue their updates
- * in this thread's buffers. */
+ * (decided at the current level: lost when `lost`; stab_p the order of its
+ * stabilizer) and queue their updates in this thread's buffers. */
 static void queue_preds(struct job *j, const struct member *me, const struct member *pa,
-                        uint32_t mover, uint32_t opp, bool lost, struct updbuf *bufs,
-                        struct pred_scratch *ps)
+                        uint32_t mover, uint32_t opp, int stab_p, bool lost,
+                        struct updbuf *bufs, struct pred_scratch *ps)
 {
     int n = succ_quiet_preds(j->v, me->s, mover, opp, ps->pm, ps->po);
     if (n == 0)
         return;
-    int stab_p = 1;
-    if (!lost)
-        mmtb_index_rank_stab(j->ix, me->s, mover, opp, &stab_p);
     /* all occurrences of a slot are one orbit: one stabilizer order */
     for (int k = 0; k < n; k++)
         ps->r[k] = mmtb_index_rank_stab(j->ix, pa->s, ps->pm[k], ps->po[k], &ps->nst[k]);
@@ -642,7 +639,7 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
                     uint32_t mover, opp;
                     bool canonical;
                     mmtb_index_iter_next(&it, &slot, &mover, &opp, &canonical);
-                    queue_preds(j, me, pa, mover, opp, x == want_loss, bufs, ps);
+                    queue_preds(j, me, pa, mover, opp, it.nstab, x == want_loss, bufs, ps);
                 }
             }
 #pragma omp for schedule(dynamic, 8)

@@ -195,8 +195,9 @@ static void check_sector_slots(const struct mmtb_variant *v, const mmtb_index *i
 }
 
 /*
- * The sequential walk agrees with unrank and slot_is_canonical: a walk over
- * the whole sector returns every slot in order; walks started anywhere and
+ * The sequential walk agrees with unrank, slot_is_canonical and
+ * rank_stab's stabilizer order: a walk over the whole sector returns every
+ * slot in order; walks started anywhere and
  * advanced by mmtb_index_iter_skip_to over gaps short (stepped) and long
  * (restarted) return the slot asked for, until the end of their range.
  */
@@ -214,6 +215,11 @@ static void check_walks(const mmtb_index *ix, struct mmtb_sector s)
         REQUIRE_EQ(mo, m2);
         REQUIRE_EQ(op, o2);
         REQUIRE_EQ(canon, mmtb_index_slot_is_canonical(ix, s, slot));
+        if (canon) { /* the stabilizer order the walk reports is rank's */
+            int nst = 0;
+            REQUIRE_EQ(mmtb_index_rank_stab(ix, s, mo, op, &nst), slot);
+            REQUIRE_EQ(it.nstab, nst);
+        }
         expect++;
     }
     REQUIRE_EQ(expect, slots);
