@@ -254,8 +254,11 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
     if (term == MMTB_DRAW)
         return DRAW_BIAS;
 
-    int n = succ_generate(v, me->s, mover, opp, sc);
-    if (n == 0) {
+    /* Quiet moves into the partner are only counted (see the top). */
+    int nin = 0;
+    int n = me->partner >= 0 ? succ_generate_counted(v, me->s, mover, opp, sc, &nin)
+                             : succ_generate(v, me->s, mover, opp, sc);
+    if (n + nin == 0) {
         *resolved_depth = 0;
         return ST_RESOLVED | 0;
     }
@@ -263,7 +266,7 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
      * or an immediate win) settles the position whatever its in-pair
      * successors are.  Rank every external successor and start its
      * look-up (a cache miss in a large solved sector) before using any. */
-    int best_win = 0, worst_loss = 0, nin = 0, next = 0;
+    int best_win = 0, worst_loss = 0, next = 0;
     /* Placements that remove nothing all lead to positions of one sector
      * whose side to move is our opponent: those are ranked together. */
     int nq = 0;

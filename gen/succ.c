@@ -50,11 +50,12 @@ static inline bool flies(const struct mmtb_variant *v, int board, int hand)
  * Emit the successors of one move that puts a stone of the mover on `to`,
  * the mover's new set being nm.  qt/ct are the sectors (new mover first) of
  * the quiet and the capturing outcome.  may_capture is false for placements
- * in variants where placement does not capture.
+ * in variants where placement does not capture.  When nquiet is not NULL,
+ * a quiet outcome is counted there instead of written.
  */
-static int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, int to,
-                struct mmtb_sector qt, struct mmtb_sector ct, bool may_capture,
-                struct succ *out, int n)
+static inline int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, int to,
+                       struct mmtb_sector qt, struct mmtb_sector ct, bool may_capture,
+                       struct succ *out, int n, int *nquiet)
 {
     if (mmtb_closes_mill(v, nm, to)) {
         if (v->first_mill_wins) {
@@ -75,12 +76,15 @@ static int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, int to,
             return n;
         }
     }
-    out[n++] = (struct succ){SUCC_POS, 0, qt, opp, nm};
+    if (nquiet)
+        ++*nquiet;
+    else
+        out[n++] = (struct succ){SUCC_POS, 0, qt, opp, nm};
     return n;
 }
 
-int succ_generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
-                  uint32_t opp, struct succ *out)
+static inline int generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                           uint32_t opp, struct succ *out, int *nquiet)
 {
     uint32_t empty = v->full & ~(mover | opp);
     int n = 0;
@@ -91,7 +95,7 @@ int succ_generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m
         ct.w = (uint8_t)(s.b - 1);
         for (uint32_t e = empty; e; e &= e - 1) {
             int to = __builtin_ctz(e);
-            n = emit(v, mover | (1u << to), opp, to, qt, ct, v->place_captures, out, n);
+            n = emit(v, mover | (1u << to), opp, to, qt, ct, v->place_captures, out, n, NULL);
         }
     }
     if (s.w_hand == 0 || v->place_or_move) {
@@ -105,15 +109,31 @@ int succ_generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m
             for (; dests; dests &= dests - 1) {
                 int to = __builtin_ctz(dests);
                 uint32_t nm = mover ^ (1u << from) ^ (1u << to);
-                n = emit(v, nm, opp, to, qt, ct, true, out, n);
+                n = emit(v, nm, opp, to, qt, ct, true, out, n, nquiet);
             }
         }
     }
-    if (n == 0 && v->nomove == MMTB_NOMOVE_PASSES) {
+    if (n == 0 && (!nquiet || *nquiet == 0) && v->nomove == MMTB_NOMOVE_PASSES) {
         struct mmtb_sector qt = {s.b, s.w, s.b_hand, s.w_hand};
-        out[n++] = (struct succ){SUCC_POS, 0, qt, opp, mover};
+        if (nquiet)
+            ++*nquiet;
+        else
+            out[n++] = (struct succ){SUCC_POS, 0, qt, opp, mover};
     }
     return n;
+}
+
+int succ_generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                  uint32_t opp, struct succ *out)
+{
+    return generate(v, s, mover, opp, out, NULL);
+}
+
+int succ_generate_counted(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                          uint32_t opp, struct succ *out, int *nquiet)
+{
+    *nquiet = 0;
+    return generate(v, s, mover, opp, out, nquiet);
 }
 
 /* True when the side to move of (mover, opp) in sector s has no move at all

@@ -43,6 +43,15 @@ int succ_generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m
                   uint32_t opp, struct succ *out);
 
 /*
+ * As succ_generate, but the quiet successors in the partner sector (slides
+ * and flights that remove nothing, and passes), which the solver only
+ * counts, are counted in *nquiet and not written.  Returns the count of
+ * the others (placements, captures, immediate wins).
+ */
+int succ_generate_counted(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                          uint32_t opp, struct succ *out, int *nquiet);
+
+/*
  * Quiet predecessors of (mover, opp) in sector s: positions q, of the
  * partner sector (s.b, s.w, s.b_hand, s.w_hand), whose side to move reaches
  * (mover, opp) by a slide, flight or pass that removes nothing.  Writes q's

@@ -244,6 +244,26 @@ static int check_successors(const struct mmtb_variant *v, struct mmtb_sector s, 
                     v->name, buf, sn);
         }
     }
+    /* succ_generate_counted writes the same list without the quiet moves
+     * into the partner sector, in the same order, and counts those. */
+    int nq = -1, nc = succ_generate_counted(v, s, mover, opp, tmp, &nq), kq = 0, kc = 0;
+    struct mmtb_sector partner = sector_partner(s);
+    for (int i = 0; i < ns; i++) {
+        if (sc[i].kind == SUCC_POS && !sc[i].capture && sector_eq(sc[i].t, partner)) {
+            kq++;
+            continue;
+        }
+        const struct succ *c = kc < nc ? &tmp[kc] : NULL;
+        kc++;
+        if (!c || c->kind != sc[i].kind || c->capture != sc[i].capture ||
+            !sector_eq(c->t, sc[i].t) || c->mover != sc[i].mover || c->opp != sc[i].opp)
+            kc = nc + 1;
+    }
+    if ((kq != nq || kc != nc) && bad++ == 0) {
+        describe(v, s, mover, opp, buf, sizeof buf);
+        fprintf(stderr, "%s %s: succ_generate_counted gives %d + %d quiet, expected %d + %d\n",
+                v->name, buf, nc, nq, ns - kq, kq);
+    }
     for (int i = 0; i < ns; i++)
         k2[i] = key_of(sc[i].kind, sc[i].capture, sc[i].t, sc[i].mover, sc[i].opp);
     qsort(k1, (size_t)nm, sizeof *k1, cmp_key);
