@@ -429,13 +429,11 @@ typedef uint32_t (*compress_fn)(const mmtb_index *ix, uint32_t x, uint32_t e);
 /* nstab, when not NULL, receives the order of the position's stabilizer:
  * the symmetries g(M) = M that also fix O are those of Stab(Mc) fixing
  * g(O), conjugated. */
-static inline __attribute__((always_inline)) uint64_t rank_body(const mmtb_index *ix,
-                                                                struct mmtb_sector s,
-                                                                uint32_t mover, uint32_t opp,
-                                                                compress_fn compress, int *nstab)
+static inline __attribute__((always_inline)) uint64_t
+rank_entry(const mmtb_index *ix, struct mmtb_sector s, uint32_t e, uint32_t mover, uint32_t opp,
+           compress_fn compress, int *nstab)
 {
     const struct mmtb_variant *v = ix->v;
-    uint32_t e = ix->lookup[s.w][colex_rank(ix, mover)];
     int g = (int)((e >> LK_SYM_SHIFT) & LK_SYM_MASK);
     uint32_t ci = e & LK_CI_MASK;
     uint32_t mc = mmtb_sym_apply(v, g, mover);
@@ -450,6 +448,39 @@ static inline __attribute__((always_inline)) uint64_t rank_body(const mmtb_index
     }
     uint32_t r = colex_rank(ix, compress(ix, o, ~mc));
     return (uint64_t)ci * ix->binom[ix->n - s.w][s.b] + r;
+}
+
+/* e: the mover's look-up entry */
+static inline __attribute__((always_inline)) uint64_t rank_body(const mmtb_index *ix,
+                                                                struct mmtb_sector s,
+                                                                uint32_t mover, uint32_t opp,
+                                                                compress_fn compress, int *nstab)
+{
+    return rank_entry(ix, s, ix->lookup[s.w][colex_rank(ix, mover)], mover, opp, compress,
+                      nstab);
+}
+
+/*
+ * rank_body for n positions with their own movers: the mover look-ups
+ * (cache misses in tables of megabytes) are started for a group of
+ * positions before the first is used.
+ */
+#define RANK_GROUP 16
+static inline __attribute__((always_inline)) void
+rank_stab_many_body(const mmtb_index *ix, struct mmtb_sector s, const uint32_t *movers,
+                    const uint32_t *opps, int n, uint64_t *out, int *nstab, compress_fn compress)
+{
+    const uint32_t *lk = ix->lookup[s.w];
+    for (int k0 = 0; k0 < n; k0 += RANK_GROUP) {
+        int k1 = k0 + RANK_GROUP < n ? k0 + RANK_GROUP : n;
+        uint32_t cr[RANK_GROUP];
+        for (int k = k0; k < k1; k++) {
+            cr[k - k0] = colex_rank(ix, movers[k]);
+            __builtin_prefetch(&lk[cr[k - k0]]);
+        }
+        for (int k = k0; k < k1; k++)
+            out[k] = rank_entry(ix, s, lk[cr[k - k0]], movers[k], opps[k], compress, &nstab[k]);
+    }
 }
 
 static uint64_t rank_portable(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
@@ -470,6 +501,13 @@ static __attribute__((target("bmi2"))) uint64_t
 rank_bmi2(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover, uint32_t opp)
 {
     return rank_body(ix, s, mover, opp, compress_bmi2, NULL);
+}
+
+static __attribute__((target("bmi2"))) void
+rank_stab_many_bmi2(const mmtb_index *ix, struct mmtb_sector s, const uint32_t *movers,
+                    const uint32_t *opps, int n, uint64_t *out, int *nstab)
+{
+    rank_stab_many_body(ix, s, movers, opps, n, out, nstab, compress_bmi2);
 }
 
 static __attribute__((target("bmi2"))) uint64_t rank_stab_bmi2(const mmtb_index *ix,
@@ -500,6 +538,19 @@ uint64_t mmtb_index_rank_stab(const mmtb_index *ix, struct mmtb_sector s, uint32
         return rank_stab_bmi2(ix, s, mover, opp, nstab);
 #endif
     return rank_portable(ix, s, mover, opp, nstab);
+}
+
+void mmtb_index_rank_stab_many(const mmtb_index *ix, struct mmtb_sector s,
+                               const uint32_t *movers, const uint32_t *opps, int n,
+                               uint64_t *out, int *nstab)
+{
+#if MMTB_INDEX_X86
+    if (ix->bmi2) {
+        rank_stab_many_bmi2(ix, s, movers, opps, n, out, nstab);
+        return;
+    }
+#endif
+    rank_stab_many_body(ix, s, movers, opps, n, out, nstab, compress_portable);
 }
 
 /* rank_body for several opponent sets of one mover: the mover's look-up,

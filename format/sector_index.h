@@ -70,6 +70,15 @@ uint64_t mmtb_index_rank_stab(const mmtb_index *ix, struct mmtb_sector s, uint32
                               uint32_t opp, int *nstab);
 
 /*
+ * out[k] = mmtb_index_rank_stab(ix, s, movers[k], opps[k], &nstab[k]) for
+ * k < n, with the look-ups of several positions in flight at once (the
+ * solver ranks all predecessors of a position together).
+ */
+void mmtb_index_rank_stab_many(const mmtb_index *ix, struct mmtb_sector s,
+                               const uint32_t *movers, const uint32_t *opps, int n,
+                               uint64_t *out, int *nstab);
+
+/*
  * Ranks of n positions of sector s with one side to move:
  * out[k] = mmtb_index_rank(ix, s, mover, opps[k]) for k < n.  The mover's
  * canonical set is looked up once (the placements of one position all lead

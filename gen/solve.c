@@ -571,8 +571,7 @@ static void queue_preds(struct job *j, const struct member *me, const struct mem
     if (n == 0)
         return;
     /* all occurrences of a slot are one orbit: one stabilizer order */
-    for (int k = 0; k < n; k++)
-        ps->r[k] = mmtb_index_rank_stab(j->ix, pa->s, ps->pm[k], ps->po[k], &ps->nst[k]);
+    mmtb_index_rank_stab_many(j->ix, pa->s, ps->pm, ps->po, n, ps->r, ps->nst);
     dedupe_count(ps->r, ps->nst, ps->cnt, &n);
     for (int k = 0; k < n; k++) {
         uint64_t q = ps->r[k];
@@ -583,6 +582,8 @@ static void queue_preds(struct job *j, const struct member *me, const struct mem
     }
 }
 
+#define APPLY_AHEAD 16
+
 /* Apply the queued updates of partition p of member pa (all threads'
  * buffers) at level d; returns the positions decided. */
 static uint64_t apply_partition(struct job *j, struct member *pa, uint64_t p, unsigned d)
@@ -592,6 +593,9 @@ static uint64_t apply_partition(struct job *j, struct member *pa, uint64_t p, un
         struct updbuf *b = &j->upd[(size_t)t * j->nparts + p];
         for (size_t k = 0; k < b->n; k++) {
             uint32_t e = b->e[k];
+            /* the partition is about the size of L2: fetch ahead */
+            if (k + APPLY_AHEAD < b->n)
+                __builtin_prefetch(&pa->st[base + (b->e[k + APPLY_AHEAD] >> UPD_OFF_SHIFT)], 1);
             found += retro_update(pa, base + (e >> UPD_OFF_SHIFT), e & UPD_LOST, e & UPD_MOVES, d);
         }
         b->n = 0;
