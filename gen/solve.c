@@ -895,6 +895,7 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
         struct mmtb_write_opts wo;
         memset(&wo, 0, sizeof wo);
         wo.zstd_level = o->zstd_level;
+        wo.dtc_zstd_level = o->dtc_zstd_level;
         rc = mmtb_table_write_sector(o->outdir, v, ss[i], j.m[i].slots, fill_values, &fc, &wo,
                                      &stats[i], err, errlen);
         if (rc != MMTB_OK)

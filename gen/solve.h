@@ -19,7 +19,8 @@ struct mmtb_solve_opts {
     const struct mmtb_sector *only; /* if n_only > 0: solve these and what they need */
     int n_only;
     int threads;         /* 0: OpenMP default */
-    int zstd_level;      /* 0: writer default */
+    int zstd_level;      /* both planes; 0: writer default */
+    int dtc_zstd_level;  /* the DTC plane; 0: zstd_level, or the writer default */
     bool quiet;          /* no progress display, no per-sector lines */
     FILE *report;        /* per-sector lines and the summary (NULL: stdout) */
     bool json;           /* summary as JSON on `report` */

@@ -726,9 +726,10 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
         return fail(err, errlen, MMTB_ERR_INVALID, "bad arguments");
     mmtb_tf_sector_name(s, name, sizeof name);
     int level = o ? o->zstd_level : 0;
-    if (level < 0 || level > ZSTD_maxCLevel())
-        return fail(err, errlen, MMTB_ERR_INVALID, "zstd level %d outside 1..%d", level,
-                    ZSTD_maxCLevel());
+    int dlevel = o && o->dtc_zstd_level ? o->dtc_zstd_level : level;
+    if (level < 0 || level > ZSTD_maxCLevel() || dlevel < 0 || dlevel > ZSTD_maxCLevel())
+        return fail(err, errlen, MMTB_ERR_INVALID, "zstd level %d outside 1..%d",
+                    level < 0 || level > ZSTD_maxCLevel() ? level : dlevel, ZSTD_maxCLevel());
     int wlog = o && o->wdl_block_log2 ? o->wdl_block_log2 : MMTB_TF_WDL_BLOCK_LOG2;
     int dlog = o && o->dtc_block_log2 ? o->dtc_block_log2 : MMTB_TF_DTC_BLOCK_LOG2;
     if (wlog < MMTB_TF_MIN_BLOCK_LOG2 || wlog > MMTB_TF_MAX_BLOCK_LOG2 ||
@@ -754,7 +755,7 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
     w.fill = fill;
     w.fctx = ctx;
     w.level[MMTB_TF_WDL] = level ? level : MMTB_TF_WDL_LEVEL;
-    w.level[MMTB_TF_DTC] = level ? level : MMTB_TF_DTC_LEVEL;
+    w.level[MMTB_TF_DTC] = dlevel ? dlevel : MMTB_TF_DTC_LEVEL;
     w.nthreads = omp_get_max_threads();
     w.h.version = MMTB_TF_VERSION;
     w.h.fingerprint = v->fingerprint;
