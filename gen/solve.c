@@ -7,14 +7,19 @@
  * move leads into a sector solved earlier ("external"): captures, and in the
  * placement phase the placements.  Those are read back through libmmtb.
  *
- * Working state, one uint16_t per index slot:
- *   0x0000..0x7fff  unresolved; the number of in-pair moves (quiet moves
- *                   into the partner sector) whose result is not yet known
- *                   to be a win for the opponent, plus a bias of 1 per
- *                   reason the position can no longer be lost
- *   0x8000 | d      loss for the side to move in d plies
- *   0xc000 | d      win in d plies
- *   0xffff          slot not used by the index (non-canonical)
+ * Working state, one byte per index slot:
+ *   0x01..0x7d  unresolved; the number of in-pair moves (quiet moves into
+ *               the partner sector) whose result is not yet known to be a
+ *               win for the opponent, plus a bias of 1 per reason the
+ *               position can no longer be lost
+ *   0x7e        a draw that no in-pair result changes
+ *   0x7f        slot not used by the index (non-canonical)
+ *   0x80 | d    loss for the side to move in d plies
+ *   0xc0 | d    win in d plies
+ * Depths d of 63 (ST_DEEP) and more are rare (a few per mille of the
+ * positions of the deepest sectors): their byte says ST_DEEP, and the exact
+ * depth is in the job's list of deep positions for that level, which is
+ * also what the levels from 63 on walk instead of the array.
  * Positions still unresolved at the end are draws.
  *
  * Level d resolves, from every position decided at depth d, its quiet
@@ -54,13 +59,17 @@
 #include "tablewrite.h"
 #include "variant.h"
 
-#define ST_UNUSED 0xffffu
-#define ST_RESOLVED 0x8000u
-#define ST_WIN 0x4000u
-#define ST_DEPTH 0x3fffu
+#define ST_UNUSED 0x7fu
+#define ST_DRAWN 0x7eu /* a draw no update changes; every state >= this one is final */
+#define ST_MAX_COUNT 0x7du
+#define ST_RESOLVED 0x80u
+#define ST_WIN 0x40u
+#define ST_DEPTH 0x3fu
+#define ST_DEEP 0x3fu /* the depth is ST_DEEP or more: see the deep lists */
 #define MAX_DEPTH 0x3ffeu
-#define DRAW_BIAS 0x4000u /* counter of a drawn position that nothing can decrement to 0 */
 #define MAX_LEVELS ((int)MAX_DEPTH + 2)
+#define DEEP_SLOT_BITS 47 /* a deep entry: depth << 48 | member << 47 | slot */
+
 
 /* A solved sector held in memory for look-ups. */
 struct dep {
@@ -96,12 +105,15 @@ static bool vec64_push(struct vec64 *b, uint64_t x)
 struct member {
     struct mmtb_sector s;
     uint64_t slots;
-    uint16_t *st;
+    uint8_t *st;
     int partner; /* index of the partner member, or -1 */
     /* Per chunk of CHUNK slots: something was decided at the level being
      * processed (cur) / at the next level (next).  Levels past the deepest
      * value set by the init pass only scan flagged chunks. */
     uint8_t *flag_cur, *flag_next;
+    /* after the levels: every deep position, slot << 14 | depth, sorted */
+    uint64_t *deep;
+    size_t ndeep;
 };
 
 /* Updates queued for one partition of a partner array. */
@@ -131,6 +143,12 @@ struct job {
     struct dep deps[16];
     int ndeps;
     struct vec64 *buckets; /* [MAX_LEVELS], allocated lazily */
+    /* positions decided at depth >= deep_from: member << 47 | slot, per
+     * depth, gathered from the per-thread lists of new ones */
+    struct vec64 *deep;     /* [MAX_LEVELS] */
+    struct vec64 *deep_new; /* per thread: depth << 48 | member << 47 | slot */
+    int too_many;           /* a position has more in-pair moves than a counter holds */
+    unsigned deep_from;     /* depths from here on are deep: ST_DEEP normally */
     uint64_t *hist;        /* resolved positions per depth */
     int last_level;        /* deepest level with work known so far */
     int oom;               /* an allocation failed inside a parallel region */
@@ -145,6 +163,12 @@ struct job {
 };
 
 /* ---------------------------------------------------------------- helpers */
+
+/* The state byte of a position decided at depth d (a win when win). */
+static inline uint8_t st_decided(const struct job *j, bool win, unsigned d)
+{
+    return (uint8_t)(ST_RESOLVED | (win ? ST_WIN : 0) | (d < j->deep_from ? d : ST_DEEP));
+}
 
 static int member_of(const struct job *j, struct mmtb_sector s)
 {
@@ -217,6 +241,27 @@ static void bucket_add(struct job *j, int level, uint64_t entry)
     }
 }
 
+/* Note that slot (member mi) was decided at depth d >= deep_from. */
+static bool deep_push(struct vec64 *v, int mi, uint64_t slot, unsigned d)
+{
+    return vec64_push(v, (uint64_t)d << 48 | (uint64_t)mi << DEEP_SLOT_BITS | slot);
+}
+
+/* Move the deep positions the threads found into the per-depth lists. */
+static int deep_collect(struct job *j)
+{
+    for (int t = 0; t < j->nthreads; t++) {
+        struct vec64 *v = &j->deep_new[t];
+        for (size_t k = 0; k < v->n; k++) {
+            uint64_t e = v->e[k];
+            if (!vec64_push(&j->deep[e >> 48], e & (((uint64_t)1 << 48) - 1)))
+                return MMTB_ERR_NOMEM;
+        }
+        v->n = 0;
+    }
+    return MMTB_OK;
+}
+
 /* ------------------------------------------------------------------ init */
 
 /* A successor in an already solved sector, ranked, waiting for its value. */
@@ -238,7 +283,7 @@ static _Thread_local struct {
  * successors (already solved), and the number of distinct in-pair
  * successors.  Returns the state word; may add bucket entries.
  */
-static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mover,
+static uint8_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mover,
                               uint32_t opp, struct succ *sc, struct ext_look *ext,
                               int *resolved_depth)
 {
@@ -249,10 +294,10 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
     int term = succ_terminal(v, me->s, mover, opp);
     if (term == MMTB_LOSS) {
         *resolved_depth = 0;
-        return ST_RESOLVED | 0;
+        return st_decided(j, false, 0);
     }
     if (term == MMTB_DRAW)
-        return DRAW_BIAS;
+        return ST_DRAWN;
 
     /* Quiet moves into the partner are only counted (see the top). */
     int nin = 0;
@@ -260,7 +305,7 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
                              : succ_generate(v, me->s, mover, opp, sc);
     if (n + nin == 0) {
         *resolved_depth = 0;
-        return ST_RESOLVED | 0;
+        return st_decided(j, false, 0);
     }
     /* External results first: a win in 1 (a capture into a lost position,
      * or an immediate win) settles the position whatever its in-pair
@@ -274,7 +319,7 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
     for (int i = 0; i < n; i++) {
         if (sc[i].kind == SUCC_WIN) {
             *resolved_depth = 1;
-            return (uint16_t)(ST_RESOLVED | ST_WIN | 1);
+            return st_decided(j, true, 1);
         }
         if (member_of(j, sc[i].t) >= 0) {
             nin++;
@@ -310,7 +355,7 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
         if (w == 0) { /* the opponent loses there */
             if (depth == 1) {
                 *resolved_depth = 1;
-                return (uint16_t)(ST_RESOLVED | ST_WIN | 1);
+                return st_decided(j, true, 1);
             }
             if (!best_win || depth < best_win)
                 best_win = depth;
@@ -325,16 +370,20 @@ static uint16_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mov
 
     if (best_win && (best_win == 1 || nin == 0)) {
         *resolved_depth = best_win;
-        return (uint16_t)(ST_RESOLVED | ST_WIN | best_win);
+        return st_decided(j, true, (unsigned)best_win);
     }
     if (nin == 0) {
         if (draw)
-            return DRAW_BIAS;
+            return ST_DRAWN;
         *resolved_depth = worst_loss;
-        return (uint16_t)(ST_RESOLVED | worst_loss);
+        return st_decided(j, false, (unsigned)worst_loss);
     }
-    /* nin <= MMTB_MAX_MOVES, far below the counter range */
-    uint16_t c = (uint16_t)nin;
+    /* the counter and its biases (at most 2) must fit below ST_DRAWN */
+    if (nin > (int)ST_MAX_COUNT - 2) {
+        __atomic_store_n(&j->too_many, 1, __ATOMIC_RELAXED);
+        return ST_DRAWN;
+    }
+    uint8_t c = (uint8_t)nin;
     if (best_win) {
         c++; /* can no longer be lost */
         bucket_add(j, best_win - 1, slot << 2 | (uint64_t)mi << 1 | 1);
@@ -372,7 +421,7 @@ static bool init_by_opponent(const struct job *j, const struct member *me)
  * cache and TLB miss each would cost more than the rest of the work.  They
  * are queued per thread and partition of the array (as the level updates
  * below) and applied partition by partition after each batch of chunks.
- * An entry is offset in the partition << 16 | state word.
+ * An entry is offset in the partition << 16 | state byte.
  */
 #define INIT_BATCH_CHUNKS 1024
 
@@ -409,6 +458,7 @@ static int init_pass(struct job *j)
             struct ext_look *ext = malloc(MMTB_MAX_MOVES * sizeof *ext);
             uint64_t *hist = calloc(MAX_LEVELS, sizeof *hist);
             struct vec64 *mine = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL;
+            struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
             int maxd = 0;
             if (!sc || !ext || !hist) {
 #pragma omp atomic write
@@ -435,7 +485,7 @@ static int init_pass(struct job *j)
                         int rd;
                         if (by_opp) {
                             i = mmtb_index_rank(j->ix, me->s, opp, mover);
-                            uint16_t x = init_position(j, mi, i, opp, mover, sc, ext, &rd);
+                            uint8_t x = init_position(j, mi, i, opp, mover, sc, ext, &rd);
                             uint64_t off = i & (((uint64_t)1 << PART_SHIFT) - 1);
                             if (!vec64_push(&mine[i >> PART_SHIFT], off << 16 | x))
                                 __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
@@ -443,6 +493,8 @@ static int init_pass(struct job *j)
                         } else {
                             me->st[i] = init_position(j, mi, i, mover, opp, sc, ext, &rd);
                         }
+                        if (rd >= (int)j->deep_from && !deep_push(deep, mi, i, (unsigned)rd))
+                            __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
                         if (rd >= 0) {
                             hist[rd]++;
                             if (rd > maxd)
@@ -465,11 +517,11 @@ static int init_pass(struct job *j)
                 /* every thread's queue for a partition, in one thread */
 #pragma omp for schedule(dynamic, 8)
                 for (uint64_t p = 0; p < nparts; p++) {
-                    uint16_t *base = me->st + (p << PART_SHIFT);
+                    uint8_t *base = me->st + (p << PART_SHIFT);
                     for (int t = 0; t < nth; t++) {
                         struct vec64 *q = &ib[(size_t)t * nparts + p];
                         for (size_t k = 0; k < q->n; k++)
-                            base[q->e[k] >> 16] = (uint16_t)q->e[k];
+                            base[q->e[k] >> 16] = (uint8_t)q->e[k];
                         q->n = 0;
                     }
                 }
@@ -498,30 +550,37 @@ static int init_pass(struct job *j)
         if (by_opp && visited != mmtb_index_canonical(j->v, me->s))
             return MMTB_ERR_INVALID;
     }
-    return MMTB_OK;
+    if (j->too_many)
+        return MMTB_ERR_UNSUPPORTED;
+    return deep_collect(j);
 }
 
 /* ------------------------------------------------------------ retrograde */
 
-/* Apply the news "moves of slot k (member m) lead to positions decided at
+/* Apply the news "moves of slot k (member mi) lead to positions decided at
  * depth d" to k: when they are lost there, k is won at d+1; else `moves`
  * of k's remaining moves are known to lose, and k is lost at d+1 when none
- * is left.  Returns true when k became decided.  Not atomic: each slot has
- * one writer at a time (see level_member). */
-static bool retro_update(struct member *m, uint64_t k, bool succ_lost, unsigned moves, unsigned d)
+ * is left.  Returns true when k became decided (a deep one is noted in
+ * `deep`).  Not atomic: each slot has one writer at a time (see
+ * level_member). */
+static bool retro_update(struct job *j, int mi, uint64_t k, bool succ_lost, unsigned moves,
+                         unsigned d, struct vec64 *deep)
 {
-    uint16_t cur = m->st[k];
-    if (cur & ST_RESOLVED)
+    struct member *m = &j->m[mi];
+    uint8_t cur = m->st[k];
+    if (cur >= ST_DRAWN)
         return false;
     if (succ_lost)
-        m->st[k] = (uint16_t)(ST_RESOLVED | ST_WIN | (d + 1));
+        m->st[k] = st_decided(j, true, d + 1);
     else if (cur <= moves) /* == moves; less would be a counting bug */
-        m->st[k] = (uint16_t)(ST_RESOLVED | (d + 1));
+        m->st[k] = st_decided(j, false, d + 1);
     else {
-        m->st[k] = (uint16_t)(cur - moves);
+        m->st[k] = (uint8_t)(cur - moves);
         return false;
     }
     m->flag_next[k >> CHUNK_SHIFT] = 1;
+    if (d + 1 >= j->deep_from && !deep_push(deep, mi, k, d + 1))
+        __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
     return true;
 }
 
@@ -535,13 +594,13 @@ static bool retro_update(struct member *m, uint64_t k, bool succ_lost, unsigned 
  * not matter (a position with a lost successor never counts down to 0), so
  * the result is the same for any thread count and batch size.
  *
- * An update is 32 bits: offset in the partition << 13 | lost << 12 | moves.
+ * An update is 32 bits: offset in the partition << 8 | lost << 7 | moves.
  */
-#define UPD_MOVES 0xfffu
-#define UPD_LOST (1u << 12)
-#define UPD_OFF_SHIFT 13
+#define UPD_MOVES 0x7fu
+#define UPD_LOST (1u << 7)
+#define UPD_OFF_SHIFT 8
 #define BATCH_CHUNKS 256 /* source chunks between two applications */
-_Static_assert(MMTB_MAX_MOVES <= (int)UPD_MOVES, "moves must fit an update");
+_Static_assert(ST_MAX_COUNT <= UPD_MOVES, "moves must fit an update");
 _Static_assert(PART_SHIFT + UPD_OFF_SHIFT <= 32, "offset must fit an update");
 _Static_assert(PART_SHIFT >= CHUNK_SHIFT, "a chunk's flag belongs to one partition");
 
@@ -575,19 +634,22 @@ static void queue_preds(struct job *j, const struct member *me, const struct mem
     dedupe_count(ps->r, ps->nst, ps->cnt, &n);
     for (int k = 0; k < n; k++) {
         uint64_t q = ps->r[k];
+        /* at most the predecessor's in-pair moves, which its counter held */
         uint32_t moves = lost ? 0 : (uint32_t)(ps->cnt[k] * ps->nst[k] / stab_p);
         uint32_t off = (uint32_t)(q & (((uint64_t)1 << PART_SHIFT) - 1));
         upd_push(j, &bufs[q >> PART_SHIFT],
-                 off << UPD_OFF_SHIFT | (lost ? UPD_LOST : 0) | moves);
+                 off << UPD_OFF_SHIFT | (lost ? UPD_LOST : 0) | (moves & UPD_MOVES));
     }
 }
 
 #define APPLY_AHEAD 16
 
-/* Apply the queued updates of partition p of member pa (all threads'
+/* Apply the queued updates of partition p of member pi (all threads'
  * buffers) at level d; returns the positions decided. */
-static uint64_t apply_partition(struct job *j, struct member *pa, uint64_t p, unsigned d)
+static uint64_t apply_partition(struct job *j, int pi, uint64_t p, unsigned d,
+                                struct vec64 *deep)
 {
+    const uint8_t *st = j->m[pi].st;
     uint64_t base = p << PART_SHIFT, found = 0;
     for (int t = 0; t < j->nthreads; t++) {
         struct updbuf *b = &j->upd[(size_t)t * j->nparts + p];
@@ -595,13 +657,66 @@ static uint64_t apply_partition(struct job *j, struct member *pa, uint64_t p, un
             uint32_t e = b->e[k];
             /* the partition is about the size of L2: fetch ahead */
             if (k + APPLY_AHEAD < b->n)
-                __builtin_prefetch(&pa->st[base + (b->e[k + APPLY_AHEAD] >> UPD_OFF_SHIFT)], 1);
-            found += retro_update(pa, base + (e >> UPD_OFF_SHIFT), e & UPD_LOST, e & UPD_MOVES, d);
+                __builtin_prefetch(&st[base + (b->e[k + APPLY_AHEAD] >> UPD_OFF_SHIFT)], 1);
+            found += retro_update(j, pi, base + (e >> UPD_OFF_SHIFT), e & UPD_LOST,
+                                  e & UPD_MOVES, d, deep);
         }
         b->n = 0;
     }
     return found;
 }
+
+/* The decided positions of member mi in [lo, hi) at level d: every slot
+ * whose state is want_loss or want_win, or (deep levels, list != NULL) the
+ * sorted slots list[0..n) of that range. */
+struct level_src {
+    uint64_t lo, hi;
+    const uint64_t *list;
+    size_t n;
+};
+
+static void level_chunk(struct job *j, const struct member *me, const struct member *pa,
+                        const struct level_src *src, uint8_t want_loss, uint8_t want_win,
+                        struct updbuf *bufs, struct pred_scratch *ps)
+{
+    /* the decided positions are visited in slot order: a walk finds each
+     * from the last in a few steps */
+    struct mmtb_index_iter it;
+    bool walking = false;
+    size_t li = 0;
+    for (uint64_t i = src->lo; i < src->hi; i++) {
+        bool lost;
+        if (src->list) {
+            if (li == src->n)
+                break;
+            i = src->list[li++] & (((uint64_t)1 << DEEP_SLOT_BITS) - 1);
+            lost = !(me->st[i] & ST_WIN);
+        } else {
+            uint8_t x = me->st[i];
+            if (x != want_loss && x != want_win)
+                continue;
+            lost = x == want_loss;
+        }
+        if (!walking)
+            mmtb_index_iter_start(&it, j->ix, me->s, i, src->hi);
+        else
+            mmtb_index_iter_skip_to(&it, i);
+        walking = true;
+        uint64_t slot;
+        uint32_t mover, opp;
+        bool canonical;
+        mmtb_index_iter_next(&it, &slot, &mover, &opp, &canonical);
+        queue_preds(j, me, pa, mover, opp, it.nstab, lost, bufs, ps);
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+#define DEEP_PIECE 1024 /* deep positions per unit of work */
 
 /* Propagate from every position of member mi decided at depth d. */
 static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
@@ -614,44 +729,50 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
     uint64_t nchunks = (me->slots + chunk - 1) / chunk;
     uint64_t nparts = (pa->slots >> PART_SHIFT) + 1;
     bool all = (int)d <= j->init_max;
-    uint16_t want_loss = (uint16_t)(ST_RESOLVED | d), want_win = (uint16_t)(ST_RESOLVED | ST_WIN | d);
+    uint8_t want_loss = st_decided(j, false, d), want_win = st_decided(j, true, d);
+    /* deep levels: this member's part of the sorted list of depth d */
+    const uint64_t *list = NULL;
+    size_t nlist = 0;
+    if (d >= j->deep_from) {
+        const struct vec64 *dl = &j->deep[d];
+        uint64_t key = (uint64_t)mi << DEEP_SLOT_BITS;
+        size_t a = 0;
+        while (a < dl->n && dl->e[a] < key)
+            a++;
+        list = dl->e + a;
+        while (a + nlist < dl->n && (dl->e[a + nlist] >> DEEP_SLOT_BITS) == (uint64_t)mi)
+            nlist++;
+        nchunks = (nlist + DEEP_PIECE - 1) / DEEP_PIECE;
+    }
     uint64_t found = 0;
 #pragma omp parallel reduction(+ : found)
     {
         struct updbuf *bufs = &j->upd[(size_t)omp_get_thread_num() * j->nparts];
         struct pred_scratch *ps = &j->ps[omp_get_thread_num()];
+        struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
         for (uint64_t b0 = 0; b0 < nchunks; b0 += BATCH_CHUNKS) {
             uint64_t b1 = b0 + BATCH_CHUNKS < nchunks ? b0 + BATCH_CHUNKS : nchunks;
-            if (!all && !memchr(me->flag_cur + b0, 1, b1 - b0))
+            if (!list && !all && !memchr(me->flag_cur + b0, 1, b1 - b0))
                 continue; /* every thread skips alike: flag_cur is read-only here */
 #pragma omp for schedule(dynamic, 16)
             for (uint64_t c = b0; c < b1; c++) {
-                if (!all && !me->flag_cur[c])
+                struct level_src src = {c * chunk, c * chunk + chunk, NULL, 0};
+                if (list) {
+                    src.list = list + c * DEEP_PIECE;
+                    src.n = nlist - c * DEEP_PIECE < DEEP_PIECE ? nlist - c * DEEP_PIECE
+                                                                : DEEP_PIECE;
+                    src.lo = src.list[0] & (((uint64_t)1 << DEEP_SLOT_BITS) - 1);
+                    src.hi = me->slots;
+                } else if (!all && !me->flag_cur[c]) {
                     continue;
-                uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
-                /* the decided positions of a chunk are visited in slot
-                 * order: a walk finds each from the last in a few steps */
-                struct mmtb_index_iter it;
-                bool walking = false;
-                for (uint64_t i = lo; i < hi; i++) {
-                    uint16_t x = me->st[i];
-                    if (x != want_loss && x != want_win)
-                        continue;
-                    if (!walking)
-                        mmtb_index_iter_start(&it, j->ix, me->s, i, hi);
-                    else
-                        mmtb_index_iter_skip_to(&it, i);
-                    walking = true;
-                    uint64_t slot;
-                    uint32_t mover, opp;
-                    bool canonical;
-                    mmtb_index_iter_next(&it, &slot, &mover, &opp, &canonical);
-                    queue_preds(j, me, pa, mover, opp, it.nstab, x == want_loss, bufs, ps);
                 }
+                if (src.hi > me->slots)
+                    src.hi = me->slots;
+                level_chunk(j, me, pa, &src, want_loss, want_win, bufs, ps);
             }
 #pragma omp for schedule(dynamic, 8)
             for (uint64_t p = 0; p < nparts; p++)
-                found += apply_partition(j, pa, p, d);
+                found += apply_partition(j, me->partner, p, d, deep);
         }
     }
     *newly += found;
@@ -664,8 +785,7 @@ static uint64_t level_buckets(struct job *j, unsigned d)
     uint64_t found = 0;
     for (size_t i = 0; i < b->n; i++) {
         uint64_t e = b->e[i];
-        struct member *me = &j->m[(e >> 1) & 1];
-        found += retro_update(me, e >> 2, e & 1, 1, d);
+        found += retro_update(j, (int)((e >> 1) & 1), e >> 2, e & 1, 1, d, &j->deep_new[0]);
     }
     free(b->e);
     b->e = NULL;
@@ -682,6 +802,8 @@ static int retro_pass(struct job *j)
     for (int d = 0; d <= j->last_level; d++) {
         if (d >= (int)MAX_DEPTH)
             return MMTB_ERR_UNSUPPORTED; /* depth beyond what the state word holds */
+        if (d >= (int)j->deep_from)
+            qsort(j->deep[d].e, j->deep[d].n, sizeof *j->deep[d].e, cmp_u64);
         uint64_t newly = level_buckets(j, (unsigned)d);
         for (int mi = 0; mi < j->nm; mi++)
             level_member(j, mi, (unsigned)d, &newly);
@@ -698,8 +820,44 @@ static int retro_pass(struct job *j)
             memset(me->flag_next, 0, (me->slots + CHUNK - 1) / CHUNK + 1);
         }
         progress_update(j->prog, (uint64_t)d + 1, (uint64_t)j->last_level + 1);
-        if (j->oom)
+        if (j->oom || deep_collect(j) != MMTB_OK)
             return MMTB_ERR_NOMEM;
+    }
+    return MMTB_OK;
+}
+
+/* Gather each member's deep positions, slot << 14 | depth, in slot order,
+ * for the writer. */
+static int deep_finish(struct job *j)
+{
+    for (int mi = 0; mi < j->nm; mi++) {
+        struct member *me = &j->m[mi];
+        size_t n = 0;
+        for (int d = (int)j->deep_from; d < MAX_LEVELS; d++)
+            for (size_t k = 0; k < j->deep[d].n; k++)
+                n += (j->deep[d].e[k] >> DEEP_SLOT_BITS) == (uint64_t)mi;
+        me->deep = malloc((n ? n : 1) * sizeof *me->deep);
+        if (!me->deep)
+            return MMTB_ERR_NOMEM;
+        for (int d = (int)j->deep_from; d < MAX_LEVELS; d++)
+            for (size_t k = 0; k < j->deep[d].n; k++) {
+                uint64_t e = j->deep[d].e[k];
+                if ((e >> DEEP_SLOT_BITS) == (uint64_t)mi)
+                    me->deep[me->ndeep++] =
+                        (e & (((uint64_t)1 << DEEP_SLOT_BITS) - 1)) << 14 | (uint64_t)d;
+            }
+        qsort(me->deep, me->ndeep, sizeof *me->deep, cmp_u64);
+        /* one entry per deep state, or the writer would take wrong depths */
+        uint64_t ndeep_st = 0;
+#pragma omp parallel for reduction(+ : ndeep_st) schedule(static)
+        for (uint64_t i = 0; i < me->slots; i++)
+            ndeep_st += (me->st[i] | ST_WIN) == (ST_RESOLVED | ST_WIN | ST_DEEP);
+        bool ok = ndeep_st == me->ndeep;
+        for (size_t k = 0; ok && k < me->ndeep; k++)
+            ok = (me->st[me->deep[k] >> 14] | ST_WIN) == (ST_RESOLVED | ST_WIN | ST_DEEP) &&
+                 (k == 0 || me->deep[k] >> 14 != me->deep[k - 1] >> 14);
+        if (!ok)
+            return MMTB_ERR_INVALID;
     }
     return MMTB_OK;
 }
@@ -710,18 +868,30 @@ struct fill_ctx {
     const struct member *me;
 };
 
-/* Convert working state to table values for the writer. */
+/* Convert working state to table values for the writer (called in
+ * parallel for disjoint ranges). */
 static void fill_values(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
 {
     const struct member *me = ((const struct fill_ctx *)ctx)->me;
+    /* the first deep entry at or after `first` */
+    size_t lo = 0, hi = me->ndeep;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (me->deep[mid] >> 14 < first)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     for (uint64_t i = 0; i < count; i++) {
-        uint16_t x = me->st[first + i];
+        uint8_t x = me->st[first + i];
         if (x == ST_UNUSED) {
             wdl[i] = 3;
             dtc[i] = 0;
         } else if (x & ST_RESOLVED) {
             wdl[i] = (x & ST_WIN) ? 2 : 0;
             dtc[i] = x & ST_DEPTH;
+            if (dtc[i] == ST_DEEP) /* there is one: see deep_finish */
+                dtc[i] = (uint16_t)(me->deep[lo++] & 0x3fff);
         } else {
             wdl[i] = 1;
             dtc[i] = 0;
@@ -755,6 +925,7 @@ static void free_job(struct job *j)
         free(j->m[i].st);
         free(j->m[i].flag_cur);
         free(j->m[i].flag_next);
+        free(j->m[i].deep);
     }
     for (int i = 0; i < j->ndeps; i++) {
         free(j->deps[i].wdl);
@@ -764,6 +935,14 @@ static void free_job(struct job *j)
         for (int i = 0; i < MAX_LEVELS; i++)
             free(j->buckets[i].e);
     free(j->buckets);
+    if (j->deep)
+        for (int i = 0; i < MAX_LEVELS; i++)
+            free(j->deep[i].e);
+    free(j->deep);
+    if (j->deep_new)
+        for (int i = 0; i < j->nthreads; i++)
+            free(j->deep_new[i].e);
+    free(j->deep_new);
     free(j->hist);
     if (j->upd)
         for (size_t i = 0; i < (size_t)j->nthreads * j->nparts; i++)
@@ -818,11 +997,12 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
     j.ix = ix;
     j.nm = nss;
     j.prog = prog;
+    j.deep_from = o->deep_from > 0 && o->deep_from < (int)ST_DEEP ? (unsigned)o->deep_from : ST_DEEP;
     int rc = MMTB_ERR_NOMEM;
     for (int i = 0; i < nss; i++) {
         j.m[i].s = ss[i];
         j.m[i].slots = mmtb_index_slots(ix, ss[i]);
-        j.m[i].st = gen_alloc_big(j.m[i].slots * sizeof(uint16_t));
+        j.m[i].st = gen_alloc_big(j.m[i].slots);
         size_t nf = (size_t)((j.m[i].slots + CHUNK - 1) / CHUNK + 1);
         j.m[i].flag_cur = calloc(nf, 1);
         j.m[i].flag_next = calloc(nf, 1);
@@ -841,8 +1021,10 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
     if (!j.upd || !j.ps)
         goto out;
     j.buckets = calloc(MAX_LEVELS, sizeof *j.buckets);
+    j.deep = calloc(MAX_LEVELS, sizeof *j.deep);
+    j.deep_new = calloc((size_t)j.nthreads, sizeof *j.deep_new);
     j.hist = calloc(MAX_LEVELS + 1, sizeof *j.hist);
-    if (!j.buckets || !j.hist)
+    if (!j.buckets || !j.deep || !j.deep_new || !j.hist)
         goto out;
 
     t_load = progress_now();
@@ -871,9 +1053,15 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
     t_init = progress_now();
     rc = init_pass(&j);
     if (rc != MMTB_OK) {
-        snprintf(err, errlen, "%s", rc == MMTB_ERR_NOMEM ? "out of memory"
-                                                          : "internal error: init pass missed "
-                                                            "positions");
+        if (rc == MMTB_ERR_NOMEM)
+            snprintf(err, errlen, "out of memory");
+        else if (rc == MMTB_ERR_UNSUPPORTED)
+            snprintf(err, errlen,
+                     "%s: a position has more than %u moves into the partner sector, more "
+                     "than the solver's one-byte counters hold",
+                     tag, ST_MAX_COUNT - 2);
+        else
+            snprintf(err, errlen, "internal error: init pass missed positions");
         goto out;
     }
     snprintf(label, sizeof label, "%s levels", tag);
@@ -885,6 +1073,13 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
             snprintf(err, errlen, "out of memory");
         else
             snprintf(err, errlen, "depth to conversion exceeds %u plies", (unsigned)MAX_DEPTH);
+        goto out;
+    }
+    rc = deep_finish(&j);
+    if (rc != MMTB_OK) {
+        snprintf(err, errlen, "%s", rc == MMTB_ERR_NOMEM ? "out of memory"
+                                                          : "internal error: the deep positions "
+                                                            "do not match their states");
         goto out;
     }
     t_write = progress_now();

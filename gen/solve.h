@@ -25,6 +25,8 @@ struct mmtb_solve_opts {
     FILE *report;        /* per-sector lines and the summary (NULL: stdout) */
     bool json;           /* summary as JSON on `report` */
     bool verbose;        /* phase times per sector on stderr */
+    int deep_from;       /* tests: depths from here on (1..62) take the solver's
+                          * rare-depth path; 0: from 63, as in normal runs */
 };
 
 /*

@@ -126,6 +126,9 @@ static void remove_tree(const char *path)
     rmdir(path);
 }
 
+/* The solver's first rare depth (mmtb_solve_opts.deep_from; 0: default). */
+static int g_deep_from;
+
 /* Run the real solver: movement phase of `variant` up to max_stones a side
  * into dir. */
 static void run_solver(const char *variant, const char *dir, int max_stones, int threads)
@@ -138,6 +141,7 @@ static void run_solver(const char *variant, const char *dir, int max_stones, int
     o.start_b_hand = 0;
     o.max_stones = max_stones;
     o.threads = threads;
+    o.deep_from = g_deep_from;
     o.quiet = true;
     o.report = stderr;
     char err[512] = "";
@@ -279,6 +283,20 @@ END_TEST
 START_TEST(test_agree_six)
 {
     agree("six", 4);
+}
+END_TEST
+
+/* Depths of 63 and more take another path through the solver (the deep
+ * lists), which the small variants never reach: move its start down to
+ * depth 1 and 2 so that it handles nearly every decided position. */
+START_TEST(test_agree_deep_path)
+{
+    g_deep_from = 1;
+    agree("three", 3);
+    agree("six", 4);
+    g_deep_from = 2;
+    agree("three-diag", 3);
+    agree("nine-nofly", NINE_MAX);
 }
 END_TEST
 
@@ -515,6 +533,7 @@ static Suite *naive_suite(void)
     tcase_add_test(tc, test_agree_six);
     tcase_add_test(tc, test_agree_six_pass_immune);
     tcase_add_test(tc, test_agree_nine_nofly);
+    tcase_add_test(tc, test_agree_deep_path);
     tcase_add_test(tc, test_threads_same_bytes);
     suite_add_tcase(s, tc);
 
