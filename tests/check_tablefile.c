@@ -102,8 +102,8 @@ static void write_pattern(const char *dir, const struct mmtb_variant *v, const m
 {
     struct mmtb_sector s = {3, 3, 0, 0};
     struct pattern pt = {ix, s};
-    /* the writer settings of the golden file: DTC at zstd level 12 */
-    struct mmtb_write_opts wo = {0, 10, 10, 12};
+    /* the writer settings of the golden file: W/D/L at zstd level 17, DTC at 12 */
+    struct mmtb_write_opts wo = {17, 10, 10, 12};
     char err[256] = "";
     int rc = mmtb_table_write_manifest(dir, v, &s, 1, err, sizeof err);
     ck_assert_msg(rc == MMTB_OK, "manifest: %s", err);
