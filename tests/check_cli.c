@@ -1139,6 +1139,45 @@ START_TEST(verify_listed_sectors)
 }
 END_TEST
 
+/* A variant with more quiet moves than the solver's one-byte counter
+ * holds: five flying stones against one on 32 points have 5 x 26 = 130
+ * moves.  mmtb-gen must refuse it with the limit named, exit 1, and leave
+ * no file for that pair (its captures end the game: nothing else is
+ * solved). */
+START_TEST(gen_refuses_counter_overflow)
+{
+    char dir[] = "/tmp/check_cli_wide_XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    char vpath[600], out[600], f51[700], f15[700], f41[700], f51tmp[700];
+    snprintf(vpath, sizeof vpath, "%s/wide.txt", dir);
+    snprintf(out, sizeof out, "%s/t", dir);
+    FILE *f = fopen(vpath, "w");
+    ck_assert(f != NULL);
+    fprintf(f, "name wide\nstones 5\nflying 5\nmin-stones 1\n");
+    for (int i = 1; i <= 32; i++)
+        fprintf(f, "point p%d %d %d\n", i, (i - 1) % 8, (i - 1) / 8);
+    fprintf(f, "line");
+    for (int i = 1; i <= 32; i++)
+        fprintf(f, " p%d", i);
+    fprintf(f, "\nmill p1 p2 p3\n");
+    ck_assert(fclose(f) == 0);
+    struct result r;
+    char *argv[] = {GEN_BIN, "-v", vpath, "--sectors", "5-1", "-o", out, "--quiet", NULL};
+    run_argv(&r, NULL, argv);
+    ck_assert_msg(r.code == 1, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "more than 123 moves") != NULL, "%s", r.err);
+    snprintf(f51, sizeof f51, "%s/5-1.mmtb", out);
+    snprintf(f15, sizeof f15, "%s/1-5.mmtb", out);
+    snprintf(f41, sizeof f41, "%s/4-1.mmtb", out);
+    snprintf(f51tmp, sizeof f51tmp, "%s/5-1.mmtb.tmp", out);
+    struct stat sb;
+    ck_assert_msg(stat(f51, &sb) != 0 && stat(f15, &sb) != 0, "a file for the refused pair");
+    ck_assert_msg(stat(f41, &sb) != 0 && stat(f51tmp, &sb) != 0, "left a file behind");
+    result_free(&r);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
 START_TEST(play_against_tables_from_a_pipe)
 {
     need_tables();
@@ -1236,6 +1275,7 @@ int main(void)
     tcase_add_test(tc, moves_bad_position_names_the_field);
     tcase_add_test(tc, sectors_nine_movement_json);
     tcase_add_test(tc, sectors_three_json_is_valid);
+    tcase_add_test(tc, gen_refuses_counter_overflow);
     suite_add_tcase(s, tc);
 
     TCase *tt = tcase_create("tables");
