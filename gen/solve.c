@@ -739,9 +739,11 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
         size_t a = 0;
         while (a < dl->n && dl->e[a] < key)
             a++;
-        list = dl->e + a;
         while (a + nlist < dl->n && (dl->e[a + nlist] >> DEEP_SLOT_BITS) == (uint64_t)mi)
             nlist++;
+        if (nlist == 0)
+            return; /* nothing of this member at depth d (dl->e may be NULL) */
+        list = dl->e + a;
         nchunks = (nlist + DEEP_PIECE - 1) / DEEP_PIECE;
     }
     uint64_t found = 0;
@@ -802,7 +804,7 @@ static int retro_pass(struct job *j)
     for (int d = 0; d <= j->last_level; d++) {
         if (d >= (int)MAX_DEPTH)
             return MMTB_ERR_UNSUPPORTED; /* depth beyond what the state word holds */
-        if (d >= (int)j->deep_from)
+        if (d >= (int)j->deep_from && j->deep[d].n > 1)
             qsort(j->deep[d].e, j->deep[d].n, sizeof *j->deep[d].e, cmp_u64);
         uint64_t newly = level_buckets(j, (unsigned)d);
         for (int mi = 0; mi < j->nm; mi++)
