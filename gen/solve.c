@@ -70,7 +70,6 @@
 #define MAX_LEVELS ((int)MAX_DEPTH + 2)
 #define DEEP_SLOT_BITS 47 /* a deep entry: depth << 48 | member << 47 | slot */
 
-
 /* A solved sector held in memory for look-ups. */
 struct dep {
     struct mmtb_sector s;
@@ -132,7 +131,7 @@ struct pred_scratch {
 #define CHUNK_SHIFT 12
 #define CHUNK ((uint64_t)1 << CHUNK_SHIFT)
 /* Scattered writes (the level updates, the by-opponent init) are queued
- * per partition of 2^PART_SHIFT slots, 1 MiB of state, applied in cache. */
+ * per partition of 2^PART_SHIFT slots, 512 KiB of state, applied in cache. */
 #define PART_SHIFT 19
 
 struct job {
@@ -281,7 +280,7 @@ static _Thread_local struct {
 /*
  * Initial state of one canonical position: terminal values, external
  * successors (already solved), and the number of distinct in-pair
- * successors.  Returns the state word; may add bucket entries.
+ * successors.  Returns the state byte; may add bucket entries.
  */
 static uint8_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mover,
                               uint32_t opp, struct succ *sc, struct ext_look *ext,
@@ -803,7 +802,7 @@ static int retro_pass(struct job *j)
         return MMTB_OK;
     for (int d = 0; d <= j->last_level; d++) {
         if (d >= (int)MAX_DEPTH)
-            return MMTB_ERR_UNSUPPORTED; /* depth beyond what the state word holds */
+            return MMTB_ERR_UNSUPPORTED; /* depth beyond what the deep lists hold */
         if (d >= (int)j->deep_from && j->deep[d].n > 1)
             qsort(j->deep[d].e, j->deep[d].n, sizeof *j->deep[d].e, cmp_u64);
         uint64_t newly = level_buckets(j, (unsigned)d);
