@@ -27,6 +27,8 @@ struct mmtb_solve_opts {
     bool verbose;        /* phase times per sector on stderr */
     int deep_from;       /* tests: depths from here on (1..62) take the solver's
                           * rare-depth path; 0: from 63, as in normal runs */
+    int forward;         /* tests: -1 levels only backward, 1 forward wherever
+                          * possible, 0: each level the cheaper way */
 };
 
 /*

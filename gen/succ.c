@@ -55,7 +55,7 @@ static inline bool flies(const struct mmtb_variant *v, int board, int hand)
  */
 static inline int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, int to,
                        struct mmtb_sector qt, struct mmtb_sector ct, bool may_capture,
-                       struct succ *out, int n, int *nquiet)
+                       struct succ *out, int n, int *nquiet, uint32_t *qopp)
 {
     if (mmtb_closes_mill(v, nm, to)) {
         if (v->first_mill_wins) {
@@ -76,15 +76,18 @@ static inline int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, 
             return n;
         }
     }
-    if (nquiet)
+    if (nquiet) {
+        if (qopp)
+            qopp[*nquiet] = nm;
         ++*nquiet;
-    else
+    } else {
         out[n++] = (struct succ){SUCC_POS, 0, qt, opp, nm};
+    }
     return n;
 }
 
 static inline int generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
-                           uint32_t opp, struct succ *out, int *nquiet)
+                           uint32_t opp, struct succ *out, int *nquiet, uint32_t *qopp)
 {
     uint32_t empty = v->full & ~(mover | opp);
     int n = 0;
@@ -95,7 +98,8 @@ static inline int generate(const struct mmtb_variant *v, struct mmtb_sector s, u
         ct.w = (uint8_t)(s.b - 1);
         for (uint32_t e = empty; e; e &= e - 1) {
             int to = __builtin_ctz(e);
-            n = emit(v, mover | (1u << to), opp, to, qt, ct, v->place_captures, out, n, NULL);
+            n = emit(v, mover | (1u << to), opp, to, qt, ct, v->place_captures, out, n, NULL,
+                     NULL);
         }
     }
     if (s.w_hand == 0 || v->place_or_move) {
@@ -109,16 +113,19 @@ static inline int generate(const struct mmtb_variant *v, struct mmtb_sector s, u
             for (; dests; dests &= dests - 1) {
                 int to = __builtin_ctz(dests);
                 uint32_t nm = mover ^ (1u << from) ^ (1u << to);
-                n = emit(v, nm, opp, to, qt, ct, true, out, n, nquiet);
+                n = emit(v, nm, opp, to, qt, ct, true, out, n, nquiet, qopp);
             }
         }
     }
     if (n == 0 && (!nquiet || *nquiet == 0) && v->nomove == MMTB_NOMOVE_PASSES) {
         struct mmtb_sector qt = {s.b, s.w, s.b_hand, s.w_hand};
-        if (nquiet)
+        if (nquiet) {
+            if (qopp)
+                qopp[*nquiet] = mover;
             ++*nquiet;
-        else
+        } else {
             out[n++] = (struct succ){SUCC_POS, 0, qt, opp, mover};
+        }
     }
     return n;
 }
@@ -126,14 +133,22 @@ static inline int generate(const struct mmtb_variant *v, struct mmtb_sector s, u
 int succ_generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
                   uint32_t opp, struct succ *out)
 {
-    return generate(v, s, mover, opp, out, NULL);
+    return generate(v, s, mover, opp, out, NULL, NULL);
 }
 
 int succ_generate_counted(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
                           uint32_t opp, struct succ *out, int *nquiet)
 {
     *nquiet = 0;
-    return generate(v, s, mover, opp, out, nquiet);
+    return generate(v, s, mover, opp, out, nquiet, NULL);
+}
+
+int succ_quiet_succs(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                     uint32_t opp, struct succ *scratch, uint32_t *out_opp)
+{
+    int nquiet = 0;
+    generate(v, s, mover, opp, scratch, &nquiet, out_opp);
+    return nquiet;
 }
 
 /* True when the side to move of (mover, opp) in sector s has no move at all

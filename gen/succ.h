@@ -52,6 +52,16 @@ int succ_generate_counted(const struct mmtb_variant *v, struct mmtb_sector s, ui
                           uint32_t opp, struct succ *out, int *nquiet);
 
 /*
+ * The quiet successors alone, exactly those succ_generate_counted counts:
+ * successor k is (opp, out_opp[k]) of the partner sector (its side to move
+ * is our opponent, whose stones do not change).  scratch receives the
+ * other successors on the way (room for MMTB_MAX_MOVES).  Returns the
+ * count.
+ */
+int succ_quiet_succs(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                     uint32_t opp, struct succ *scratch, uint32_t *out_opp);
+
+/*
  * Quiet predecessors of (mover, opp) in sector s: positions q, of the
  * partner sector (s.b, s.w, s.b_hand, s.w_hand), whose side to move reaches
  * (mover, opp) by a slide, flight or pass that removes nothing.  Writes q's

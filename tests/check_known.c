@@ -24,6 +24,8 @@
 
 /* The solver's first rare depth (mmtb_solve_opts.deep_from; 0: default). */
 static int g_deep_from;
+/* How the levels go (mmtb_solve_opts.forward; 0: by cost). */
+static int g_forward;
 
 /* Solve a game into a fresh temporary directory; returns its path (static
  * storage per call site is not needed: the caller frees). */
@@ -40,6 +42,7 @@ static char *solve_into(const char *variant, int wh, int bh, int max_stones, con
     o.max_stones = max_stones;
     o.threads = 2;
     o.deep_from = g_deep_from;
+    o.forward = g_forward;
     o.quiet = true;
     struct mmtb_sector sec;
     if (only) {
@@ -418,6 +421,31 @@ START_TEST(deep_path_same_tables)
 }
 END_TEST
 
+/* Levels forced forward, forced backward and chosen by cost give the same
+ * bytes: in-pair moves during placement (lasker), none (nine from 4 v 4 in
+ * hand), the movement phase with sectors that are their own partner (nine,
+ * nine-diag). */
+START_TEST(forward_backward_same_tables)
+{
+    static const struct {
+        const char *variant;
+        int wh, bh, max;
+    } games[] = {{"lasker", 3, 3, 0}, {"nine", 4, 4, 0}, {"nine", 0, 0, 4}, {"nine-diag", 0, 0, 3}};
+    for (size_t i = 0; i < sizeof games / sizeof games[0]; i++) {
+        char *d[3];
+        for (int f = -1; f <= 1; f++) {
+            g_forward = f;
+            d[f + 1] = solve_into(games[i].variant, games[i].wh, games[i].bh, games[i].max, NULL);
+        }
+        g_forward = 0;
+        ck_assert_int_ge(same_files(d[0], d[1]), 2);
+        ck_assert_int_ge(same_files(d[0], d[2]), 2);
+        for (int f = 0; f < 3; f++)
+            remove_dir(d[f]);
+    }
+}
+END_TEST
+
 static Suite *known_suite(void)
 {
     Suite *s = suite_create("known");
@@ -432,6 +460,7 @@ static Suite *known_suite(void)
     tcase_add_test(tc, verify_finds_a_wrong_value);
     tcase_add_test(tc, other_variants_consistent);
     tcase_add_test(tc, deep_path_same_tables);
+    tcase_add_test(tc, forward_backward_same_tables);
     suite_add_tcase(s, tc);
     return s;
 }

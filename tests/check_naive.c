@@ -128,6 +128,8 @@ static void remove_tree(const char *path)
 
 /* The solver's first rare depth (mmtb_solve_opts.deep_from; 0: default). */
 static int g_deep_from;
+/* How the levels go (mmtb_solve_opts.forward; 0: by cost). */
+static int g_forward;
 
 /* Run the real solver: movement phase of `variant` up to max_stones a side
  * into dir. */
@@ -142,6 +144,7 @@ static void run_solver(const char *variant, const char *dir, int max_stones, int
     o.max_stones = max_stones;
     o.threads = threads;
     o.deep_from = g_deep_from;
+    o.forward = g_forward;
     o.quiet = true;
     o.report = stderr;
     char err[512] = "";
@@ -311,7 +314,7 @@ END_TEST
  * passes, and stones in a mill are never removed.  Neither rule is in a
  * built-in variant; this exercises the solver's passes and captureless mills.
  */
-START_TEST(test_agree_six_pass_immune)
+static void agree_six_pass_immune(void)
 {
     const char *text = mmtb_variant_builtin_text("six");
     ck_assert_ptr_nonnull(text);
@@ -345,6 +348,34 @@ START_TEST(test_agree_six_pass_immune)
     remove_tree(dir);
     naive_free(n);
     mmtb_variant_free(v);
+}
+
+START_TEST(test_agree_six_pass_immune)
+{
+    agree_six_pass_immune();
+}
+END_TEST
+
+/* The levels go backward (from each decided position to its predecessors)
+ * or forward (from each position still counting to its successors),
+ * whichever is cheaper: force each way throughout, alone and together with
+ * the deep path. */
+START_TEST(test_agree_forward_backward)
+{
+    g_forward = 1;
+    agree("three", 3);
+    agree("six", 4);
+    agree("three-diag", 3);
+    agree("nine-nofly", NINE_MAX);
+    agree_six_pass_immune();
+    g_deep_from = 2;
+    agree("three-diag", 3);
+    g_deep_from = 0;
+    g_forward = -1;
+    agree("three", 3);
+    agree("six", 4);
+    agree_six_pass_immune();
+    g_forward = 0;
 }
 END_TEST
 
@@ -534,6 +565,7 @@ static Suite *naive_suite(void)
     tcase_add_test(tc, test_agree_six_pass_immune);
     tcase_add_test(tc, test_agree_nine_nofly);
     tcase_add_test(tc, test_agree_deep_path);
+    tcase_add_test(tc, test_agree_forward_backward);
     tcase_add_test(tc, test_threads_same_bytes);
     suite_add_tcase(s, tc);
 
