@@ -26,7 +26,7 @@
 #define MMTB_TF_WDL_BLOCK_LOG2 18 /* writer default: 262,144 slots = 64 KiB */
 #define MMTB_TF_DTC_BLOCK_LOG2 14 /* writer default: 16,384 slots */
 #define MMTB_TF_WDL_LEVEL 15      /* writer default zstd levels per plane */
-#define MMTB_TF_DTC_LEVEL 7
+#define MMTB_TF_DTC_LEVEL 6
 #define MMTB_TF_TABLE_ENTRY 16    /* bytes per block table entry */
 #define MMTB_TF_SUFFIX ".mmtb"
 #define MMTB_MANIFEST_NAME "MANIFEST"

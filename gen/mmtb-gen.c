@@ -28,7 +28,7 @@ static const char usage_gen[] =
     "      --sectors LIST       only these sectors and what they need, e.g. 3-3,4-3\n"
     "                           (movement w-b, or w-b-wh-bh with stones in hand)\n"
     "      --threads N          worker threads (default: all cores)\n"
-    "      --level N            zstd level of both planes (default: 15 for W/D/L, 7 for depths)\n"
+    "      --level N            zstd level of both planes (default: 15 for W/D/L, 6 for depths)\n"
     "      --dtc-level N        zstd level of the depth plane only (12: a few % smaller,\n"
     "                           the write about twice as slow)\n"
     "      --quiet              no progress display and no per-sector lines\n"
