@@ -123,10 +123,12 @@ struct updbuf {
     size_t n, cap;
 };
 
+_Static_assert(ST_DRAWN == 0x7e, "forward_member's scan of eight states at once");
 #define FWD_GROUP 16        /* positions */
 #define FWD_GROUP_SLOTS 256 /* successors */
 
-/* Per-thread scratch for the predecessors of one position. */
+/* Per-thread scratch of the levels: the predecessors of one position
+ * (backward), the successors of a group of positions (forward). */
 struct pred_scratch {
     uint32_t pm[MMTB_MAX_MOVES], po[MMTB_MAX_MOVES];
     uint64_t r[MMTB_MAX_MOVES];
@@ -773,8 +775,8 @@ static uint64_t forward_member(struct job *j, int mi, unsigned d)
             uint32_t used = 0;
             for (uint64_t i = lo;; i++) {
                 if (i < hi && i + 8 <= hi && (i & 7) == 0) {
-                    /* a byte b counts when b < ST_DRAWN: bit 7 clear in b
-                     * and in (b & 0x7f) + 2, per byte without carries */
+                    /* a byte b counts when b < ST_DRAWN (0x7e): bit 7 clear
+                     * in b and in (b & 0x7f) + 2, per byte without carries */
                     uint64_t w;
                     memcpy(&w, pa->st + i, 8);
                     uint64_t u = (w & 0x7f7f7f7f7f7f7f7full) + 0x0202020202020202ull;
