@@ -694,6 +694,22 @@ struct level_src {
     size_t n;
 };
 
+/* The masks of slot i of sector s, met walking up through [i, hi): the
+ * first call starts the walk, later ones step from the slot before, which
+ * takes a few steps (iter carries the stabilizer order along). */
+static void walk_to(const struct job *j, struct mmtb_index_iter *it, bool *walking,
+                    struct mmtb_sector s, uint64_t i, uint64_t hi, uint32_t *mover, uint32_t *opp)
+{
+    if (!*walking)
+        mmtb_index_iter_start(it, j->ix, s, i, hi);
+    else
+        mmtb_index_iter_skip_to(it, i);
+    *walking = true;
+    uint64_t slot;
+    bool canonical;
+    mmtb_index_iter_next(it, &slot, mover, opp, &canonical);
+}
+
 static void level_chunk(struct job *j, const struct member *me, const struct member *pa,
                         const struct level_src *src, uint8_t want_loss, uint8_t want_win,
                         struct updbuf *bufs, struct pred_scratch *ps)
@@ -716,15 +732,8 @@ static void level_chunk(struct job *j, const struct member *me, const struct mem
                 continue;
             lost = x == want_loss;
         }
-        if (!walking)
-            mmtb_index_iter_start(&it, j->ix, me->s, i, src->hi);
-        else
-            mmtb_index_iter_skip_to(&it, i);
-        walking = true;
-        uint64_t slot;
         uint32_t mover, opp;
-        bool canonical;
-        mmtb_index_iter_next(&it, &slot, &mover, &opp, &canonical);
+        walk_to(j, &it, &walking, me->s, i, src->hi, &mover, &opp);
         queue_preds(j, me, pa, mover, opp, it.nstab, lost, bufs, ps);
     }
 }
@@ -786,15 +795,8 @@ static uint64_t forward_member(struct job *j, int mi, unsigned d)
                     }
                 }
                 if (i < hi && pa->st[i] < ST_DRAWN) {
-                    if (!walking)
-                        mmtb_index_iter_start(&it, j->ix, pa->s, i, hi);
-                    else
-                        mmtb_index_iter_skip_to(&it, i);
-                    walking = true;
-                    uint64_t slot;
                     uint32_t mover, opp;
-                    bool canonical;
-                    mmtb_index_iter_next(&it, &slot, &mover, &opp, &canonical);
+                    walk_to(j, &it, &walking, pa->s, i, hi, &mover, &opp);
                     int n = succ_quiet_succs(j->v, pa->s, mover, opp, ps->sc, ps->pm);
                     uint64_t *r = ps->fr + used;
                     mmtb_index_rank_same_mover(j->ix, me->s, opp, ps->pm, n, r);
