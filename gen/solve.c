@@ -163,8 +163,7 @@ struct job {
     struct vec64 *deep_new; /* per thread: depth << 48 | member << 47 | slot */
     int too_many;           /* a position has more in-pair moves than a counter holds */
     unsigned deep_from;     /* depths from here on are deep: ST_DEEP normally */
-    uint64_t *hist;        /* resolved positions per depth */
-    uint64_t *mhist[2];    /* the same per member */
+    uint64_t *mhist[2];    /* positions of each member decided per depth */
     uint64_t undecided[2]; /* positions of each member still counting */
     int forward;           /* -1: levels never forward, 1: whenever possible, 0: by cost */
     int last_level;        /* deepest level with work known so far */
@@ -546,10 +545,8 @@ static int init_pass(struct job *j)
 #pragma omp critical(mmtb_hist)
             {
                 if (hist)
-                    for (int d = 0; d <= maxd; d++) {
-                        j->hist[d] += hist[d];
+                    for (int d = 0; d <= maxd; d++)
                         j->mhist[mi][d] += hist[d];
-                    }
                 if (maxd > j->last_level)
                     j->last_level = maxd;
                 if (maxd > j->init_max)
@@ -983,11 +980,8 @@ static int retro_pass(struct job *j)
         uint64_t newly = level_buckets(j, (unsigned)d);
         for (int mi = 0; mi < j->nm; mi++)
             level_member(j, mi, (unsigned)d, &newly);
-        if (newly) {
-            j->hist[d + 1] += newly;
-            if (d + 1 > j->last_level)
-                j->last_level = d + 1;
-        }
+        if (newly && d + 1 > j->last_level)
+            j->last_level = d + 1;
         for (int mi = 0; mi < j->nm; mi++) {
             struct member *me = &j->m[mi];
             uint8_t *t = me->flag_cur;
@@ -1119,7 +1113,6 @@ static void free_job(struct job *j)
         for (int i = 0; i < j->nthreads; i++)
             free(j->deep_new[i].e);
     free(j->deep_new);
-    free(j->hist);
     free(j->mhist[0]);
     free(j->mhist[1]);
     if (j->upd)
@@ -1201,11 +1194,10 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
     j.buckets = calloc(MAX_LEVELS, sizeof *j.buckets);
     j.deep = calloc(MAX_LEVELS, sizeof *j.deep);
     j.deep_new = calloc((size_t)j.nthreads, sizeof *j.deep_new);
-    j.hist = calloc(MAX_LEVELS + 1, sizeof *j.hist);
     j.mhist[0] = calloc(MAX_LEVELS + 1, sizeof *j.mhist[0]);
     j.mhist[1] = calloc(MAX_LEVELS + 1, sizeof *j.mhist[1]);
     j.forward = o->forward < 0 ? -1 : o->forward > 0;
-    if (!j.buckets || !j.deep || !j.deep_new || !j.hist || !j.mhist[0] || !j.mhist[1])
+    if (!j.buckets || !j.deep || !j.deep_new || !j.mhist[0] || !j.mhist[1])
         goto out;
 
     t_load = progress_now();
