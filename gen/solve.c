@@ -577,23 +577,25 @@ static int init_pass(struct job *j)
  * depth d" to k: when they are lost there, k is won at d+1; else `moves`
  * of k's remaining moves are known to lose, and k is lost at d+1 when none
  * is left.  Returns true when k became decided (a deep one is noted in
- * `deep`).  Not atomic: each slot has one writer at a time (see
- * level_member). */
+ * `deep`).  Each slot has one writer at a time (see level_member and
+ * forward_member), so no read-modify-write needs to be atomic. */
 static bool retro_update(struct job *j, int mi, uint64_t k, bool succ_lost, unsigned moves,
                          unsigned d, struct vec64 *deep)
 {
     struct member *m = &j->m[mi];
-    uint8_t cur = m->st[k];
+    uint8_t cur = m->st[k], nx;
     if (cur >= ST_DRAWN)
         return false;
     if (succ_lost)
-        m->st[k] = st_decided(j, true, d + 1);
+        nx = st_decided(j, true, d + 1);
     else if (cur <= moves) /* == moves; less would be a counting bug */
-        m->st[k] = st_decided(j, false, d + 1);
-    else {
-        m->st[k] = (uint8_t)(cur - moves);
+        nx = st_decided(j, false, d + 1);
+    else
+        nx = (uint8_t)(cur - moves);
+    /* relaxed: forward_member's threads may read the slot meanwhile */
+    __atomic_store_n(&m->st[k], nx, __ATOMIC_RELAXED);
+    if (nx < ST_DRAWN)
         return false;
-    }
     m->flag_next[k >> CHUNK_SHIFT] = 1;
     if (d + 1 >= j->deep_from && !deep_push(deep, mi, k, d + 1))
         __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
@@ -760,12 +762,31 @@ static int cmp_u64(const void *a, const void *b)
  * chunks: reads and writes are relaxed atomics, and a slot being written
  * is never one that is read as decided at d.
  */
+static uint64_t forward_apply(struct job *j, int mi, unsigned d, struct pred_scratch *ps, int nq,
+                              struct vec64 *deep)
+{
+    const uint8_t *st = j->m[mi].st;
+    const uint8_t want_loss = st_decided(j, false, d), want_win = st_decided(j, true, d);
+    uint64_t found = 0;
+    for (int q = 0; q < nq; q++) {
+        const uint64_t *r = ps->fr + ps->fq[q].at;
+        bool lost = false;
+        unsigned wins = 0;
+        for (uint32_t k = 0; k < ps->fq[q].n && !lost; k++) {
+            uint8_t x = __atomic_load_n(&st[r[k]], __ATOMIC_RELAXED);
+            lost = x == want_loss;
+            wins += x == want_win;
+        }
+        if (lost || wins) /* the flag set is of this thread's chunk */
+            found += retro_update(j, j->m[mi].partner, ps->fq[q].slot, lost, wins, d, deep);
+    }
+    return found;
+}
+
 static uint64_t forward_member(struct job *j, int mi, unsigned d)
 {
     const struct member *me = &j->m[mi];
-    int yi = me->partner;
-    struct member *pa = &j->m[yi];
-    const uint8_t want_loss = st_decided(j, false, d), want_win = st_decided(j, true, d);
+    const struct member *pa = &j->m[me->partner];
     const uint64_t nchunks = (pa->slots + CHUNK - 1) / CHUNK;
     uint64_t found = 0;
 #pragma omp parallel reduction(+ : found)
@@ -779,8 +800,8 @@ static uint64_t forward_member(struct job *j, int mi, unsigned d)
             bool walking = false;
             int nq = 0;
             uint32_t used = 0;
-            for (uint64_t i = lo;; i++) {
-                if (i < hi && i + 8 <= hi && (i & 7) == 0) {
+            for (uint64_t i = lo; i < hi; i++) {
+                if (i + 8 <= hi && (i & 7) == 0) {
                     /* a byte b counts when b < ST_DRAWN (0x7e): bit 7 clear
                      * in b and in (b & 0x7f) + 2, per byte without carries */
                     uint64_t w;
@@ -791,58 +812,27 @@ static uint64_t forward_member(struct job *j, int mi, unsigned d)
                         continue;
                     }
                 }
-                if (i < hi && pa->st[i] < ST_DRAWN) {
-                    uint32_t mover, opp;
-                    walk_to(j, &it, &walking, pa->s, i, hi, &mover, &opp);
-                    int n = succ_quiet_succs(j->v, pa->s, mover, opp, ps->sc, ps->pm);
-                    uint64_t *r = ps->fr + used;
-                    mmtb_index_rank_same_mover(j->ix, me->s, opp, ps->pm, n, r);
-                    for (int k = 0; k < n; k++)
-                        __builtin_prefetch(&me->st[r[k]]);
-                    ps->fq[nq].slot = i;
-                    ps->fq[nq].at = used;
-                    ps->fq[nq++].n = (uint32_t)n;
-                    used += (uint32_t)n;
-                    if (nq < FWD_GROUP && used < FWD_GROUP_SLOTS)
-                        continue;
-                } else if (i < hi || nq == 0) {
-                    if (i < hi)
-                        continue;
-                    break;
+                if (pa->st[i] >= ST_DRAWN)
+                    continue;
+                uint32_t mover, opp;
+                walk_to(j, &it, &walking, pa->s, i, hi, &mover, &opp);
+                int n = succ_quiet_succs(j->v, pa->s, mover, opp, ps->sc, ps->pm);
+                uint64_t *r = ps->fr + used;
+                mmtb_index_rank_same_mover(j->ix, me->s, opp, ps->pm, n, r);
+                for (int k = 0; k < n; k++)
+                    __builtin_prefetch(&me->st[r[k]]);
+                ps->fq[nq].slot = i;
+                ps->fq[nq].at = used;
+                ps->fq[nq++].n = (uint32_t)n;
+                used += (uint32_t)n;
+                if (nq == FWD_GROUP || used >= FWD_GROUP_SLOTS) {
+                    /* the group's states were fetched meanwhile */
+                    found += forward_apply(j, mi, d, ps, nq, deep);
+                    nq = 0;
+                    used = 0;
                 }
-                /* the group's states were fetched meanwhile: apply */
-                for (int q = 0; q < nq; q++) {
-                    const uint64_t *r = ps->fr + ps->fq[q].at;
-                    bool lost = false;
-                    unsigned wins = 0;
-                    for (uint32_t k = 0; k < ps->fq[q].n && !lost; k++) {
-                        uint8_t x = __atomic_load_n(&me->st[r[k]], __ATOMIC_RELAXED);
-                        lost = x == want_loss;
-                        wins += x == want_win;
-                    }
-                    if (!lost && !wins)
-                        continue;
-                    uint64_t y = ps->fq[q].slot;
-                    uint8_t cur = pa->st[y], nx;
-                    if (lost)
-                        nx = st_decided(j, true, d + 1);
-                    else if (cur <= wins) /* == wins; less would be a counting bug */
-                        nx = st_decided(j, false, d + 1);
-                    else
-                        nx = (uint8_t)(cur - wins);
-                    __atomic_store_n(&pa->st[y], nx, __ATOMIC_RELAXED);
-                    if (nx < ST_DRAWN)
-                        continue;
-                    found++;
-                    pa->flag_next[y >> CHUNK_SHIFT] = 1; /* this thread's chunk */
-                    if (d + 1 >= j->deep_from && !deep_push(deep, yi, y, d + 1))
-                        __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
-                }
-                nq = 0;
-                used = 0;
-                if (i >= hi)
-                    break;
             }
+            found += forward_apply(j, mi, d, ps, nq, deep);
         }
     }
     return found;
@@ -867,6 +857,13 @@ static bool level_forward(const struct job *j, int mi, unsigned d)
     return j->forward > 0 || 4 * j->undecided[j->m[mi].partner] < 3 * j->mhist[mi][d];
 }
 
+/* n positions of member mi were decided at depth d. */
+static void count_decided(struct job *j, int mi, unsigned d, uint64_t n)
+{
+    j->mhist[mi][d] += n;
+    j->undecided[mi] -= n;
+}
+
 /* Propagate from every position of member mi decided at depth d. */
 static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
 {
@@ -876,8 +873,7 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
     struct member *pa = &j->m[me->partner];
     if (level_forward(j, mi, d)) {
         uint64_t found = forward_member(j, mi, d);
-        j->mhist[me->partner][d + 1] += found;
-        j->undecided[me->partner] -= found;
+        count_decided(j, me->partner, d + 1, found);
         *newly += found;
         return;
     }
@@ -933,8 +929,7 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
                 found += apply_partition(j, me->partner, p, d, deep);
         }
     }
-    j->mhist[me->partner][d + 1] += found;
-    j->undecided[me->partner] -= found;
+    count_decided(j, me->partner, d + 1, found);
     *newly += found;
 }
 
@@ -948,8 +943,7 @@ static uint64_t level_buckets(struct job *j, unsigned d)
         int mi = (int)((e >> 1) & 1);
         if (retro_update(j, mi, e >> 2, e & 1, 1, d, &j->deep_new[0])) {
             found++;
-            j->mhist[mi][d + 1]++;
-            j->undecided[mi]--;
+            count_decided(j, mi, d + 1, 1);
         }
     }
     free(b->e);
