@@ -280,6 +280,16 @@ static int deep_collect(struct job *j)
 
 /* ------------------------------------------------------------------ init */
 
+/*
+ * The init pass in two steps, so that the look-ups of many positions are
+ * in flight at once: init_gather generates a position's successors, ranks
+ * the external ones and starts their look-ups (cache misses in solved
+ * sectors of hundreds of megabytes); init_settle reads them, once a batch
+ * of positions has been gathered.
+ */
+#define INIT_GROUP 16                          /* positions per batch */
+#define INIT_EXT_CAP (2 * MMTB_MAX_MOVES)      /* external successors per batch */
+
 /* A successor in an already solved sector, ranked, waiting for its value. */
 struct ext_look {
     const struct dep *d;
@@ -287,55 +297,68 @@ struct ext_look {
     bool capture;
 };
 
-/* Per-thread scratch of init_position: successors ranked together. */
-static _Thread_local struct {
-    uint32_t opp[MMTB_MAX_MOVES];
-    int at[MMTB_MAX_MOVES];
-    uint64_t r[MMTB_MAX_MOVES];
-} rank_q;
+/* Per-thread scratch of the init pass. */
+struct init_scratch {
+    struct succ sc[MMTB_MAX_MOVES];
+    /* placements that remove nothing, ranked together */
+    uint32_t qopp[MMTB_MAX_MOVES];
+    int qat[MMTB_MAX_MOVES];
+    uint64_t qr[MMTB_MAX_MOVES];
+    /* the batch: positions and their external successors */
+    struct ext_look ext[INIT_EXT_CAP];
+    int next;
+    struct {
+        uint64_t slot;
+        int first, n, nin; /* its successors ext[first .. first + n); n < 0: decided */
+        uint8_t state;     /* when decided early */
+        int depth;
+    } pos[INIT_GROUP];
+    int npos;
+};
 
 /*
- * Initial state of one canonical position: terminal values, external
- * successors (already solved), and the number of distinct in-pair
- * successors.  Returns the state byte; may add bucket entries.
+ * First step for one canonical position (slot of member mi): terminal
+ * values, the count of in-pair successors, and the external successors
+ * ranked with their look-ups started.  A position decided without
+ * look-ups (no move, an immediate win) is settled here.
  */
-static uint8_t init_position(struct job *j, int mi, uint64_t slot, uint32_t mover,
-                              uint32_t opp, struct succ *sc, struct ext_look *ext,
-                              int *resolved_depth)
+static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, uint32_t opp,
+                        struct init_scratch *is)
 {
     const struct mmtb_variant *v = j->v;
     struct member *me = &j->m[mi];
-    *resolved_depth = -1;
+    struct succ *sc = is->sc;
+    int p = is->npos++;
+    is->pos[p].slot = slot;
+    is->pos[p].n = -1;
 
     int term = succ_terminal(v, me->s, mover, opp);
-    if (term == MMTB_LOSS) {
-        *resolved_depth = 0;
-        return st_decided(j, false, 0);
+    if (term == MMTB_LOSS || term == MMTB_DRAW) {
+        bool loss = term == MMTB_LOSS;
+        is->pos[p].state = loss ? st_decided(j, false, 0) : ST_DRAWN;
+        is->pos[p].depth = loss ? 0 : -1;
+        return;
     }
-    if (term == MMTB_DRAW)
-        return ST_DRAWN;
-
     /* Quiet moves into the partner are only counted (see the top). */
     int nin = 0;
     int n = me->partner >= 0 ? succ_generate_counted(v, me->s, mover, opp, sc, &nin)
                              : succ_generate(v, me->s, mover, opp, sc);
     if (n + nin == 0) {
-        *resolved_depth = 0;
-        return st_decided(j, false, 0);
+        is->pos[p].state = st_decided(j, false, 0);
+        is->pos[p].depth = 0;
+        return;
     }
-    /* External results first: a win in 1 (a capture into a lost position,
-     * or an immediate win) settles the position whatever its in-pair
-     * successors are.  Rank every external successor and start its
-     * look-up (a cache miss in a large solved sector) before using any. */
-    int best_win = 0, worst_loss = 0, next = 0;
     /* Placements that remove nothing all lead to positions of one sector
      * whose side to move is our opponent: those are ranked together. */
-    int nq = 0;
+    struct ext_look *ext = is->ext + is->next;
+    int next = 0, nq = 0;
     struct mmtb_sector qt = {0, 0, 0, 0};
     for (int i = 0; i < n; i++) {
         if (sc[i].kind == SUCC_WIN) {
-            *resolved_depth = 1;
-            return st_decided(j, true, 1);
+            /* a win in 1 whatever the other successors are */
+            is->pos[p].state = st_decided(j, true, 1);
+            is->pos[p].depth = 1;
+            return;
         }
         if (member_of(j, sc[i].t) >= 0) {
             nin++;
@@ -346,8 +369,8 @@ static uint8_t init_position(struct job *j, int mi, uint64_t slot, uint32_t move
         ext[next].capture = sc[i].capture;
         if (sc[i].mover == opp && (nq == 0 || sector_eq(sc[i].t, qt))) {
             qt = sc[i].t;
-            rank_q.at[nq] = next;
-            rank_q.opp[nq++] = sc[i].opp;
+            is->qat[nq] = next;
+            is->qopp[nq++] = sc[i].opp;
         } else {
             ext[next].r = mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
             __builtin_prefetch(&d->wdl[ext[next].r]);
@@ -355,15 +378,31 @@ static uint8_t init_position(struct job *j, int mi, uint64_t slot, uint32_t move
         next++;
     }
     if (nq) {
-        mmtb_index_rank_same_mover(j->ix, qt, opp, rank_q.opp, nq, rank_q.r);
+        mmtb_index_rank_same_mover(j->ix, qt, opp, is->qopp, nq, is->qr);
         for (int k = 0; k < nq; k++) {
-            struct ext_look *x = &ext[rank_q.at[k]];
-            x->r = rank_q.r[k];
+            struct ext_look *x = &ext[is->qat[k]];
+            x->r = is->qr[k];
             __builtin_prefetch(&x->d->wdl[x->r]);
         }
     }
+    is->pos[p].first = is->next;
+    is->pos[p].n = next;
+    is->pos[p].nin = nin;
+    is->next += next;
+}
+
+/* Second step: the state byte of gathered position p from its external
+ * successors' values and its in-pair count; may add bucket entries. */
+static uint8_t init_settle(struct job *j, int mi, const struct init_scratch *is, int p,
+                           int *resolved_depth)
+{
+    uint64_t slot = is->pos[p].slot;
+    int nin = is->pos[p].nin;
+    const struct ext_look *ext = is->ext + is->pos[p].first;
+    *resolved_depth = -1;
+    int best_win = 0, worst_loss = 0;
     bool draw = false;
-    for (int i = 0; i < next; i++) {
+    for (int i = 0; i < is->pos[p].n; i++) {
         const struct dep *d = ext[i].d;
         uint64_t r = ext[i].r;
         int w = d->wdl[r];
@@ -470,13 +509,12 @@ static int init_pass(struct job *j)
         int fail = 0;
 #pragma omp parallel
         {
-            struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
-            struct ext_look *ext = malloc(MMTB_MAX_MOVES * sizeof *ext);
+            struct init_scratch *is = malloc(sizeof *is);
             uint64_t *hist = calloc(MAX_LEVELS, sizeof *hist);
             struct vec64 *mine = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL;
             struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
             int maxd = 0;
-            if (!sc || !ext || !hist) {
+            if (!is || !hist) {
 #pragma omp atomic write
                 fail = 1;
             }
@@ -491,31 +529,49 @@ static int init_pass(struct job *j)
                     mmtb_index_iter_start(&it, j->ix, ws, lo, hi);
                     uint64_t i, seen = 0;
                     uint32_t mover, opp;
-                    bool canonical;
-                    while (mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical)) {
-                        if (!canonical) {
+                    bool canonical, more = true;
+                    is->npos = is->next = 0;
+                    while (more) {
+                        more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical);
+                        if (more && !canonical) {
                             if (!by_opp)
                                 me->st[i] = ST_UNUSED;
                             continue;
                         }
-                        int rd;
-                        if (by_opp) {
-                            i = mmtb_index_rank(j->ix, me->s, opp, mover);
-                            uint8_t x = init_position(j, mi, i, opp, mover, sc, ext, &rd);
-                            uint64_t off = i & (((uint64_t)1 << PART_SHIFT) - 1);
-                            if (!vec64_push(&mine[i >> PART_SHIFT], off << 16 | x))
+                        if (more) {
+                            if (by_opp) {
+                                init_gather(j, mi, mmtb_index_rank(j->ix, me->s, opp, mover),
+                                            opp, mover, is);
+                                seen++;
+                            } else {
+                                init_gather(j, mi, i, mover, opp, is);
+                            }
+                            if (is->npos < INIT_GROUP &&
+                                is->next + MMTB_MAX_MOVES <= INIT_EXT_CAP)
+                                continue;
+                        }
+                        /* settle the batch gathered */
+                        for (int p = 0; p < is->npos; p++) {
+                            int rd = is->pos[p].depth;
+                            uint8_t x = is->pos[p].n < 0 ? is->pos[p].state
+                                                         : init_settle(j, mi, is, p, &rd);
+                            uint64_t k = is->pos[p].slot;
+                            if (by_opp) {
+                                uint64_t off = k & (((uint64_t)1 << PART_SHIFT) - 1);
+                                if (!vec64_push(&mine[k >> PART_SHIFT], off << 16 | x))
+                                    __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
+                            } else {
+                                me->st[k] = x;
+                            }
+                            if (rd >= (int)j->deep_from && !deep_push(deep, mi, k, (unsigned)rd))
                                 __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
-                            seen++;
-                        } else {
-                            me->st[i] = init_position(j, mi, i, mover, opp, sc, ext, &rd);
+                            if (rd >= 0) {
+                                hist[rd]++;
+                                if (rd > maxd)
+                                    maxd = rd;
+                            }
                         }
-                        if (rd >= (int)j->deep_from && !deep_push(deep, mi, i, (unsigned)rd))
-                            __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
-                        if (rd >= 0) {
-                            hist[rd]++;
-                            if (rd > maxd)
-                                maxd = rd;
-                        }
+                        is->npos = is->next = 0;
                     }
                     if (omp_get_thread_num() == 0) {
                         uint64_t dn;
@@ -552,8 +608,7 @@ static int init_pass(struct job *j)
                 if (maxd > j->init_max)
                     j->init_max = maxd;
             }
-            free(sc);
-            free(ext);
+            free(is);
             free(hist);
         }
         if (ib)

@@ -86,6 +86,29 @@ static inline int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, 
     return n;
 }
 
+/* Bits set in x (without relying on the popcnt instruction). */
+static inline int pop32(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (int)((x * 0x01010101u) >> 24);
+}
+
+/* The points where one more stone of `own` would complete a mill: some
+ * mill through the point has all its other points in own.  A move that
+ * closes a mill lands on one of them (its other points stay in own). */
+static inline uint32_t mill_holes(const struct mmtb_variant *v, uint32_t own)
+{
+    uint32_t h = 0;
+    for (int m = 0; m < v->nmills; m++) {
+        uint32_t miss = v->mill[m] & ~own;
+        if (miss && !(miss & (miss - 1)))
+            h |= miss;
+    }
+    return h;
+}
+
 static inline int generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
                            uint32_t opp, struct succ *out, int *nquiet, uint32_t *qopp)
 {
@@ -107,9 +130,17 @@ static inline int generate(const struct mmtb_variant *v, struct mmtb_sector s, u
         struct mmtb_sector ct = qt;
         ct.w = (uint8_t)(s.b - 1);
         bool fly = flies(v, s.w, s.w_hand);
+        /* When quiet moves are only counted, those to points off every
+         * mill hole are counted by the bit, without a mill test each. */
+        bool count_only = nquiet && !qopp;
+        uint32_t holes = count_only ? mill_holes(v, mover) & empty : 0;
         for (uint32_t f = mover; f; f &= f - 1) {
             int from = __builtin_ctz(f);
             uint32_t dests = fly ? empty : (v->adj[from] & empty);
+            if (count_only) {
+                *nquiet += pop32(dests & ~holes);
+                dests &= holes;
+            }
             for (; dests; dests &= dests - 1) {
                 int to = __builtin_ctz(dests);
                 uint32_t nm = mover ^ (1u << from) ^ (1u << to);
