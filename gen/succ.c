@@ -86,15 +86,6 @@ static inline int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, 
     return n;
 }
 
-/* Bits set in x (without relying on the popcnt instruction). */
-static inline int pop32(uint32_t x)
-{
-    x = x - ((x >> 1) & 0x55555555u);
-    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-    x = (x + (x >> 4)) & 0x0f0f0f0fu;
-    return (int)((x * 0x01010101u) >> 24);
-}
-
 /* The points where one more stone of `own` would complete a mill: some
  * mill through the point has all its other points in own.  A move that
  * closes a mill lands on one of them (its other points stay in own). */
@@ -109,8 +100,10 @@ static inline uint32_t mill_holes(const struct mmtb_variant *v, uint32_t own)
     return h;
 }
 
-static inline int generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
-                           uint32_t opp, struct succ *out, int *nquiet, uint32_t *qopp)
+/* always inlined, so that each caller's target (popcnt below) applies */
+static inline __attribute__((always_inline)) int
+generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uint32_t opp,
+         struct succ *out, int *nquiet, uint32_t *qopp)
 {
     uint32_t empty = v->full & ~(mover | opp);
     int n = 0;
@@ -138,7 +131,7 @@ static inline int generate(const struct mmtb_variant *v, struct mmtb_sector s, u
             int from = __builtin_ctz(f);
             uint32_t dests = fly ? empty : (v->adj[from] & empty);
             if (count_only) {
-                *nquiet += pop32(dests & ~holes);
+                *nquiet += __builtin_popcount(dests & ~holes);
                 dests &= holes;
             }
             for (; dests; dests &= dests - 1) {
@@ -167,6 +160,12 @@ int succ_generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m
     return generate(v, s, mover, opp, out, NULL, NULL);
 }
 
+/* The init pass calls this for every position: where the CPU has a
+ * popcnt instruction (nearly every x86-64 does) a copy that uses it is
+ * chosen when the program loads. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
 int succ_generate_counted(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
                           uint32_t opp, struct succ *out, int *nquiet)
 {
