@@ -78,6 +78,10 @@ struct dep {
     uint64_t slots;
     uint8_t *wdl;  /* 0 loss, 1 draw, 2 win (for the side to move there) */
     uint16_t *dtc; /* NULL when only captures lead there */
+    /* wdl is held by the side NOT to move: the value of position (m, o) of
+     * s is at the slot of (o, m) in the colour-swapped sector (see
+     * dep_swap) */
+    bool swapped;
 };
 
 /* A growable array of 64-bit entries: the per-level buckets of external
@@ -304,6 +308,10 @@ struct init_scratch {
     uint32_t qopp[MMTB_MAX_MOVES];
     int qat[MMTB_MAX_MOVES];
     uint64_t qr[MMTB_MAX_MOVES];
+    /* a run of captures into a swapped sector, ranked together */
+    uint32_t ropp[MMTB_MAX_MOVES];
+    int rat[MMTB_MAX_MOVES];
+    uint64_t rr[MMTB_MAX_MOVES];
     /* the batch: positions and their external successors */
     struct ext_look ext[INIT_EXT_CAP];
     int next;
@@ -315,6 +323,20 @@ struct init_scratch {
     } pos[INIT_GROUP];
     int npos;
 };
+
+/* Rank the run ext[is->rat[0..nr)] of successors in swapped dep d, whose
+ * side not to move is nm (their sides to move in is->ropp), and start
+ * their look-ups. */
+static void rank_swapped(const struct job *j, const struct dep *d, uint32_t nm,
+                         struct init_scratch *is, struct ext_look *ext, int nr)
+{
+    mmtb_index_rank_same_mover(j->ix, sector_partner(d->s), nm, is->ropp, nr, is->rr);
+    for (int k = 0; k < nr; k++) {
+        struct ext_look *x = &ext[is->rat[k]];
+        x->r = is->rr[k];
+        __builtin_prefetch(&d->wdl[x->r]);
+    }
+}
 
 /*
  * First step for one canonical position (slot of member mi): terminal
@@ -349,10 +371,14 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
         return;
     }
     /* Placements that remove nothing all lead to positions of one sector
-     * whose side to move is our opponent: those are ranked together. */
+     * whose side to move is our opponent: those are ranked together.  So
+     * are the captures of one move into a swapped sector: they share the
+     * side not to move. */
     struct ext_look *ext = is->ext + is->next;
-    int next = 0, nq = 0;
+    int next = 0, nq = 0, nr = 0;
     struct mmtb_sector qt = {0, 0, 0, 0};
+    const struct dep *rd = NULL;
+    uint32_t rnm = 0;
     for (int i = 0; i < n; i++) {
         if (sc[i].kind == SUCC_WIN) {
             /* a win in 1 whatever the other successors are */
@@ -367,7 +393,16 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
         const struct dep *d = dep_of(j, sc[i].t);
         ext[next].d = d;
         ext[next].capture = sc[i].capture;
-        if (sc[i].mover == opp && (nq == 0 || sector_eq(sc[i].t, qt))) {
+        if (d->swapped) {
+            if (nr && (d != rd || sc[i].opp != rnm)) {
+                rank_swapped(j, rd, rnm, is, ext, nr);
+                nr = 0;
+            }
+            rd = d;
+            rnm = sc[i].opp;
+            is->rat[nr] = next;
+            is->ropp[nr++] = sc[i].mover;
+        } else if (sc[i].mover == opp && (nq == 0 || sector_eq(sc[i].t, qt))) {
             qt = sc[i].t;
             is->qat[nq] = next;
             is->qopp[nq++] = sc[i].opp;
@@ -377,6 +412,8 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
         }
         next++;
     }
+    if (nr)
+        rank_swapped(j, rd, rnm, is, ext, nr);
     if (nq) {
         mmtb_index_rank_same_mover(j->ix, qt, opp, is->qopp, nq, is->qr);
         for (int k = 0; k < nq; k++) {
@@ -1138,6 +1175,62 @@ static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, bool need_
     return rc;
 }
 
+/*
+ * Re-file the values of dep d by the side not to move: slot k of the
+ * colour-swapped sector (b, w) holds the value of the position of d whose
+ * masks are those of k exchanged.  Done for the sectors only captures lead
+ * into, when the positions are walked in their own order (movement): all
+ * captures of one move, and of every position with the same side to move,
+ * then share that side's look-up and symmetry and land in one small block
+ * of the array, where in d's own order each would be a cache miss of its
+ * own.  One rank per position of d, as the walk goes; the positions are
+ * read in groups so that their look-ups overlap.
+ */
+static int dep_swap(const struct job *j, struct dep *d)
+{
+    struct mmtb_sector ts = sector_partner(d->s);
+    uint64_t tslots = mmtb_index_slots(j->ix, ts);
+    uint8_t *t = gen_alloc_big(tslots);
+    if (!t)
+        return MMTB_ERR_NOMEM;
+    uint64_t nchunks = (tslots + CHUNK - 1) / CHUNK;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (uint64_t c = 0; c < nchunks; c++) {
+        uint64_t lo = c * CHUNK, hi = lo + CHUNK < tslots ? lo + CHUNK : tslots;
+        struct mmtb_index_iter it;
+        mmtb_index_iter_start(&it, j->ix, ts, lo, hi);
+        uint64_t at[16], r[16], i;
+        uint32_t mv[16], op[16], mover, opp;
+        int nst[16], n = 0;
+        bool canonical, more = true;
+        while (more) {
+            more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical);
+            if (more && !canonical) {
+                t[i] = 3;
+                continue;
+            }
+            if (more) {
+                at[n] = i;
+                mv[n] = opp; /* the position of d: the masks exchanged */
+                op[n++] = mover;
+                if (n < 16)
+                    continue;
+            }
+            mmtb_index_rank_stab_many(j->ix, d->s, mv, op, n, r, nst);
+            for (int k = 0; k < n; k++)
+                __builtin_prefetch(&d->wdl[r[k]]);
+            for (int k = 0; k < n; k++)
+                t[at[k]] = d->wdl[r[k]];
+            n = 0;
+        }
+    }
+    free(d->wdl);
+    d->wdl = t;
+    d->slots = tslots;
+    d->swapped = true;
+    return MMTB_OK;
+}
+
 static void free_job(struct job *j)
 {
     for (int i = 0; i < j->nm; i++) {
@@ -1267,6 +1360,12 @@ static int solve_pair(const struct mmtb_solve_opts *o, const struct mmtb_variant
         mmtb_tb_close(tb);
         if (rc != MMTB_OK)
             goto out;
+        bool own_order = true;
+        for (int i = 0; i < nss; i++)
+            own_order = own_order && !init_by_opponent(&j, &j.m[i]);
+        for (int i = 0; i < j.ndeps && own_order && o->swap_deps >= 0; i++)
+            if (!j.deps[i].dtc && (rc = dep_swap(&j, &j.deps[i])) != MMTB_OK)
+                goto out;
     }
 
     char label[96];

@@ -29,6 +29,8 @@ struct mmtb_solve_opts {
                           * rare-depth path; 0: from 63, as in normal runs */
     int forward;         /* tests: -1 levels only backward, 1 forward wherever
                           * possible, 0: each level the cheaper way */
+    int swap_deps;       /* tests: -1 solved sectors kept in their own order,
+                          * 0: re-filed by the side not to move where it helps */
 };
 
 /*
