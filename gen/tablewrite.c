@@ -346,6 +346,9 @@ struct writer {
     uint8_t *batch;  /* nthreads * BLOCKS_PER_THREAD compressed blocks */
     struct bstats *bst;
     int *brc;
+    /* per DTC block: XXH64 of its raw bytes, taken when it was compressed
+     * and checked when it is read back */
+    uint64_t *dtc_raw_hash;
 };
 
 /* Fill n slots from first and check the values against the rules, counting
@@ -400,27 +403,6 @@ static void merge_stats(struct bstats *a, const struct bstats *b)
         a->rc = b->rc;
 }
 
-/* Pass 1: statistics over all slots (block by block, in parallel). */
-static int pass_stats(struct writer *w, struct bstats *total)
-{
-    uint64_t bs = w->l.block_slots[0], nb = w->l.nblocks[0];
-    memset(total, 0, sizeof *total);
-    total->max_win = total->max_loss = -1;
-    struct bstats *per = calloc(nb ? nb : 1, sizeof *per);
-    if (!per)
-        return MMTB_ERR_NOMEM;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(w->nthreads)
-    for (uint64_t b = 0; b < nb; b++) {
-        struct scratch *sc = &w->sc[omp_get_thread_num()];
-        uint64_t first = b * bs, n = mmtb_tf_block_nslots(&w->h, &w->l, 0, b);
-        fill_checked(w, sc, first, n, &per[b]);
-    }
-    for (uint64_t b = 0; b < nb; b++)
-        merge_stats(total, &per[b]);
-    free(per);
-    return MMTB_OK;
-}
-
 /* Fill and pack block b of a plane into sc->raw; returns its raw size
  * (for the DTC plane: width x the decided slots). */
 static size_t pack_block(struct writer *w, struct scratch *sc, int plane, uint64_t b,
@@ -435,11 +417,18 @@ static size_t pack_block(struct writer *w, struct scratch *sc, int plane, uint64
     return mmtb_tf_block_raw_max(&w->h, &w->l, plane, b);
 }
 
-/* Pass 2/3: compress every block of a plane, a batch at a time in
- * parallel, and write the batch in block order from the plane's data
- * offset.  Fills the plane's block table and its data size. */
-static int pass_plane(struct writer *w, int plane, uint64_t *bytes)
+/* Compress every block of a plane, a batch at a time in parallel, and
+ * write the batch in block order from the plane's data offset.  Fills the
+ * plane's block table and its data size.  With total (the W/D/L plane)
+ * the blocks' statistics are summed there, and a block whose values break
+ * the rules ends the pass with total->rc set; without it such a block is
+ * an error. */
+static int pass_plane(struct writer *w, int plane, uint64_t *bytes, struct bstats *total)
 {
+    if (total) {
+        memset(total, 0, sizeof *total);
+        total->max_win = total->max_loss = -1;
+    }
     uint64_t nb = w->l.nblocks[plane];
     uint64_t per_batch = (uint64_t)w->nthreads * BLOCKS_PER_THREAD;
     uint64_t off = w->l.data_off[plane];
@@ -451,6 +440,8 @@ static int pass_plane(struct writer *w, int plane, uint64_t *bytes)
             struct mmtb_tf_block *t = &w->tab[plane][b0 + k];
             size_t n = pack_block(w, sc, plane, b0 + k, &w->bst[k]);
             t->raw_size = (uint32_t)n;
+            if (plane == MMTB_TF_DTC)
+                w->dtc_raw_hash[b0 + k] = mmtb_xxh64(sc->raw, n, 0);
             w->brc[k] = mmtb_tf_block_compress(sc->cctx, w->level[plane], sc->raw, n,
                                                w->batch + k * w->bound, w->bound, &t->csize,
                                                &t->hash);
@@ -459,8 +450,13 @@ static int pass_plane(struct writer *w, int plane, uint64_t *bytes)
             struct mmtb_tf_block *t = &w->tab[plane][b0 + k];
             if (w->brc[k] != MMTB_OK)
                 return w->brc[k];
-            if (w->bst[k].rc != MMTB_OK)
+            if (total) {
+                merge_stats(total, &w->bst[k]);
+                if (total->rc != MMTB_OK)
+                    return MMTB_OK;
+            } else if (w->bst[k].rc != MMTB_OK) {
                 return w->bst[k].rc;
+            }
             t->offset = off;
             int rc = pwrite_all(w->fd, w->batch + k * w->bound, t->csize, off);
             if (rc != MMTB_OK)
@@ -473,8 +469,10 @@ static int pass_plane(struct writer *w, int plane, uint64_t *bytes)
 }
 
 /* Pass 4: read the file back through the format decoders exactly as a
- * reader would, hash it, and compare every block with freshly filled and
- * packed values.  Returns the XXH64 of bytes [0, footer_off). */
+ * reader would, hash it, and compare every block: a W/D/L block with
+ * freshly filled and packed values (which also counts them again), a DTC
+ * block with the hash of the raw bytes it was compressed from.  Returns the
+ * XXH64 of bytes [0, footer_off). */
 static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t whylen)
 {
     struct mmtb_xxh64_state st;
@@ -528,9 +526,19 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
             for (uint64_t k = 0; k < nbatch; k++) {
                 struct scratch *sc = &w->sc[omp_get_thread_num()];
                 uint64_t b = b0 + k;
-                size_t n = pack_block(w, sc, plane, b, &w->bst[k]);
                 uint64_t ns = mmtb_tf_block_nslots(&h, &l, plane, b);
-                int r = n == t[b].raw_size ? MMTB_OK : MMTB_ERR_CORRUPT;
+                size_t n;
+                int r;
+                if (plane == MMTB_TF_DTC) {
+                    /* against the hash of what was compressed: filling
+                     * and packing the block again would cost a third of
+                     * the write */
+                    n = t[b].raw_size;
+                    r = n == w->tab[plane][b].raw_size ? MMTB_OK : MMTB_ERR_CORRUPT;
+                } else {
+                    n = pack_block(w, sc, plane, b, &w->bst[k]);
+                    r = n == t[b].raw_size ? MMTB_OK : MMTB_ERR_CORRUPT;
+                }
                 if (r == MMTB_OK)
                     r = mmtb_tf_block_decompress(sc->dctx, w->batch + (t[b].offset - start), &t[b],
                                                  sc->raw2);
@@ -539,7 +547,10 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
                                                   (uint32_t)(h.max_win > h.max_loss ? h.max_win
                                                                                    : h.max_loss))
                               : mmtb_tf_check_wdl(sc->raw2, ns);
-                if (r == MMTB_OK && n && memcmp(sc->raw, sc->raw2, n) != 0)
+                if (r == MMTB_OK && plane == MMTB_TF_DTC &&
+                    mmtb_xxh64(sc->raw2, n, 0) != w->dtc_raw_hash[b])
+                    r = MMTB_ERR_CORRUPT;
+                if (r == MMTB_OK && plane == MMTB_TF_WDL && n && memcmp(sc->raw, sc->raw2, n) != 0)
                     r = MMTB_ERR_CORRUPT;
                 w->brc[k] = r;
             }
@@ -584,6 +595,7 @@ static void free_writer(struct writer *w)
     }
     free(w->tab[0]);
     free(w->tab[1]);
+    free(w->dtc_raw_hash);
     free(w->batch);
     free(w->bst);
     free(w->brc);
@@ -627,42 +639,55 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
                       uint64_t *hash, char *why, size_t whylen)
 {
     struct bstats total;
-    /* Layout of the W/D/L plane and the scratch sizes do not depend on the
-     * statistics; the DTC width does. */
+    /* The scratch sizes do not depend on the statistics; the DTC width
+     * does (the provisional width 2 gives the largest scratch). */
     int rc = mmtb_tf_layout(&w->h, &w->l);
     if (rc == MMTB_OK)
         rc = alloc_writer(w);
-    if (rc == MMTB_OK)
-        rc = pass_stats(w, &total);
     if (rc != MMTB_OK)
         return fail(why, whylen, rc, "out of memory");
-    if (total.rc != MMTB_OK)
-        return fail(why, whylen, MMTB_ERR_INVALID,
-                    "the values break the rules (a win in 0, or a draw with a depth)");
-    /* Readers check the count against the index: catch a wrong unused mark here. */
-    uint64_t want = mmtb_index_canonical(w->v, w->h.sector);
-    if (total.canonical != want)
-        return fail(why, whylen, MMTB_ERR_INVALID,
-                    "%llu slots marked canonical, the index scheme has %llu canonical positions",
-                    (unsigned long long)total.canonical, (unsigned long long)want);
-    w->h.canonical = total.canonical;
-    w->h.wins = total.wins;
-    w->h.draws = total.draws;
-    w->h.losses = total.losses;
-    w->h.max_win = total.max_win;
-    w->h.max_loss = total.max_loss;
-    w->h.dtc_width = (uint8_t)mmtb_tf_dtc_width(total.max_win, total.max_loss);
-    mmtb_tf_layout(&w->h, &w->l);
+    /* The W/D/L plane first, counting the values on the way.  Its data
+     * start after the block tables, which for any DTC width but 0 take the
+     * same room: only a sector with no decided position of depth above 0
+     * (no DTC plane) has them start earlier, and is written again. */
+    for (int again = 0; again < 2; again++) {
+        uint64_t wdl_off = w->l.data_off[MMTB_TF_WDL];
+        rc = pass_plane(w, MMTB_TF_WDL, &w->h.wdl_data_bytes, &total);
+        if (rc != MMTB_OK)
+            return fail(why, whylen, rc, "writing blocks: %s", mmtb_strerror(rc));
+        if (total.rc != MMTB_OK)
+            return fail(why, whylen, MMTB_ERR_INVALID,
+                        "the values break the rules (a win in 0, or a draw with a depth)");
+        /* Readers check the count against the index: catch a wrong unused mark here. */
+        uint64_t want = mmtb_index_canonical(w->v, w->h.sector);
+        if (total.canonical != want)
+            return fail(why, whylen, MMTB_ERR_INVALID,
+                        "%llu slots marked canonical, the index scheme has %llu canonical "
+                        "positions",
+                        (unsigned long long)total.canonical, (unsigned long long)want);
+        w->h.canonical = total.canonical;
+        w->h.wins = total.wins;
+        w->h.draws = total.draws;
+        w->h.losses = total.losses;
+        w->h.max_win = total.max_win;
+        w->h.max_loss = total.max_loss;
+        w->h.dtc_width = (uint8_t)mmtb_tf_dtc_width(total.max_win, total.max_loss);
+        mmtb_tf_layout(&w->h, &w->l);
+        if (w->l.data_off[MMTB_TF_WDL] == wdl_off)
+            break;
+        if (again)
+            return fail(why, whylen, MMTB_ERR_INVALID, "the W/D/L data moved twice");
+        if (ftruncate(w->fd, 0) != 0)
+            return fail(why, whylen, MMTB_ERR_IO, "rewriting the W/D/L plane: %s",
+                        strerror(errno));
+    }
     free(w->tab[1]);
     w->tab[1] = calloc(w->l.nblocks[1] + 1, sizeof *w->tab[1]);
-    if (!w->tab[1])
+    w->dtc_raw_hash = calloc(w->l.nblocks[1] + 1, sizeof *w->dtc_raw_hash);
+    if (!w->tab[1] || !w->dtc_raw_hash)
         return fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
-
-    rc = pass_plane(w, MMTB_TF_WDL, &w->h.wdl_data_bytes);
-    if (rc == MMTB_OK) {
-        mmtb_tf_layout(&w->h, &w->l); /* the DTC data starts after the W/D/L data */
-        rc = pass_plane(w, MMTB_TF_DTC, &w->h.dtc_data_bytes);
-    }
+    /* the DTC data start after the W/D/L data */
+    rc = pass_plane(w, MMTB_TF_DTC, &w->h.dtc_data_bytes, NULL);
     if (rc != MMTB_OK)
         return fail(why, whylen, rc, "writing blocks: %s", mmtb_strerror(rc));
     mmtb_tf_layout(&w->h, &w->l);

@@ -384,6 +384,67 @@ START_TEST(thread_count_independent)
 }
 END_TEST
 
+/* Every canonical slot a draw, or (with ctx) a loss in 0 at every slot
+ * whose number is a multiple of 7: no depth above 0, so no DTC plane. */
+static void flat_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+{
+    const struct pattern *pt = ctx;
+    for (uint64_t k = 0; k < count; k++) {
+        bool canon = mmtb_index_slot_is_canonical(pt->ix, pt->s, first + k);
+        wdl[k] = !canon ? 3 : (first + k) % 7 == 0 ? 0 : 1;
+        dtc[k] = 0;
+    }
+}
+
+/* A sector without a DTC plane has its block tables end, and its W/D/L
+ * data start, earlier than the writer first assumes: the plane is written
+ * again in its place, and the file reads back whole. */
+START_TEST(no_dtc_plane)
+{
+    struct mmtb_variant *v = tl_load_variant("nine");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 4), MMTB_OK);
+    struct mmtb_sector s = {4, 3, 0, 0};
+    char dir[64], err[256] = "";
+    tl_make_tmpdir(dir, sizeof dir, "probe");
+    ck_assert_int_eq(mmtb_table_write_manifest(dir, v, &s, 1, err, sizeof err), MMTB_OK);
+    struct pattern pt = {ix, s};
+    struct mmtb_write_opts wo = {0, 10, 10, 0};
+    int rc = mmtb_table_write_sector(dir, v, s, mmtb_index_slots(ix, s), flat_fill, &pt, &wo,
+                                     NULL, err, sizeof err);
+    ck_assert_msg(rc == MMTB_OK, "write: %s", err);
+    mmtb_tb *tb = open_tb(dir);
+    struct mmtb_sector_info info;
+    ck_assert_int_eq(mmtb_tb_sector_info(tb, 0, &info), MMTB_OK);
+    ck_assert_int_eq(info.status, MMTB_OK);
+    ck_assert_int_eq(info.dtc_width, 0);
+    uint64_t slots = mmtb_index_slots(ix, s), losses = 0, draws = 0;
+    uint8_t *w = malloc(slots);
+    uint16_t *d = malloc(slots * sizeof *d);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+    ck_assert_int_eq(mmtb_tb_read(ctx, s, 0, slots, w, d), MMTB_OK);
+    for (uint64_t i = 0; i < slots; i++) {
+        if (!mmtb_index_slot_is_canonical(ix, s, i))
+            continue;
+        ck_assert_uint_eq(w[i], i % 7 == 0 ? 0 : 1);
+        ck_assert_uint_eq(d[i], 0);
+        losses += i % 7 == 0;
+        draws += i % 7 != 0;
+    }
+    ck_assert_uint_eq(info.stats.losses, losses);
+    ck_assert_uint_eq(info.stats.draws, draws);
+    ck_assert_uint_eq(info.stats.wins, 0);
+    mmtb_ctx_free(ctx);
+    free(w);
+    free(d);
+    mmtb_tb_close(tb);
+    tl_rmdir_all(dir);
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
 /* ---- threads and a tiny cache ------------------------------------------- */
 
 struct worker {
@@ -687,6 +748,7 @@ static Suite *suite(void)
     tcase_add_test(tc, synthetic_every_position);
     tcase_add_test(tc, errors);
     tcase_add_test(tc, thread_count_independent);
+    tcase_add_test(tc, no_dtc_plane);
     tcase_add_test(tc, threads_and_tiny_cache);
     suite_add_tcase(s, tc);
     tc = tcase_create("solved");
