@@ -6,6 +6,10 @@
  * sectors, where no move does, are solved one after the other).  Every other
  * move leads into a sector solved earlier ("external"): captures, and in the
  * placement phase the placements.  Those are read back through libmmtb.
+ * The init pass looks each position's external successors up in them, a
+ * batch of positions at a time so that the cache misses overlap; a sector
+ * only captures lead into is first re-filed by the side not to move
+ * (dep_swap), which puts the captures of one move side by side.
  *
  * Working state, one byte per index slot:
  *   0x01..0x7d  unresolved; the number of in-pair moves (quiet moves into

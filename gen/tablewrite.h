@@ -24,7 +24,7 @@ typedef void (*mmtb_fill_fn)(void *ctx, uint64_t first, uint64_t count, uint8_t 
 
 /* Writer options; a NULL pointer or zeros mean the defaults. */
 struct mmtb_write_opts {
-    int zstd_level;     /* 1..22 for both planes; 0 = 15 for W/D/L, 7 for DTC */
+    int zstd_level;     /* 1..22 for both planes; 0 = 15 for W/D/L, 6 for DTC */
     int wdl_block_log2; /* slots per W/D/L block = 2^this, 10..22; 0 = 18 (64 KiB) */
     int dtc_block_log2; /* slots per DTC block = 2^this, 10..wdl_block_log2; 0 = 14 */
     int dtc_zstd_level; /* 1..22 for the DTC plane; 0 = zstd_level (or its default) */

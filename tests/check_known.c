@@ -401,25 +401,42 @@ static int same_files(const char *a, const char *b)
     return n;
 }
 
+/* A game to solve: variant, stones in hand at the start (0, 0: the
+ * movement phase up to max stones a side). */
+struct game {
+    const char *variant;
+    int wh, bh, max;
+};
+
+/* Solve each game once per value of *knob (vals[0] is the normal setting,
+ * restored afterwards): every run must write the same files as the first. */
+static void same_tables_for(const struct game *games, size_t ng, int *knob, const int *vals,
+                            int nv)
+{
+    for (size_t i = 0; i < ng; i++) {
+        char *d[3];
+        ck_assert_int_le(nv, 3);
+        for (int k = 0; k < nv; k++) {
+            *knob = vals[k];
+            d[k] = solve_into(games[i].variant, games[i].wh, games[i].bh, games[i].max, NULL);
+        }
+        *knob = vals[0];
+        for (int k = 1; k < nv; k++)
+            ck_assert_int_ge(same_files(d[0], d[k]), 2);
+        for (int k = 0; k < nv; k++)
+            remove_dir(d[k]);
+    }
+}
+
 /* Depths of 63 and more take another path through the solver (the deep
  * lists, also filled by the init pass in placement sectors), which these
  * games never reach: starting it at depth 1 must give the same tables. */
 START_TEST(deep_path_same_tables)
 {
-    static const struct {
-        const char *variant;
-        int wh, bh, max;
-    } games[] = {{"lasker", 3, 3, 0}, {"nine", 4, 4, 0}, {"nine-diag", 0, 0, 3}};
-    for (size_t i = 0; i < sizeof games / sizeof games[0]; i++) {
-        g_deep_from = 0;
-        char *d0 = solve_into(games[i].variant, games[i].wh, games[i].bh, games[i].max, NULL);
-        g_deep_from = 1;
-        char *d1 = solve_into(games[i].variant, games[i].wh, games[i].bh, games[i].max, NULL);
-        g_deep_from = 0;
-        ck_assert_int_ge(same_files(d0, d1), 2);
-        remove_dir(d0);
-        remove_dir(d1);
-    }
+    static const struct game games[] = {
+        {"lasker", 3, 3, 0}, {"nine", 4, 4, 0}, {"nine-diag", 0, 0, 3}};
+    static const int from[] = {0, 1};
+    same_tables_for(games, sizeof games / sizeof games[0], &g_deep_from, from, 2);
 }
 END_TEST
 
@@ -429,22 +446,10 @@ END_TEST
  * nine-diag). */
 START_TEST(forward_backward_same_tables)
 {
-    static const struct {
-        const char *variant;
-        int wh, bh, max;
-    } games[] = {{"lasker", 3, 3, 0}, {"nine", 4, 4, 0}, {"nine", 0, 0, 4}, {"nine-diag", 0, 0, 3}};
-    for (size_t i = 0; i < sizeof games / sizeof games[0]; i++) {
-        char *d[3];
-        for (int f = -1; f <= 1; f++) {
-            g_forward = f;
-            d[f + 1] = solve_into(games[i].variant, games[i].wh, games[i].bh, games[i].max, NULL);
-        }
-        g_forward = 0;
-        ck_assert_int_ge(same_files(d[0], d[1]), 2);
-        ck_assert_int_ge(same_files(d[0], d[2]), 2);
-        for (int f = 0; f < 3; f++)
-            remove_dir(d[f]);
-    }
+    static const struct game games[] = {
+        {"lasker", 3, 3, 0}, {"nine", 4, 4, 0}, {"nine", 0, 0, 4}, {"nine-diag", 0, 0, 3}};
+    static const int way[] = {0, -1, 1};
+    same_tables_for(games, sizeof games / sizeof games[0], &g_forward, way, 3);
 }
 END_TEST
 
@@ -455,21 +460,10 @@ END_TEST
  * (lasker). */
 START_TEST(swapped_deps_same_tables)
 {
-    static const struct {
-        const char *variant;
-        int wh, bh, max;
-    } games[] = {{"nine", 0, 0, 5}, {"nine-diag", 0, 0, 4}, {"lasker", 3, 3, 0}};
-    for (size_t i = 0; i < sizeof games / sizeof games[0]; i++) {
-        char *d[2];
-        for (int k = 0; k < 2; k++) {
-            g_swap = -k;
-            d[k] = solve_into(games[i].variant, games[i].wh, games[i].bh, games[i].max, NULL);
-        }
-        g_swap = 0;
-        ck_assert_int_ge(same_files(d[0], d[1]), 2);
-        for (int k = 0; k < 2; k++)
-            remove_dir(d[k]);
-    }
+    static const struct game games[] = {
+        {"nine", 0, 0, 5}, {"nine-diag", 0, 0, 4}, {"lasker", 3, 3, 0}};
+    static const int swap[] = {0, -1};
+    same_tables_for(games, sizeof games / sizeof games[0], &g_swap, swap, 2);
 }
 END_TEST
 
