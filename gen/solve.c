@@ -311,11 +311,10 @@ struct init_scratch {
     /* placements that remove nothing, ranked together */
     uint32_t qopp[MMTB_MAX_MOVES];
     int qat[MMTB_MAX_MOVES];
-    uint64_t qr[MMTB_MAX_MOVES];
     /* a run of captures into a swapped sector, ranked together */
     uint32_t ropp[MMTB_MAX_MOVES];
     int rat[MMTB_MAX_MOVES];
-    uint64_t rr[MMTB_MAX_MOVES];
+    uint64_t r[MMTB_MAX_MOVES]; /* rank_group's scratch */
     /* the batch: positions and their external successors */
     struct ext_look ext[INIT_EXT_CAP];
     int next;
@@ -328,17 +327,18 @@ struct init_scratch {
     int npos;
 };
 
-/* Rank the run ext[is->rat[0..nr)] of successors in swapped dep d, whose
- * side not to move is nm (their sides to move in is->ropp), and start
- * their look-ups. */
-static void rank_swapped(const struct job *j, const struct dep *d, uint32_t nm,
-                         struct init_scratch *is, struct ext_look *ext, int nr)
+/* Rank the group ext[at[0..n)] of successors in sector s that share their
+ * side to move (opps[k] the other side of each) and start their look-ups.
+ * r: scratch for n slots. */
+static void rank_group(const struct job *j, struct mmtb_sector s, uint32_t mover,
+                       const uint32_t *opps, const int *at, int n, uint64_t *r,
+                       struct ext_look *ext)
 {
-    mmtb_index_rank_same_mover(j->ix, sector_partner(d->s), nm, is->ropp, nr, is->rr);
-    for (int k = 0; k < nr; k++) {
-        struct ext_look *x = &ext[is->rat[k]];
-        x->r = is->rr[k];
-        __builtin_prefetch(&d->wdl[x->r]);
+    mmtb_index_rank_same_mover(j->ix, s, mover, opps, n, r);
+    for (int k = 0; k < n; k++) {
+        struct ext_look *x = &ext[at[k]];
+        x->r = r[k];
+        __builtin_prefetch(&x->d->wdl[x->r]);
     }
 }
 
@@ -399,7 +399,7 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
         ext[next].capture = sc[i].capture;
         if (d->swapped) {
             if (nr && (d != rd || sc[i].opp != rnm)) {
-                rank_swapped(j, rd, rnm, is, ext, nr);
+                rank_group(j, sector_partner(rd->s), rnm, is->ropp, is->rat, nr, is->r, ext);
                 nr = 0;
             }
             rd = d;
@@ -417,15 +417,9 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
         next++;
     }
     if (nr)
-        rank_swapped(j, rd, rnm, is, ext, nr);
-    if (nq) {
-        mmtb_index_rank_same_mover(j->ix, qt, opp, is->qopp, nq, is->qr);
-        for (int k = 0; k < nq; k++) {
-            struct ext_look *x = &ext[is->qat[k]];
-            x->r = is->qr[k];
-            __builtin_prefetch(&x->d->wdl[x->r]);
-        }
-    }
+        rank_group(j, sector_partner(rd->s), rnm, is->ropp, is->rat, nr, is->r, ext);
+    if (nq)
+        rank_group(j, qt, opp, is->qopp, is->qat, nq, is->r, ext);
     is->pos[p].first = is->next;
     is->pos[p].n = next;
     is->pos[p].nin = nin;
