@@ -542,26 +542,40 @@ static uint64_t count_pairs(uint64_t y)
     return (y * 0x0101010101010101ULL) >> 56;
 }
 
-/* With draw = 01, x ^ 0x55.. turns every draw into 00 and leaves the other
- * (valid) codes non-zero, so the decided slots of a word are the fields set
- * in (y | y >> 1) & 0x55...  The ends are counted slot by slot. */
-uint64_t mmtb_tf_count_decided(const uint8_t *raw, uint64_t from, uint64_t to)
+/* The slots of [from, to) of a raw W/D/L block that are decided (code
+ * loss or win), or with `wins` only those that are won.  With draw = 01,
+ * x ^ 0x55.. turns every draw into 00 and leaves the other (valid) codes
+ * non-zero, so the decided slots of a word are the fields set in
+ * (y | y >> 1) & 0x55..; a win (10) is a field whose high bit is set and
+ * low bit clear, (x >> 1) & ~x & 0x55...  The ends are counted slot by
+ * slot. */
+static uint64_t count_slots(const uint8_t *raw, uint64_t from, uint64_t to, bool wins)
 {
     uint64_t count = 0;
     while (from < to && (from & 31) != 0) {
-        count += mmtb_tf_wdl_get(raw, from) != MMTB_TF_DRAW;
-        from++;
+        unsigned c = mmtb_tf_wdl_get(raw, from++);
+        count += wins ? c == MMTB_TF_WIN : c != MMTB_TF_DRAW;
     }
     while (to - from >= 32) {
-        uint64_t x = get64(raw + (from >> 2)) ^ 0x5555555555555555ULL;
-        count += count_pairs((x | x >> 1) & 0x5555555555555555ULL);
+        uint64_t x = get64(raw + (from >> 2)), y = x ^ 0x5555555555555555ULL;
+        count += count_pairs((wins ? x >> 1 & ~x : y | y >> 1) & 0x5555555555555555ULL);
         from += 32;
     }
     while (from < to) {
-        count += mmtb_tf_wdl_get(raw, from) != MMTB_TF_DRAW;
-        from++;
+        unsigned c = mmtb_tf_wdl_get(raw, from++);
+        count += wins ? c == MMTB_TF_WIN : c != MMTB_TF_DRAW;
     }
     return count;
+}
+
+uint64_t mmtb_tf_count_decided(const uint8_t *raw, uint64_t from, uint64_t to)
+{
+    return count_slots(raw, from, to, false);
+}
+
+uint64_t mmtb_tf_count_wins(const uint8_t *raw, uint64_t from, uint64_t to)
+{
+    return count_slots(raw, from, to, true);
 }
 
 /* A word holds code 3 somewhere when some pair of bits is 11:

@@ -180,6 +180,9 @@ size_t mmtb_tf_pack_dtc(const uint8_t *wdl, const uint16_t *dtc, size_t n, int w
 /* Number of decided slots (code loss or win) among slots [from, to) of a
  * raw W/D/L block: where a slot's depth sits in its DTC block. */
 uint64_t mmtb_tf_count_decided(const uint8_t *raw, uint64_t from, uint64_t to);
+/* Number of won slots (code win) among slots [from, to) of a raw W/D/L
+ * block. */
+uint64_t mmtb_tf_count_wins(const uint8_t *raw, uint64_t from, uint64_t to);
 
 /* Validate a raw W/D/L block of n slots (no code 3, padding bits zero) /
  * a raw DTC block (no value above max_dtc).  MMTB_OK or MMTB_ERR_CORRUPT. */

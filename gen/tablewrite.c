@@ -22,7 +22,7 @@
 
 /* Blocks handled per batch and thread: one batch is filled, packed and
  * compressed in parallel, then written sequentially. */
-#define BLOCKS_PER_THREAD 4
+#define BLOCKS_PER_THREAD 16
 
 static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -346,20 +346,23 @@ struct writer {
     uint8_t *batch;  /* nthreads * BLOCKS_PER_THREAD compressed blocks */
     struct bstats *bst;
     int *brc;
-    /* per DTC block: XXH64 of its raw bytes, taken when it was compressed
-     * and checked when it is read back */
-    uint64_t *dtc_raw_hash;
+    /* per block of each plane: XXH64 of its raw bytes, taken when it was
+     * compressed and checked when it is read back */
+    uint64_t *raw_hash[2];
 };
 
-/* Fill n slots from first and check the values against the rules, counting
- * them into *bs. */
+/* Fill n slots from first and, with bs, check the values against the
+ * rules, counting them into *bs (the W/D/L pass; the DTC pass fills the
+ * same values again). */
 static void fill_checked(struct writer *w, struct scratch *sc, uint64_t first, uint64_t n,
                          struct bstats *bs)
 {
-    memset(bs, 0, sizeof *bs);
-    bs->max_win = bs->max_loss = -1;
     memset(sc->dtc, 0, n * sizeof *sc->dtc);
     w->fill(w->fctx, first, n, sc->wdl, sc->dtc);
+    if (!bs)
+        return;
+    memset(bs, 0, sizeof *bs);
+    bs->max_win = bs->max_loss = -1;
     for (uint64_t i = 0; i < n; i++) {
         int d = sc->dtc[i];
         switch (sc->wdl[i]) {
@@ -421,8 +424,9 @@ static size_t pack_block(struct writer *w, struct scratch *sc, int plane, uint64
  * write the batch in block order from the plane's data offset.  Fills the
  * plane's block table and its data size.  With total (the W/D/L plane)
  * the blocks' statistics are summed there, and a block whose values break
- * the rules ends the pass with total->rc set; without it such a block is
- * an error. */
+ * the rules ends the pass with total->rc set; without it (the DTC plane,
+ * written after the W/D/L plane has checked the same values) nothing is
+ * counted. */
 static int pass_plane(struct writer *w, int plane, uint64_t *bytes, struct bstats *total)
 {
     if (total) {
@@ -438,10 +442,9 @@ static int pass_plane(struct writer *w, int plane, uint64_t *bytes, struct bstat
         for (uint64_t k = 0; k < nbatch; k++) {
             struct scratch *sc = &w->sc[omp_get_thread_num()];
             struct mmtb_tf_block *t = &w->tab[plane][b0 + k];
-            size_t n = pack_block(w, sc, plane, b0 + k, &w->bst[k]);
+            size_t n = pack_block(w, sc, plane, b0 + k, total ? &w->bst[k] : NULL);
             t->raw_size = (uint32_t)n;
-            if (plane == MMTB_TF_DTC)
-                w->dtc_raw_hash[b0 + k] = mmtb_xxh64(sc->raw, n, 0);
+            w->raw_hash[plane][b0 + k] = mmtb_xxh64(sc->raw, n, 0);
             w->brc[k] = mmtb_tf_block_compress(sc->cctx, w->level[plane], sc->raw, n,
                                                w->batch + k * w->bound, w->bound, &t->csize,
                                                &t->hash);
@@ -454,8 +457,6 @@ static int pass_plane(struct writer *w, int plane, uint64_t *bytes, struct bstat
                 merge_stats(total, &w->bst[k]);
                 if (total->rc != MMTB_OK)
                     return MMTB_OK;
-            } else if (w->bst[k].rc != MMTB_OK) {
-                return w->bst[k].rc;
             }
             t->offset = off;
             int rc = pwrite_all(w->fd, w->batch + k * w->bound, t->csize, off);
@@ -469,10 +470,10 @@ static int pass_plane(struct writer *w, int plane, uint64_t *bytes, struct bstat
 }
 
 /* Pass 4: read the file back through the format decoders exactly as a
- * reader would, hash it, and compare every block: a W/D/L block with
- * freshly filled and packed values (which also counts them again), a DTC
- * block with the hash of the raw bytes it was compressed from.  Returns the
- * XXH64 of bytes [0, footer_off). */
+ * reader would, hash it, and compare every block with the hash of the raw
+ * bytes it was compressed from; the wins, losses and DTC entries are
+ * counted again from the decompressed blocks.  Returns the XXH64 of bytes
+ * [0, footer_off). */
 static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t whylen)
 {
     struct mmtb_xxh64_state st;
@@ -506,7 +507,7 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
     mmtb_xxh64_update(&st, hb, sizeof hb);
     mmtb_xxh64_update(&st, meta, msize);
 
-    struct bstats total = {0, 0, 0, 0, -1, -1, MMTB_OK};
+    uint64_t wins = 0, losses = 0, entries = 0;
     uint64_t per_batch = (uint64_t)w->nthreads * BLOCKS_PER_THREAD;
     for (int plane = 0; plane < 2; plane++) {
         struct mmtb_tf_block *t = plane ? t1 : t0;
@@ -527,18 +528,8 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
                 struct scratch *sc = &w->sc[omp_get_thread_num()];
                 uint64_t b = b0 + k;
                 uint64_t ns = mmtb_tf_block_nslots(&h, &l, plane, b);
-                size_t n;
-                int r;
-                if (plane == MMTB_TF_DTC) {
-                    /* against the hash of what was compressed: filling
-                     * and packing the block again would cost a third of
-                     * the write */
-                    n = t[b].raw_size;
-                    r = n == w->tab[plane][b].raw_size ? MMTB_OK : MMTB_ERR_CORRUPT;
-                } else {
-                    n = pack_block(w, sc, plane, b, &w->bst[k]);
-                    r = n == t[b].raw_size ? MMTB_OK : MMTB_ERR_CORRUPT;
-                }
+                size_t n = t[b].raw_size;
+                int r = n == w->tab[plane][b].raw_size ? MMTB_OK : MMTB_ERR_CORRUPT;
                 if (r == MMTB_OK)
                     r = mmtb_tf_block_decompress(sc->dctx, w->batch + (t[b].offset - start), &t[b],
                                                  sc->raw2);
@@ -547,11 +538,14 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
                                                   (uint32_t)(h.max_win > h.max_loss ? h.max_win
                                                                                    : h.max_loss))
                               : mmtb_tf_check_wdl(sc->raw2, ns);
-                if (r == MMTB_OK && plane == MMTB_TF_DTC &&
-                    mmtb_xxh64(sc->raw2, n, 0) != w->dtc_raw_hash[b])
+                /* against the hash of what was compressed: filling and
+                 * packing the block again would cost a third of the write */
+                if (r == MMTB_OK && mmtb_xxh64(sc->raw2, n, 0) != w->raw_hash[plane][b])
                     r = MMTB_ERR_CORRUPT;
-                if (r == MMTB_OK && plane == MMTB_TF_WDL && n && memcmp(sc->raw, sc->raw2, n) != 0)
-                    r = MMTB_ERR_CORRUPT;
+                if (r == MMTB_OK && plane == MMTB_TF_WDL) {
+                    w->bst[k].wins = mmtb_tf_count_wins(sc->raw2, 0, ns);
+                    w->bst[k].losses = mmtb_tf_count_decided(sc->raw2, 0, ns) - w->bst[k].wins;
+                }
                 w->brc[k] = r;
             }
             for (uint64_t k = 0; k < nbatch; k++) {
@@ -561,13 +555,19 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
                               (unsigned long long)(b0 + k));
                     goto out;
                 }
-                if (plane == 0)
-                    merge_stats(&total, &w->bst[k]);
+                if (plane == MMTB_TF_WDL) {
+                    wins += w->bst[k].wins;
+                    losses += w->bst[k].losses;
+                } else {
+                    entries += t[b0 + k].raw_size / h.dtc_width;
+                }
             }
         }
     }
-    if (total.wins != h.wins || total.draws != h.draws || total.losses != h.losses ||
-        total.max_win != h.max_win || total.max_loss != h.max_loss) {
+    /* Counted again from the stored bytes: unused slots are stored as
+     * draws, so the decided slots are the canonical wins and losses, and
+     * each has one DTC entry when there is a DTC plane. */
+    if (wins != h.wins || losses != h.losses || (h.dtc_width && entries != wins + losses)) {
         rc = fail(why, whylen, MMTB_ERR_CORRUPT, "counts differ on the second reading");
         goto out;
     }
@@ -595,7 +595,8 @@ static void free_writer(struct writer *w)
     }
     free(w->tab[0]);
     free(w->tab[1]);
-    free(w->dtc_raw_hash);
+    free(w->raw_hash[0]);
+    free(w->raw_hash[1]);
     free(w->batch);
     free(w->bst);
     free(w->brc);
@@ -617,7 +618,9 @@ static int alloc_writer(struct writer *w)
     w->brc = calloc(per_batch, sizeof *w->brc);
     w->tab[0] = calloc(w->l.nblocks[0] + 1, sizeof *w->tab[0]);
     w->tab[1] = calloc(w->l.nblocks[1] + 1, sizeof *w->tab[1]);
-    if (!w->sc || !w->batch || !w->bst || !w->brc || !w->tab[0] || !w->tab[1])
+    w->raw_hash[0] = calloc(w->l.nblocks[0] + 1, sizeof *w->raw_hash[0]);
+    if (!w->sc || !w->batch || !w->bst || !w->brc || !w->tab[0] || !w->tab[1] ||
+        !w->raw_hash[0])
         return MMTB_ERR_NOMEM;
     for (int i = 0; i < w->nthreads; i++) {
         struct scratch *sc = &w->sc[i];
@@ -683,8 +686,8 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
     }
     free(w->tab[1]);
     w->tab[1] = calloc(w->l.nblocks[1] + 1, sizeof *w->tab[1]);
-    w->dtc_raw_hash = calloc(w->l.nblocks[1] + 1, sizeof *w->dtc_raw_hash);
-    if (!w->tab[1] || !w->dtc_raw_hash)
+    w->raw_hash[1] = calloc(w->l.nblocks[1] + 1, sizeof *w->raw_hash[1]);
+    if (!w->tab[1] || !w->raw_hash[1])
         return fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
     /* the DTC data start after the W/D/L data */
     rc = pass_plane(w, MMTB_TF_DTC, &w->h.dtc_data_bytes, NULL);

@@ -305,20 +305,25 @@ START_TEST(pack_wdl_round_trip)
             wdl[i] = (uint8_t)(rnd() % 4);
         mmtb_tf_pack_wdl(wdl, n, raw);
         ck_assert_int_eq(mmtb_tf_check_wdl(raw, n), MMTB_OK);
-        uint64_t decided = 0;
+        uint64_t decided = 0, won = 0;
         for (size_t i = 0; i < n; i++) {
             unsigned want = wdl[i] == 3 ? MMTB_TF_DRAW : wdl[i]; /* unused: stored as draws */
             ck_assert_uint_eq(mmtb_tf_wdl_get(raw, i), want);
             decided += want != MMTB_TF_DRAW;
-            /* counting decided slots over any prefix and from any start */
+            won += want == MMTB_TF_WIN;
+            /* counting decided and won slots over any prefix and from any start */
             ck_assert_uint_eq(mmtb_tf_count_decided(raw, 0, i + 1), decided);
+            ck_assert_uint_eq(mmtb_tf_count_wins(raw, 0, i + 1), won);
         }
         for (size_t a = 0; a <= n; a++)
             for (size_t b = a; b <= n; b += 1 + b / 8) {
-                uint64_t c = 0;
-                for (size_t i = a; i < b; i++)
+                uint64_t c = 0, cw = 0;
+                for (size_t i = a; i < b; i++) {
                     c += mmtb_tf_wdl_get(raw, i) != MMTB_TF_DRAW;
+                    cw += wdl[i] == MMTB_TF_WIN;
+                }
                 ck_assert_uint_eq(mmtb_tf_count_decided(raw, a, b), c);
+                ck_assert_uint_eq(mmtb_tf_count_wins(raw, a, b), cw);
             }
         /* Padding bits of the last byte must be zero; code 3 is invalid. */
         if (n % 4) {
