@@ -669,8 +669,9 @@ static int init_pass(struct job *j)
  * is left.  Returns true when k became decided (a deep one is noted in
  * `deep`).  Each slot has one writer at a time (see level_member and
  * forward_member), so no read-modify-write needs to be atomic. */
-static bool retro_update(struct job *j, int mi, uint64_t k, bool succ_lost, unsigned moves,
-                         unsigned d, struct vec64 *deep)
+static inline __attribute__((always_inline)) bool
+retro_update(struct job *j, int mi, uint64_t k, bool succ_lost, unsigned moves, unsigned d,
+             struct vec64 *deep)
 {
     struct member *m = &j->m[mi];
     uint8_t cur = m->st[k], nx;
@@ -737,13 +738,22 @@ static void queue_preds(struct job *j, const struct member *me, const struct mem
     int n = succ_quiet_preds(j->v, me->s, mover, opp, ps->pm, ps->po);
     if (n == 0)
         return;
-    /* all occurrences of a slot are one orbit: one stabilizer order */
     mmtb_index_rank_stab_many(j->ix, pa->s, ps->pm, ps->po, n, ps->r, ps->nst);
-    dedupe_count(ps->r, ps->nst, ps->cnt, &n);
+    /* A slot met cnt times takes cnt * nst / stab_p moves off (all its
+     * occurrences are one orbit: one stabilizer order nst).  Only when
+     * stab_p > 1 must the occurrences be summed before the division; else
+     * each may go on its own with nst moves (the sum is the same, and the
+     * order of updates within a level does not matter), and so may a lost
+     * one, which takes no moves off.  That saves the look-up in the dedup
+     * set for nearly every position. */
+    bool each = lost || stab_p == 1;
+    if (!each)
+        dedupe_count(ps->r, ps->nst, ps->cnt, &n);
     for (int k = 0; k < n; k++) {
         uint64_t q = ps->r[k];
         /* at most the predecessor's in-pair moves, which its counter held */
-        uint32_t moves = lost ? 0 : (uint32_t)(ps->cnt[k] * ps->nst[k] / stab_p);
+        uint32_t moves =
+            lost ? 0 : each ? (uint32_t)ps->nst[k] : (uint32_t)(ps->cnt[k] * ps->nst[k] / stab_p);
         uint32_t off = (uint32_t)(q & (((uint64_t)1 << PART_SHIFT) - 1));
         upd_push(j, &bufs[q >> PART_SHIFT],
                  off << UPD_OFF_SHIFT | (lost ? UPD_LOST : 0) | (moves & UPD_MOVES));
@@ -816,6 +826,21 @@ static void level_chunk(struct job *j, const struct member *me, const struct mem
             i = src->list[li++] & (((uint64_t)1 << DEEP_SLOT_BITS) - 1);
             lost = !(me->st[i] & ST_WIN);
         } else {
+            if (i + 8 <= src->hi && (i & 7) == 0) {
+                /* skip 8 bytes holding neither state: a byte of w ^ c is
+                 * zero where w holds c, and a word has a zero byte exactly
+                 * when (v - 0x01..) & ~v & 0x80.. is not 0 */
+                uint64_t w, vl, vw;
+                memcpy(&w, me->st + i, 8);
+                vl = w ^ (0x0101010101010101ull * want_loss);
+                vw = w ^ (0x0101010101010101ull * want_win);
+                if (!((((vl - 0x0101010101010101ull) & ~vl) |
+                       ((vw - 0x0101010101010101ull) & ~vw)) &
+                      0x8080808080808080ull)) {
+                    i += 7;
+                    continue;
+                }
+            }
             uint8_t x = me->st[i];
             if (x != want_loss && x != want_win)
                 continue;
