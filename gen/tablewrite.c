@@ -469,7 +469,7 @@ static int pass_plane(struct writer *w, int plane, uint64_t *bytes, struct bstat
     return MMTB_OK;
 }
 
-/* Pass 4: read the file back through the format decoders exactly as a
+/* The last pass: read the file back through the format decoders exactly as a
  * reader would, hash it, and compare every block with the hash of the raw
  * bytes it was compressed from; the wins, losses and DTC entries are
  * counted again from the decompressed blocks.  Returns the XXH64 of bytes

@@ -15,9 +15,10 @@
  * Fill values for slots [first, first + count): wdl[i] 0 = loss, 1 = draw,
  * 2 = win, 3 = unused (a non-canonical slot); dtc[i] in plies (0 for draws
  * and unused slots).  Called concurrently from several threads on disjoint
- * ranges, several times per slot (the writer makes separate passes for
- * the statistics and W/D/L plane, the DTC plane, and the verification), so
- * it must return the same values each time.
+ * ranges, twice per slot (the writer makes separate passes for the
+ * statistics and W/D/L plane and for the DTC plane; a sector without a DTC
+ * plane gets its W/D/L pass twice), so it must return the same values each
+ * time.
  */
 typedef void (*mmtb_fill_fn)(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl,
                              uint16_t *dtc);
@@ -35,7 +36,8 @@ struct mmtb_write_opts {
  * (mmtb_table_sector_path), and record it in DIR/MANIFEST when that exists.
  * Statistics are computed from the filled values (canonical = slots with
  * wdl != 3) and returned in *stats (may be NULL).  The file is written as
- * NAME.tmp, fsync'd, read back and checked against the fill values, then
+ * NAME.tmp, fsync'd, read back and checked against the hashes of the
+ * blocks' raw bytes and the counts, then
  * renamed over NAME; on any error the .tmp is removed, nothing else
  * changes, and a message goes to err.
  * Returns MMTB_OK, MMTB_ERR_IO, MMTB_ERR_NOMEM, MMTB_ERR_INVALID (bad
