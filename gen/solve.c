@@ -809,6 +809,15 @@ static void walk_to(const struct job *j, struct mmtb_index_iter *it, bool *walki
     mmtb_index_iter_next(it, &slot, mover, opp, &canonical);
 }
 
+/* Does some byte of w equal c?  A byte of v = w ^ c is zero where w holds
+ * c, and v has a zero byte exactly when (v - 0x01..) & ~v & 0x80.. is not
+ * 0. */
+static inline bool word_has_byte(uint64_t w, uint8_t c)
+{
+    uint64_t v = w ^ (0x0101010101010101ull * c);
+    return ((v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull) != 0;
+}
+
 static void level_chunk(struct job *j, const struct member *me, const struct member *pa,
                         const struct level_src *src, uint8_t want_loss, uint8_t want_win,
                         struct updbuf *bufs, struct pred_scratch *ps)
@@ -827,16 +836,10 @@ static void level_chunk(struct job *j, const struct member *me, const struct mem
             lost = !(me->st[i] & ST_WIN);
         } else {
             if (i + 8 <= src->hi && (i & 7) == 0) {
-                /* skip 8 bytes holding neither state: a byte of w ^ c is
-                 * zero where w holds c, and a word has a zero byte exactly
-                 * when (v - 0x01..) & ~v & 0x80.. is not 0 */
-                uint64_t w, vl, vw;
+                /* skip 8 bytes holding neither state */
+                uint64_t w;
                 memcpy(&w, me->st + i, 8);
-                vl = w ^ (0x0101010101010101ull * want_loss);
-                vw = w ^ (0x0101010101010101ull * want_win);
-                if (!((((vl - 0x0101010101010101ull) & ~vl) |
-                       ((vw - 0x0101010101010101ull) & ~vw)) &
-                      0x8080808080808080ull)) {
+                if (!word_has_byte(w, want_loss) && !word_has_byte(w, want_win)) {
                     i += 7;
                     continue;
                 }
