@@ -26,6 +26,8 @@ static const struct command commands[] = {
     {"probe", cli_cmd_probe, "value, depth and move values of positions from solved tables"},
     {"stats", cli_cmd_stats, "per-sector statistics of a table directory"},
     {"play", cli_cmd_play, "play a game against perfect play in the terminal"},
+    {"annotate", cli_cmd_annotate, "judge every ply of recorded games against perfect play"},
+    {"check", cli_cmd_check, "judge engines' chosen moves in bulk against perfect play"},
     {"bench", cli_cmd_bench, "measure probe speed, table size and memory on a table directory"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

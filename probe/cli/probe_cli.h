@@ -31,6 +31,8 @@ int cli_cmd_probe(int argc, char **argv);
 int cli_cmd_stats(int argc, char **argv);
 int cli_cmd_play(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
+int cli_cmd_annotate(int argc, char **argv);
+int cli_cmd_check(int argc, char **argv);
 
 /* ---- option parsing ---- */
 
@@ -117,6 +119,77 @@ bool cli_open_tables(const char *cmd, const char *dir, mmtb_tb **tb, mmtb_ctx **
 
 /* "win in 17", "loss in 4", "draw" (without " in N" when !with_dtc). */
 void cli_format_value(int wdl, int dtc, bool with_dtc, char *buf, size_t len);
+
+/* ---- judging played moves (cli_verdict.c; annotate and check) ---- */
+
+/* Verdicts on a played move, for the side that made it. */
+enum cli_verdict {
+    CLI_BEST = 0, /* keeps the position's value at its depth */
+    CLI_KEEPS,    /* keeps win/draw/loss at another depth */
+    CLI_ERROR,    /* makes it worse: win->draw, win->loss or draw->loss */
+    CLI_UNKNOWN,  /* the tables cannot tell (status says why) */
+};
+
+/* Best moves kept by a judgement (the count goes on past it). */
+#define CLI_MAX_BEST 64
+
+struct cli_judgement {
+    int status;                /* MMTB_OK, or why the verdict is unknown */
+    int verdict;               /* enum cli_verdict */
+    struct mmtb_value before;  /* the position's value for the mover */
+    struct mmtb_value after;   /* the played move's value for the mover */
+    int nbest;                 /* best moves when the played one is not one; else 0 */
+    struct mmtb_move best[CLI_MAX_BEST];
+    char unknown[160];         /* with CLI_UNKNOWN: "sector 8-9-1-0 not in DIR", ... */
+};
+
+/*
+ * Read one whole turn from tokens tok[0..ntok): a move token, and a removal
+ * written as the next token ("d6-d5 xb4") when the move has none.  *used is
+ * the number of tokens taken.  Returns MMTB_OK or MMTB_ERR_PARSE with the
+ * reason in err (the move parser's message, which names the token).
+ */
+int cli_parse_turn(const struct mmtb_variant *v, char *const *tok, int ntok, int *used,
+                   struct mmtb_move *m, char *err, size_t len);
+
+/* MMTB_OK when m is a legal move of p; otherwise MMTB_ERR_INVALID with the
+ * first rule it breaks in why ("d5 is occupied", "the game is over: ..."). */
+int cli_match_move(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                   const struct mmtb_move *m, char *why, size_t len);
+
+/*
+ * Judge the legal move m of p with the tables: the position's and the
+ * move's value for the mover, the verdict, and the best moves when m is not
+ * one (scratch: room for MMTB_MAX_MOVES).  Returns MMTB_OK, or the probe's
+ * status with verdict CLI_UNKNOWN and the sector at fault named in
+ * out->unknown (dir is the directory named there).
+ */
+int cli_judge(const mmtb_tb *tb, mmtb_ctx *ctx, const char *dir, const struct mmtb_pos *p,
+              const struct mmtb_move *m, struct mmtb_move_value *scratch,
+              struct cli_judgement *out);
+
+/* Equal values: same wdl and, unless a draw, the same dtc. */
+bool cli_value_equal(const struct mmtb_value *a, const struct mmtb_value *b);
+
+/* "best", "keeps", "error", "unknown". */
+const char *cli_verdict_name(int verdict);
+
+/* "win->draw", "win->loss" or "draw->loss" for an error; NULL otherwise. */
+const char *cli_error_kind(const struct cli_judgement *j);
+
+/* "placement" (the mover has stones in hand), "flying" or "movement". */
+const char *cli_phase_name(const struct mmtb_variant *v, const struct mmtb_pos *p);
+
+/* The game's result under perfect play from a value of `side` to move:
+ * "1-0", "0-1" or "1/2-1/2". */
+const char *cli_result_of(int side, const struct mmtb_value *val);
+
+/* {"wdl":"win","dtc":13} / {"wdl":"draw","dtc":null}. */
+void cli_json_value(FILE *f, const struct mmtb_value *val);
+
+/* The kept best moves joined by sep, "(+N more)" past CLI_MAX_BEST. */
+void cli_format_best(const struct mmtb_variant *v, const struct cli_judgement *j,
+                     const char *sep, char *buf, size_t len);
 
 /* ---- board drawing (cli_board.c) ---- */
 

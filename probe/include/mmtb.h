@@ -214,6 +214,19 @@ int mmtb_probe_moves(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_move_v
                      int cap);
 
 /*
+ * The value of one legal move m of p for the side that makes it, by the
+ * rule of mmtb_probe_moves (a win in 1 when it ends the game; else the
+ * negated value of the position it leads to, at depth 1 after a capture and
+ * at that position's depth + 1 otherwise).  Two look-ups at most, where
+ * mmtb_probe_moves makes one per legal move: for checking a chosen move.
+ * Returns MMTB_OK, MMTB_ERR_INVALID (m is not one of mmtb_gen_moves(p), or
+ * the game is over in p), or a status as mmtb_probe.  Thread-safe with one
+ * context per thread.
+ */
+int mmtb_probe_move(mmtb_ctx *ctx, const struct mmtb_pos *p, const struct mmtb_move *m,
+                    struct mmtb_value *out);
+
+/*
  * A principal variation: from p, play a best move (the first of
  * mmtb_probe_moves) for either side until the game is over or cap moves
  * have been written (drawn positions play on until cap).  Returns the number

@@ -165,6 +165,28 @@ int mmtb_probe_wdl(mmtb_ctx *ctx, const struct mmtb_pos *p, int *wdl)
     return rc;
 }
 
+int mmtb_probe_move(mmtb_ctx *ctx, const struct mmtb_pos *p, const struct mmtb_move *m,
+                    struct mmtb_value *out)
+{
+    if (!ctx || !p || !m || !out)
+        return MMTB_ERR_INVALID;
+    const struct mmtb_variant *v = ctx_tb(ctx)->v;
+    int rc = check_pos(v, p);
+    if (rc != MMTB_OK)
+        return rc;
+    if (mmtb_pos_terminal(v, p) != MMTB_NOT_TERMINAL)
+        return MMTB_ERR_INVALID;
+    /* only a move the generator lists may be applied */
+    struct mmtb_move moves[MMTB_MAX_MOVES];
+    int n = mmtb_gen_moves(v, p, moves);
+    if (n < 0)
+        return n;
+    for (int i = 0; i < n; i++)
+        if (moves[i].from == m->from && moves[i].to == m->to && moves[i].remove == m->remove)
+            return eval_move(ctx, p, m, true, out);
+    return MMTB_ERR_INVALID;
+}
+
 /* Best first; the move-list position breaks ties (a stable order). */
 struct ranked {
     long score;
