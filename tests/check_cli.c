@@ -23,372 +23,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "testlib_cli.h"
 
-#define PROBE_BIN MMTB_BINARY_DIR "/probe/mmtb-probe"
-#define GEN_BIN MMTB_BINARY_DIR "/gen/mmtb-gen"
+extern char **environ;
 
 /* The Gasser Fig. 9 position: Black to move loses in 26 plies. */
 #define FIG9 "d7,g7,g1 a4,g4,d5 b"
 
-/* ---------------------------------------------------------------------- */
-/* Running a program                                                      */
-/* ---------------------------------------------------------------------- */
-
-struct result {
-    int code; /* exit status; 128 + signal if killed */
-    char *out, *err;
-};
-
-/* A temporary file, already unlinked; the descriptor keeps it alive. */
-static int temp_fd(void)
-{
-    char name[] = "/tmp/check_cli_XXXXXX";
-    int fd = mkstemp(name);
-    ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
-    unlink(name);
-    return fd;
-}
-
-static char *slurp(int fd)
-{
-    off_t len = lseek(fd, 0, SEEK_END);
-    ck_assert(len >= 0);
-    char *buf = malloc((size_t)len + 1);
-    ck_assert(buf != NULL);
-    lseek(fd, 0, SEEK_SET);
-    size_t got = 0;
-    while (got < (size_t)len) {
-        ssize_t n = read(fd, buf + got, (size_t)len - got);
-        ck_assert(n > 0);
-        got += (size_t)n;
-    }
-    buf[len] = '\0';
-    return buf;
-}
-
-/* Run argv (argv[0] a path) with `input` on stdin (NULL: empty). */
-static void run_argv(struct result *r, const char *input, char *const argv[])
-{
-    int in = temp_fd(), out = temp_fd(), err = temp_fd();
-    if (input) {
-        size_t len = strlen(input);
-        ck_assert(write(in, input, len) == (ssize_t)len);
-        lseek(in, 0, SEEK_SET);
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in, 0);
-    posix_spawn_file_actions_adddup2(&fa, out, 1);
-    posix_spawn_file_actions_adddup2(&fa, err, 2);
-    pid_t pid;
-    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    ck_assert_msg(rc == 0, "cannot run %s: %s", argv[0], strerror(rc));
-    int status;
-    ck_assert(waitpid(pid, &status, 0) == pid);
-    r->code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r->out = slurp(out);
-    r->err = slurp(err);
-    close(in);
-    close(out);
-    close(err);
-}
-
-/* Run mmtb-probe with the NULL-terminated arguments that follow. */
-static void run(struct result *r, const char *input, ...)
-{
-    char *argv[64];
-    int n = 0;
-    va_list ap;
-    argv[n++] = PROBE_BIN;
-    va_start(ap, input);
-    const char *a;
-    while ((a = va_arg(ap, const char *)) != NULL) {
-        ck_assert(n < 63);
-        argv[n++] = (char *)a;
-    }
-    va_end(ap);
-    argv[n] = NULL;
-    run_argv(r, input, argv);
-    /* A crash or a sanitizer report is never acceptable, whatever the input. */
-    ck_assert_msg(r->code < 128, "mmtb-probe killed by signal %d; stderr:\n%s", r->code - 128,
-                  r->err);
-    ck_assert_msg(strstr(r->err, "Sanitizer") == NULL && strstr(r->err, "runtime error") == NULL,
-                  "sanitizer report:\n%s", r->err);
-}
-
-static void result_free(struct result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-/* Number of lines of s (each terminated by '\n'). */
-static int count_lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
-}
-
-/* ---------------------------------------------------------------------- */
-/* A small strict JSON parser (RFC 8259), enough to check our output      */
-/* ---------------------------------------------------------------------- */
-
-enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jv {
-    enum jtype t;
-    bool b;
-    double num;
-    bool is_uint; /* a non-negative integer literal, exact in u */
-    unsigned long long u;
-    char *s;         /* J_STR */
-    int n;           /* J_ARR, J_OBJ: number of items */
-    struct jv *item; /* J_ARR, J_OBJ */
-    char **key;      /* J_OBJ */
-};
-
-static void skip_ws(const char **p)
-{
-    while (**p == ' ' || **p == '\t' || **p == '\n' || **p == '\r')
-        (*p)++;
-}
-
-static bool parse_value(const char **p, struct jv *v, int depth);
-
-/* A string literal; the decoded text is only needed for ASCII here, so a
- * \uXXXX escape is checked and decoded to '?' unless it is ASCII. */
-static bool parse_string(const char **p, char **out)
-{
-    const char *q = *p;
-    if (*q != '"')
-        return false;
-    q++;
-    size_t cap = strlen(q) + 1, len = 0;
-    char *s = malloc(cap);
-    ck_assert(s != NULL);
-    for (;;) {
-        unsigned char c = (unsigned char)*q++;
-        if (c == '"')
-            break;
-        if (c < 0x20) { /* includes the terminating NUL */
-            free(s);
-            return false;
-        }
-        if (c == '\\') {
-            char e = *q++;
-            const char *map = strchr("\"\\/bfnrt", e);
-            if (e && map) {
-                s[len++] = "\"\\/\b\f\n\r\t"[map - "\"\\/bfnrt"];
-            } else if (e == 'u') {
-                unsigned x = 0;
-                for (int i = 0; i < 4; i++) {
-                    if (!isxdigit((unsigned char)q[i])) {
-                        free(s);
-                        return false;
-                    }
-                    x = x * 16 + (unsigned)(isdigit((unsigned char)q[i])
-                                                ? q[i] - '0'
-                                                : tolower((unsigned char)q[i]) - 'a' + 10);
-                }
-                q += 4;
-                s[len++] = x < 0x80 ? (char)x : '?';
-            } else {
-                free(s);
-                return false;
-            }
-        } else {
-            s[len++] = (char)c;
-        }
-    }
-    s[len] = '\0';
-    *out = s;
-    *p = q;
-    return true;
-}
-
-static bool parse_number(const char **p, struct jv *v)
-{
-    const char *q = *p, *start = q;
-    if (*q == '-')
-        q++;
-    if (*q == '0')
-        q++;
-    else if (isdigit((unsigned char)*q))
-        while (isdigit((unsigned char)*q))
-            q++;
-    else
-        return false;
-    bool integer = true;
-    if (*q == '.') {
-        integer = false;
-        q++;
-        if (!isdigit((unsigned char)*q))
-            return false;
-        while (isdigit((unsigned char)*q))
-            q++;
-    }
-    if (*q == 'e' || *q == 'E') {
-        integer = false;
-        q++;
-        if (*q == '+' || *q == '-')
-            q++;
-        if (!isdigit((unsigned char)*q))
-            return false;
-        while (isdigit((unsigned char)*q))
-            q++;
-    }
-    v->t = J_NUM;
-    v->num = strtod(start, NULL);
-    v->is_uint = integer && *start != '-';
-    if (v->is_uint)
-        v->u = strtoull(start, NULL, 10);
-    *p = q;
-    return true;
-}
-
-static bool parse_value(const char **p, struct jv *v, int depth)
-{
-    memset(v, 0, sizeof *v);
-    if (depth > 64)
-        return false;
-    skip_ws(p);
-    const char *q = *p;
-    if (strncmp(q, "null", 4) == 0) {
-        v->t = J_NULL;
-        *p = q + 4;
-        return true;
-    }
-    if (strncmp(q, "true", 4) == 0 || strncmp(q, "false", 5) == 0) {
-        v->t = J_BOOL;
-        v->b = *q == 't';
-        *p = q + (v->b ? 4 : 5);
-        return true;
-    }
-    if (*q == '"') {
-        v->t = J_STR;
-        return parse_string(p, &v->s);
-    }
-    if (*q == '[' || *q == '{') {
-        bool obj = *q == '{';
-        char close = obj ? '}' : ']';
-        v->t = obj ? J_OBJ : J_ARR;
-        int cap = 8;
-        v->item = calloc((size_t)cap, sizeof *v->item);
-        v->key = calloc((size_t)cap, sizeof *v->key);
-        ck_assert(v->item && v->key);
-        (*p)++;
-        skip_ws(p);
-        if (**p == close) {
-            (*p)++;
-            return true;
-        }
-        for (;;) {
-            if (v->n == cap) {
-                cap *= 2;
-                v->item = realloc(v->item, sizeof *v->item * (size_t)cap);
-                v->key = realloc(v->key, sizeof *v->key * (size_t)cap);
-                ck_assert(v->item && v->key);
-            }
-            /* count the member first, so json_free releases it on failure */
-            struct jv *it = &v->item[v->n];
-            memset(it, 0, sizeof *it);
-            v->key[v->n++] = NULL;
-            if (obj) {
-                skip_ws(p);
-                if (!parse_string(p, &v->key[v->n - 1]))
-                    return false;
-                skip_ws(p);
-                if (**p != ':')
-                    return false;
-                (*p)++;
-            }
-            if (!parse_value(p, it, depth + 1))
-                return false;
-            skip_ws(p);
-            if (**p == ',') {
-                (*p)++;
-                continue;
-            }
-            if (**p == close) {
-                (*p)++;
-                return true;
-            }
-            return false;
-        }
-    }
-    return parse_number(p, v);
-}
-
-static void json_free_inner(struct jv *v)
-{
-    for (int i = 0; i < v->n; i++) {
-        json_free_inner(&v->item[i]);
-        if (v->key)
-            free(v->key[i]);
-    }
-    free(v->item);
-    free(v->key);
-    free(v->s);
-}
-
-/* Parse a whole document (surrounding white space allowed); NULL if it is
- * not valid JSON. */
-static struct jv *json_parse(const char *text)
-{
-    struct jv *v = malloc(sizeof *v);
-    ck_assert(v != NULL);
-    const char *p = text;
-    if (!parse_value(&p, v, 0)) {
-        json_free_inner(v);
-        free(v);
-        return NULL;
-    }
-    skip_ws(&p);
-    if (*p) {
-        json_free_inner(v);
-        free(v);
-        return NULL;
-    }
-    return v;
-}
-
-static void json_free(struct jv *v)
-{
-    if (v) {
-        json_free_inner(v);
-        free(v);
-    }
-}
-
-/* Member `key` of an object (NULL when absent or v is not an object). */
-static const struct jv *jget(const struct jv *v, const char *key)
-{
-    if (!v || v->t != J_OBJ)
-        return NULL;
-    for (int i = 0; i < v->n; i++)
-        if (strcmp(v->key[i], key) == 0)
-            return &v->item[i];
-    return NULL;
-}
-
-/* Member `key`, which must be a non-negative integer. */
-static unsigned long long jget_u(const struct jv *v, const char *key)
-{
-    const struct jv *x = jget(v, key);
-    ck_assert_msg(x && x->t == J_NUM && x->is_uint, "field '%s' missing or not an integer", key);
-    return x->u;
-}
-
-static const char *jget_s(const struct jv *v, const char *key)
-{
-    const struct jv *x = jget(v, key);
-    ck_assert_msg(x && x->t == J_STR, "field '%s' missing or not a string", key);
-    return x->s;
-}
 
 START_TEST(json_parser_self_test)
 {
@@ -399,12 +40,12 @@ START_TEST(json_parser_self_test)
                                       "\"a\nb\"", "[1] x",     "{a:1}",    "\"\\x\"",   "-",
                                       "[.5]",   "nul",       "{\"a\":}", "[\"\\u12\"]"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
-        struct jv *v = json_parse(good[i]);
+        struct tl_jv *v = tl_json_parse(good[i]);
         ck_assert_msg(v != NULL, "rejected %s", good[i]);
-        json_free(v);
+        tl_json_free(v);
     }
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        struct jv *v = json_parse(bad[i]);
+        struct tl_jv *v = tl_json_parse(bad[i]);
         ck_assert_msg(v == NULL, "accepted %s", bad[i]);
     }
 }
@@ -419,72 +60,72 @@ static const char *const subcommands[] = {"board", "moves", "perft", "sectors",
 
 START_TEST(help_for_every_command_exits_0)
 {
-    struct result r;
-    run(&r, NULL, "--help", NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "--help", NULL);
     ck_assert_int_eq(r.code, 0);
     for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
         ck_assert_msg(strstr(r.out, subcommands[i]) != NULL, "top-level help lacks %s",
                       subcommands[i]);
-    result_free(&r);
+    tl_result_free(&r);
     for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++) {
-        run(&r, NULL, subcommands[i], "--help", NULL);
+        tl_run(&r, NULL, subcommands[i], "--help", NULL);
         ck_assert_msg(r.code == 0, "%s --help exited %d", subcommands[i], r.code);
         ck_assert_msg(strstr(r.out, "Usage:") != NULL, "%s --help has no usage", subcommands[i]);
         ck_assert_msg(strstr(r.out, "Exit codes") != NULL, "%s --help lacks exit codes",
                       subcommands[i]);
-        result_free(&r);
-        run(&r, NULL, subcommands[i], "-h", NULL);
+        tl_result_free(&r);
+        tl_run(&r, NULL, subcommands[i], "-h", NULL);
         ck_assert_int_eq(r.code, 0);
-        result_free(&r);
+        tl_result_free(&r);
     }
-    run(&r, NULL, "--version", NULL);
+    tl_run(&r, NULL, "--version", NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert(strstr(r.out, "mmtb-probe") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
 START_TEST(usage_errors_exit_1_with_message)
 {
-    struct result r;
-    run(&r, NULL, "frobnicate", NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "frobnicate", NULL);
     ck_assert_int_eq(r.code, 1);
     ck_assert(strstr(r.err, "unknown command") != NULL);
     ck_assert(strstr(r.err, "frobnicate") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 
-    run(&r, NULL, "board", "--no-such-option", NULL);
+    tl_run(&r, NULL, "board", "--no-such-option", NULL);
     ck_assert_int_eq(r.code, 1);
     ck_assert(strstr(r.err, "--no-such-option") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 
-    run(&r, NULL, "perft", "-v", "nine", NULL); /* no depth */
+    tl_run(&r, NULL, "perft", "-v", "nine", NULL); /* no depth */
     ck_assert_int_eq(r.code, 1);
     ck_assert(strstr(r.err, "-d") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 
-    run(&r, NULL, "perft", "-d", "three", NULL);
+    tl_run(&r, NULL, "perft", "-d", "three", NULL);
     ck_assert_int_eq(r.code, 1);
     ck_assert(strstr(r.err, "depth") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 
-    run(&r, NULL, "board", "-v", NULL); /* option without its value */
+    tl_run(&r, NULL, "board", "-v", NULL); /* option without its value */
     ck_assert_int_eq(r.code, 1);
     ck_assert(r.err[0] != '\0');
-    result_free(&r);
+    tl_result_free(&r);
 
-    run(&r, NULL, "sectors", "--start", "9", NULL);
+    tl_run(&r, NULL, "sectors", "--start", "9", NULL);
     ck_assert_int_eq(r.code, 1);
     ck_assert(strstr(r.err, "--start") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 
     /* the table commands need -t */
     static const char *const need_t[] = {"probe", "stats", "play"};
     for (int i = 0; i < 3; i++) {
-        run(&r, NULL, need_t[i], NULL);
+        tl_run(&r, NULL, need_t[i], NULL);
         ck_assert_msg(r.code == 1, "%s without -t exited %d", need_t[i], r.code);
         ck_assert_msg(strstr(r.err, "-t") != NULL, "%s: no mention of -t: %s", need_t[i], r.err);
-        result_free(&r);
+        tl_result_free(&r);
     }
 }
 END_TEST
@@ -492,18 +133,18 @@ END_TEST
 START_TEST(unknown_variant_exits_1)
 {
     static const char *const cmds[] = {"board", "moves", "sectors"};
-    struct result r;
+    struct tl_result r;
     for (int i = 0; i < 3; i++) {
-        run(&r, NULL, cmds[i], "-v", "no-such-variant", NULL);
+        tl_run(&r, NULL, cmds[i], "-v", "no-such-variant", NULL);
         ck_assert_msg(r.code == 1, "%s exited %d", cmds[i], r.code);
         ck_assert(strstr(r.err, "no-such-variant") != NULL);
         ck_assert(r.out[0] == '\0' || strstr(r.out, "no-such-variant") == NULL);
-        result_free(&r);
+        tl_result_free(&r);
     }
-    run(&r, NULL, "perft", "-v", "/nonexistent/variant.txt", "-d", "1", NULL);
+    tl_run(&r, NULL, "perft", "-v", "/nonexistent/variant.txt", "-d", "1", NULL);
     ck_assert_int_eq(r.code, 1);
     ck_assert(strstr(r.err, "/nonexistent/variant.txt") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
@@ -513,8 +154,8 @@ END_TEST
 
 START_TEST(board_nine_has_16_mills_and_16_symmetries)
 {
-    struct result r;
-    run(&r, NULL, "board", "-v", "nine", NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "board", "-v", "nine", NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert(strstr(r.out, "Mills (16):") != NULL);
     ck_assert(strstr(r.out, "Symmetry group order: 16") != NULL);
@@ -540,42 +181,42 @@ START_TEST(board_nine_has_16_mills_and_16_symmetries)
             if (on_board)
                 ck_assert_msg(at && at < lists, "%s missing from the drawing", sq);
         }
-    result_free(&r);
+    tl_result_free(&r);
 
     /* the default variant is nine */
-    run(&r, NULL, "board", NULL);
+    tl_run(&r, NULL, "board", NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert(strstr(r.out, "Mills (16):") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
 START_TEST(board_other_variants)
 {
-    struct result r;
-    run(&r, NULL, "board", "-v", "three-diag", NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "board", "-v", "three-diag", NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert(strstr(r.out, "Mills (8):") != NULL);
     ck_assert(strstr(r.out, "Symmetry group order: 8") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 
-    run(&r, NULL, "board", "-v", "six", NULL);
+    tl_run(&r, NULL, "board", "-v", "six", NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert(strstr(r.out, "Symmetry group order: 16") != NULL);
     ck_assert(strstr(r.out, "Points (16):") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 
-    run(&r, NULL, "board", "-v", "morabaraba", NULL);
+    tl_run(&r, NULL, "board", "-v", "morabaraba", NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert(strstr(r.out, "Mills (20):") != NULL);
     ck_assert(strstr(r.out, "Symmetry group order: 16") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 
     /* a variant file path works like a built-in name */
-    run(&r, NULL, "board", "-v", MMTB_SOURCE_DIR "/data/variants/nine.txt", NULL);
+    tl_run(&r, NULL, "board", "-v", MMTB_SOURCE_DIR "/data/variants/nine.txt", NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert(strstr(r.out, "Mills (16):") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
@@ -589,36 +230,36 @@ START_TEST(perft_nine_start)
      * 12144 is also Sanmill's published figure. */
     static const char *const want[] = {"1\n", "24\n", "552\n", "12144\n"};
     static const char *const depth[] = {"0", "1", "2", "3"};
-    struct result r;
+    struct tl_result r;
     for (int d = 0; d < 4; d++) {
-        run(&r, NULL, "perft", "-v", "nine", "-d", depth[d], NULL);
+        tl_run(&r, NULL, "perft", "-v", "nine", "-d", depth[d], NULL);
         ck_assert_int_eq(r.code, 0);
         ck_assert_str_eq(r.out, want[d]);
-        result_free(&r);
+        tl_result_free(&r);
     }
     /* the start position given explicitly, simple form and FEN */
-    run(&r, NULL, "perft", "-d", "3", "- - w 9 9", NULL);
+    tl_run(&r, NULL, "perft", "-d", "3", "- - w 9 9", NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert_str_eq(r.out, "12144\n");
-    result_free(&r);
-    run(&r, NULL, "perft", "-d", "2", "********/********/********", "w", "p", "p", "0", "9", "0",
+    tl_result_free(&r);
+    tl_run(&r, NULL, "perft", "-d", "2", "********/********/********", "w", "p", "p", "0", "9", "0",
         "9", "0", "0", "0", "0", "0", "0", "0", "0", "1", NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert_str_eq(r.out, "552\n");
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
 START_TEST(perft_divide_sums_to_total)
 {
-    struct result r;
-    run(&r, NULL, "perft", "-v", "nine", "-d", "3", "--divide", NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "perft", "-v", "nine", "-d", "3", "--divide", NULL);
     ck_assert_int_eq(r.code, 0);
     /* 24 placements, each followed by 23 * 22 sequences, then the total */
-    ck_assert_int_eq(count_lines(r.out), 25);
+    ck_assert_int_eq(tl_count_lines(r.out), 25);
     ck_assert(strstr(r.out, "d6: 506\n") != NULL);
     ck_assert(strstr(r.out, "total: 12144\n") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
@@ -626,11 +267,11 @@ START_TEST(perft_three_diag_start)
 {
     /* three-diag: no mill can be closed before each side has 3 stones, so
      * the first four plies are 9*8*7*6 = 3024 sequences */
-    struct result r;
-    run(&r, NULL, "perft", "-v", "three-diag", "-d", "4", NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "perft", "-v", "three-diag", "-d", "4", NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert_str_eq(r.out, "3024\n");
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
@@ -685,7 +326,7 @@ static void free_list(char **m, int n)
 /* Split output into sorted lines (caller frees). */
 static char **split_lines(const char *s, int *n)
 {
-    int cap = count_lines(s) + 1, k = 0;
+    int cap = tl_count_lines(s) + 1, k = 0;
     char **l = malloc(sizeof *l * (size_t)cap);
     while (*s) {
         const char *e = strchr(s, '\n');
@@ -702,21 +343,21 @@ static char **split_lines(const char *s, int *n)
 START_TEST(moves_fig9_flying)
 {
     char **want = fig9_moves();
-    struct result r;
+    struct tl_result r;
     int n;
 
     /* as several words */
-    run(&r, NULL, "moves", "-v", "nine", "--quiet", "d7,g7,g1", "a4,g4,d5", "b", NULL);
+    tl_run(&r, NULL, "moves", "-v", "nine", "--quiet", "d7,g7,g1", "a4,g4,d5", "b", NULL);
     ck_assert_int_eq(r.code, 0);
     char **got = split_lines(r.out, &n);
     ck_assert_int_eq(n, 54);
     for (int i = 0; i < 54; i++)
         ck_assert_str_eq(got[i], want[i]);
     free_list(got, n);
-    result_free(&r);
+    tl_result_free(&r);
 
     /* as one word, with the drawing */
-    run(&r, NULL, "moves", FIG9, NULL);
+    tl_run(&r, NULL, "moves", FIG9, NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert(strstr(r.out, "54 legal moves") != NULL);
     ck_assert(strstr(r.out, "Black to move") != NULL);
@@ -725,17 +366,17 @@ START_TEST(moves_fig9_flying)
         snprintf(line, sizeof line, "\n%s\n", want[i]);
         ck_assert_msg(strstr(r.out, line) != NULL, "%s missing", want[i]);
     }
-    result_free(&r);
+    tl_result_free(&r);
 
     /* JSON */
-    run(&r, NULL, "moves", "--json", FIG9, NULL);
+    tl_run(&r, NULL, "moves", "--json", FIG9, NULL);
     ck_assert_int_eq(r.code, 0);
-    struct jv *j = json_parse(r.out);
+    struct tl_jv *j = tl_json_parse(r.out);
     ck_assert_msg(j != NULL, "not JSON: %s", r.out);
-    ck_assert_str_eq(jget_s(j, "position"), FIG9);
-    ck_assert_str_eq(jget_s(j, "side"), "black");
-    ck_assert_int_eq(jget_u(j, "count"), 54);
-    const struct jv *mv = jget(j, "moves");
+    ck_assert_str_eq(tl_jget_s(j, "position"), FIG9);
+    ck_assert_str_eq(tl_jget_s(j, "side"), "black");
+    ck_assert_int_eq(tl_jget_u(j, "count"), 54);
+    const struct tl_jv *mv = tl_jget(j, "moves");
     ck_assert(mv && mv->t == J_ARR && mv->n == 54);
     char **jm = malloc(sizeof *jm * 54);
     for (int i = 0; i < 54; i++) {
@@ -746,8 +387,8 @@ START_TEST(moves_fig9_flying)
     for (int i = 0; i < 54; i++)
         ck_assert_str_eq(jm[i], want[i]);
     free_list(jm, 54);
-    json_free(j);
-    result_free(&r);
+    tl_json_free(j);
+    tl_result_free(&r);
     free_list(want, 54);
 }
 END_TEST
@@ -757,40 +398,40 @@ START_TEST(moves_mill_lists_each_removal)
     /* White a7 d7 to move with a stone in hand: placing g7 closes the mill
      * a7-d7-g7 and removes one of Black's two loose stones b4, f4; the other
      * 19 empty points are plain placements: 21 moves. */
-    struct result r;
-    run(&r, NULL, "moves", "-q", "a7,d7 b4,f4 w 7 7", NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "moves", "-q", "a7,d7 b4,f4 w 7 7", NULL);
     ck_assert_int_eq(r.code, 0);
-    ck_assert_int_eq(count_lines(r.out), 21);
+    ck_assert_int_eq(tl_count_lines(r.out), 21);
     ck_assert(strstr(r.out, "g7xb4\n") != NULL);
     ck_assert(strstr(r.out, "g7xf4\n") != NULL);
     ck_assert(strstr(r.out, "\ng7\n") == NULL && strncmp(r.out, "g7\n", 3) != 0);
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
 START_TEST(moves_bad_position_names_the_field)
 {
-    struct result r;
-    run(&r, NULL, "moves", "d7,g7,zz a4,g4,d5 b", NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "moves", "d7,g7,zz a4,g4,d5 b", NULL);
     ck_assert_int_eq(r.code, 1);
     ck_assert(strstr(r.err, "zz") != NULL);
     ck_assert(r.out[0] == '\0');
-    result_free(&r);
+    tl_result_free(&r);
 
-    run(&r, NULL, "moves", "d7,g7,g1 a4,g4,d5 x", NULL);
+    tl_run(&r, NULL, "moves", "d7,g7,g1 a4,g4,d5 x", NULL);
     ck_assert_int_eq(r.code, 1);
     ck_assert_msg(strcasestr(r.err, "side") != NULL, "side not named: %s", r.err);
-    result_free(&r);
+    tl_result_free(&r);
 
-    run(&r, NULL, "moves", "d7,g7,g1 d7,g4,d5 b", NULL); /* d7 twice */
+    tl_run(&r, NULL, "moves", "d7,g7,g1 d7,g4,d5 b", NULL); /* d7 twice */
     ck_assert_int_eq(r.code, 1);
     ck_assert(r.err[0] != '\0');
-    result_free(&r);
+    tl_result_free(&r);
 
-    run(&r, NULL, "moves", "--json", "not a position at all", NULL);
+    tl_run(&r, NULL, "moves", "--json", "not a position at all", NULL);
     ck_assert_int_eq(r.code, 1);
     ck_assert(r.err[0] != '\0');
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
@@ -811,19 +452,19 @@ static unsigned long long binom(int n, int k)
 /* Check the common shape of a `sectors --json` array on an n-point board:
  * every object has the seven fields, positions = C(n,w) C(n-w,b), and
  * positions/symmetries <= canonical <= positions <= ... , slots >= canonical. */
-static void check_sector_array(const struct jv *j, int npoints, int nsyms,
+static void check_sector_array(const struct tl_jv *j, int npoints, int nsyms,
                                unsigned long long *sum_canonical)
 {
     ck_assert(j && j->t == J_ARR);
     *sum_canonical = 0;
     for (int i = 0; i < j->n; i++) {
-        const struct jv *o = &j->item[i];
+        const struct tl_jv *o = &j->item[i];
         ck_assert_int_eq(o->n, 7);
-        int w = (int)jget_u(o, "w"), b = (int)jget_u(o, "b");
-        (void)jget_u(o, "w_hand");
-        (void)jget_u(o, "b_hand");
-        unsigned long long pos = jget_u(o, "positions"), can = jget_u(o, "canonical");
-        unsigned long long slots = jget_u(o, "slots");
+        int w = (int)tl_jget_u(o, "w"), b = (int)tl_jget_u(o, "b");
+        (void)tl_jget_u(o, "w_hand");
+        (void)tl_jget_u(o, "b_hand");
+        unsigned long long pos = tl_jget_u(o, "positions"), can = tl_jget_u(o, "canonical");
+        unsigned long long slots = tl_jget_u(o, "slots");
         ck_assert_uint_eq(pos, binom(npoints, w) * binom(npoints - w, b));
         ck_assert(can <= pos && can * (unsigned long long)nsyms >= pos);
         ck_assert(slots >= can);
@@ -833,49 +474,49 @@ static void check_sector_array(const struct jv *j, int npoints, int nsyms,
 
 START_TEST(sectors_nine_movement_json)
 {
-    struct result r;
-    run(&r, NULL, "sectors", "-v", "nine", "--start", "0,0", "--json", NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "sectors", "-v", "nine", "--start", "0,0", "--json", NULL);
     ck_assert_int_eq(r.code, 0);
-    struct jv *j = json_parse(r.out);
+    struct tl_jv *j = tl_json_parse(r.out);
     ck_assert_msg(j != NULL, "sectors --json is not valid JSON");
     ck_assert_int_eq(j->n, 49); /* 3..9 stones a side, ordered */
     unsigned long long can, pos = 0;
     check_sector_array(j, 24, 16, &can);
     for (int i = 0; i < j->n; i++) {
-        ck_assert_uint_eq(jget_u(&j->item[i], "w_hand"), 0);
-        ck_assert_uint_eq(jget_u(&j->item[i], "b_hand"), 0);
-        pos += jget_u(&j->item[i], "positions");
+        ck_assert_uint_eq(tl_jget_u(&j->item[i], "w_hand"), 0);
+        ck_assert_uint_eq(tl_jget_u(&j->item[i], "b_hand"), 0);
+        pos += tl_jget_u(&j->item[i], "positions");
     }
     ck_assert_uint_eq(can, 8904593601ULL);   /* published */
     ck_assert_uint_eq(pos, 142430121724ULL); /* binomial count */
-    json_free(j);
-    result_free(&r);
+    tl_json_free(j);
+    tl_result_free(&r);
 
     /* the text table has the same total */
-    run(&r, NULL, "sectors", "-v", "nine", "--start", "0,0", NULL);
+    tl_run(&r, NULL, "sectors", "-v", "nine", "--start", "0,0", NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert(strstr(r.out, "8904593601") != NULL);
     ck_assert(strstr(r.out, "142430121724") != NULL);
-    ck_assert_int_eq(count_lines(r.out), 1 + 49 + 1);
-    result_free(&r);
+    ck_assert_int_eq(tl_count_lines(r.out), 1 + 49 + 1);
+    tl_result_free(&r);
 
     /* --max-stones narrows it: 3..4 stones a side = 4 sectors */
-    run(&r, NULL, "sectors", "--start", "0,0", "--max-stones", "4", "--json", NULL);
+    tl_run(&r, NULL, "sectors", "--start", "0,0", "--max-stones", "4", "--json", NULL);
     ck_assert_int_eq(r.code, 0);
-    j = json_parse(r.out);
+    j = tl_json_parse(r.out);
     ck_assert(j != NULL);
     ck_assert_int_eq(j->n, 4);
-    json_free(j);
-    result_free(&r);
+    tl_json_free(j);
+    tl_result_free(&r);
 }
 END_TEST
 
 START_TEST(sectors_three_json_is_valid)
 {
-    struct result r;
-    run(&r, NULL, "sectors", "-v", "three", "--json", NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "sectors", "-v", "three", "--json", NULL);
     ck_assert_int_eq(r.code, 0);
-    struct jv *j = json_parse(r.out);
+    struct tl_jv *j = tl_json_parse(r.out);
     ck_assert_msg(j != NULL, "sectors -v three --json is not valid JSON");
     ck_assert(j->n >= 2);
     unsigned long long can;
@@ -883,11 +524,11 @@ START_TEST(sectors_three_json_is_valid)
     /* the start sector (nothing on the board, 3 in hand each) is listed */
     bool start = false;
     for (int i = 0; i < j->n; i++)
-        start |= jget_u(&j->item[i], "w") == 0 && jget_u(&j->item[i], "b") == 0 &&
-                 jget_u(&j->item[i], "w_hand") == 3 && jget_u(&j->item[i], "b_hand") == 3;
+        start |= tl_jget_u(&j->item[i], "w") == 0 && tl_jget_u(&j->item[i], "b") == 0 &&
+                 tl_jget_u(&j->item[i], "w_hand") == 3 && tl_jget_u(&j->item[i], "b_hand") == 3;
     ck_assert(start);
-    json_free(j);
-    result_free(&r);
+    tl_json_free(j);
+    tl_result_free(&r);
 }
 END_TEST
 
@@ -909,53 +550,53 @@ static void need_tables(void)
 START_TEST(probe_fig9_loses_in_26)
 {
     need_tables();
-    struct result r;
-    run(&r, NULL, "probe", "-t", tables_nine3, "--json", FIG9, NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "probe", "-t", tables_nine3, "--json", FIG9, NULL);
     ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
-    ck_assert_int_eq(count_lines(r.out), 1);
-    struct jv *j = json_parse(r.out);
+    ck_assert_int_eq(tl_count_lines(r.out), 1);
+    struct tl_jv *j = tl_json_parse(r.out);
     ck_assert_msg(j != NULL, "not JSON: %s", r.out);
-    ck_assert_str_eq(jget_s(j, "position"), FIG9);
-    ck_assert_str_eq(jget_s(j, "wdl"), "loss");
-    ck_assert_uint_eq(jget_u(j, "dtc"), 26);
-    const struct jv *mv = jget(j, "moves");
+    ck_assert_str_eq(tl_jget_s(j, "position"), FIG9);
+    ck_assert_str_eq(tl_jget_s(j, "wdl"), "loss");
+    ck_assert_uint_eq(tl_jget_u(j, "dtc"), 26);
+    const struct tl_jv *mv = tl_jget(j, "moves");
     ck_assert(mv && mv->t == J_ARR);
     ck_assert_int_eq(mv->n, 54);
     char **want = fig9_moves();
     for (int i = 0; i < mv->n; i++) {
-        const struct jv *m = &mv->item[i];
+        const struct tl_jv *m = &mv->item[i];
         /* a lost position has only losing moves; the best delays longest */
-        ck_assert_str_eq(jget_s(m, "wdl"), "loss");
-        unsigned long long d = jget_u(m, "dtc");
+        ck_assert_str_eq(tl_jget_s(m, "wdl"), "loss");
+        unsigned long long d = tl_jget_u(m, "dtc");
         ck_assert(d <= 26);
         if (i == 0)
             ck_assert_uint_eq(d, 26);
         else
-            ck_assert(d <= jget_u(&mv->item[i - 1], "dtc"));
-        const char *tok = jget_s(m, "move");
+            ck_assert(d <= tl_jget_u(&mv->item[i - 1], "dtc"));
+        const char *tok = tl_jget_s(m, "move");
         ck_assert(bsearch(&tok, want, 54, sizeof *want, cmp_str) != NULL);
     }
     free_list(want, 54);
-    json_free(j);
-    result_free(&r);
+    tl_json_free(j);
+    tl_result_free(&r);
 
     /* text output names the value */
-    run(&r, NULL, "probe", "-t", tables_nine3, FIG9, NULL);
+    tl_run(&r, NULL, "probe", "-t", tables_nine3, FIG9, NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert_msg(strstr(r.out, "loss in 26") != NULL, "%s", r.out);
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
 START_TEST(probe_pv_and_wdl_only)
 {
     need_tables();
-    struct result r;
-    run(&r, NULL, "probe", "-t", tables_nine3, "--json", "--pv", FIG9, NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "probe", "-t", tables_nine3, "--json", "--pv", FIG9, NULL);
     ck_assert_int_eq(r.code, 0);
-    struct jv *j = json_parse(r.out);
+    struct tl_jv *j = tl_json_parse(r.out);
     ck_assert(j != NULL);
-    const struct jv *pv = jget(j, "pv"), *mv = jget(j, "moves");
+    const struct tl_jv *pv = tl_jget(j, "pv"), *mv = tl_jget(j, "moves");
     ck_assert(pv && pv->t == J_ARR && pv->n >= 1);
     /* played out to the end: a loss in 26 plies is 26 moves long */
     ck_assert_int_eq(pv->n, 26);
@@ -963,68 +604,68 @@ START_TEST(probe_pv_and_wdl_only)
     /* the PV starts with a move of the best value */
     bool found = false;
     for (int i = 0; i < mv->n; i++)
-        if (strcmp(jget_s(&mv->item[i], "move"), pv->item[0].s) == 0)
-            found = jget_u(&mv->item[i], "dtc") == 26;
+        if (strcmp(tl_jget_s(&mv->item[i], "move"), pv->item[0].s) == 0)
+            found = tl_jget_u(&mv->item[i], "dtc") == 26;
     ck_assert(found);
-    json_free(j);
-    result_free(&r);
+    tl_json_free(j);
+    tl_result_free(&r);
 
-    run(&r, NULL, "probe", "-t", tables_nine3, "--json", "--wdl-only", FIG9, NULL);
+    tl_run(&r, NULL, "probe", "-t", tables_nine3, "--json", "--wdl-only", FIG9, NULL);
     ck_assert_int_eq(r.code, 0);
-    j = json_parse(r.out);
+    j = tl_json_parse(r.out);
     ck_assert(j != NULL);
-    ck_assert_str_eq(jget_s(j, "wdl"), "loss");
-    mv = jget(j, "moves");
+    ck_assert_str_eq(tl_jget_s(j, "wdl"), "loss");
+    mv = tl_jget(j, "moves");
     ck_assert(mv && mv->n == 54);
-    json_free(j);
-    result_free(&r);
+    tl_json_free(j);
+    tl_result_free(&r);
 }
 END_TEST
 
 START_TEST(probe_reads_stdin_and_continues_after_bad_input)
 {
     need_tables();
-    struct result r;
+    struct tl_result r;
     /* White to move in the mirrored position: a 3-3 position either way */
-    run(&r, FIG9 "\nthis is not a position\n\n" FIG9 "\n", "probe", "-t", tables_nine3, "--json",
+    tl_run(&r, FIG9 "\nthis is not a position\n\n" FIG9 "\n", "probe", "-t", tables_nine3, "--json",
         NULL);
     ck_assert_int_eq(r.code, 1); /* one bad line */
-    ck_assert_int_eq(count_lines(r.out), 2);
+    ck_assert_int_eq(tl_count_lines(r.out), 2);
     ck_assert(r.err[0] != '\0');
     const char *second = strchr(r.out, '\n') + 1;
-    struct jv *a = json_parse(second);
+    struct tl_jv *a = tl_json_parse(second);
     ck_assert(a != NULL);
-    ck_assert_str_eq(jget_s(a, "wdl"), "loss");
-    json_free(a);
-    result_free(&r);
+    ck_assert_str_eq(tl_jget_s(a, "wdl"), "loss");
+    tl_json_free(a);
+    tl_result_free(&r);
 
     /* several positions as arguments, one malformed: answer the rest, exit 1 */
-    run(&r, NULL, "probe", "-t", tables_nine3, "d7,g7,g1 a4,g4,q9 b", FIG9, NULL);
+    tl_run(&r, NULL, "probe", "-t", tables_nine3, "d7,g7,g1 a4,g4,q9 b", FIG9, NULL);
     ck_assert_int_eq(r.code, 1);
     ck_assert(strstr(r.err, "q9") != NULL);
     ck_assert(strstr(r.out, "loss in 26") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
 START_TEST(probe_table_problems_exit_2)
 {
     need_tables();
-    struct result r;
-    run(&r, NULL, "probe", "-t", "/nonexistent/tables", FIG9, NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "probe", "-t", "/nonexistent/tables", FIG9, NULL);
     ck_assert_int_eq(r.code, 2);
     ck_assert(strstr(r.err, "/nonexistent/tables") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 
-    run(&r, NULL, "stats", "-t", "/nonexistent/tables", NULL);
+    tl_run(&r, NULL, "stats", "-t", "/nonexistent/tables", NULL);
     ck_assert_int_eq(r.code, 2);
-    result_free(&r);
+    tl_result_free(&r);
 
     /* a 4-3 position: its sector is not in a 3-3 table set */
-    run(&r, NULL, "probe", "-t", tables_nine3, "d7,g7,g1,a1 a4,g4,d5 w", NULL);
+    tl_run(&r, NULL, "probe", "-t", tables_nine3, "d7,g7,g1,a1 a4,g4,d5 w", NULL);
     ck_assert_int_eq(r.code, 2);
     ck_assert(r.err[0] != '\0');
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
@@ -1046,7 +687,7 @@ static char *truncated_copy(const char *from)
         snprintf(dst, sizeof dst, "%s/%s", to, e->d_name);
         int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         ck_assert(in >= 0 && out >= 0);
-        char *data = slurp(in);
+        char *data = tl_slurp(in);
         off_t len = lseek(in, 0, SEEK_END);
         bool sector = strcmp(e->d_name, "MANIFEST") != 0;
         size_t keep = sector ? (size_t)len / 2 : (size_t)len;
@@ -1065,20 +706,20 @@ START_TEST(truncated_tables_exit_2)
 {
     need_tables();
     char *dir = truncated_copy(tables_nine3);
-    struct result r;
-    run(&r, NULL, "stats", "-t", dir, "--json", NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "stats", "-t", dir, "--json", NULL);
     ck_assert_int_eq(r.code, 2);
     ck_assert(strstr(r.err, "corrupt") != NULL);
-    struct jv *j = json_parse(r.out); /* still valid JSON, without the bad sector */
+    struct tl_jv *j = tl_json_parse(r.out); /* still valid JSON, without the bad sector */
     ck_assert(j != NULL && j->t == J_ARR && j->n == 0);
-    json_free(j);
-    result_free(&r);
+    tl_json_free(j);
+    tl_result_free(&r);
 
-    run(&r, NULL, "probe", "-t", dir, "--json", FIG9, NULL);
+    tl_run(&r, NULL, "probe", "-t", dir, "--json", FIG9, NULL);
     ck_assert_int_eq(r.code, 2);
     ck_assert(strstr(r.err, "corrupt") != NULL);
     ck_assert(r.out[0] == '\0');
-    result_free(&r);
+    tl_result_free(&r);
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(dir);
 }
@@ -1087,31 +728,31 @@ END_TEST
 START_TEST(stats_nine_3_3_published)
 {
     need_tables();
-    struct result r;
-    run(&r, NULL, "stats", "-t", tables_nine3, "--json", NULL);
+    struct tl_result r;
+    tl_run(&r, NULL, "stats", "-t", tables_nine3, "--json", NULL);
     ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
-    struct jv *j = json_parse(r.out);
+    struct tl_jv *j = tl_json_parse(r.out);
     ck_assert_msg(j != NULL && j->t == J_ARR, "not a JSON array: %s", r.out);
     ck_assert_int_eq(j->n, 1);
-    const struct jv *o = &j->item[0];
-    ck_assert_uint_eq(jget_u(o, "w"), 3);
-    ck_assert_uint_eq(jget_u(o, "b"), 3);
-    ck_assert_uint_eq(jget_u(o, "w_hand"), 0);
-    ck_assert_uint_eq(jget_u(o, "b_hand"), 0);
-    ck_assert_uint_eq(jget_u(o, "wins"), 140621);
-    ck_assert_uint_eq(jget_u(o, "losses"), 28736);
-    ck_assert_uint_eq(jget_u(o, "draws"), 269);
-    ck_assert_uint_eq(jget_u(o, "canonical"), 140621 + 28736 + 269);
-    ck_assert_uint_eq(jget_u(o, "max_win"), 25);
-    ck_assert_uint_eq(jget_u(o, "max_loss"), 26);
-    json_free(j);
-    result_free(&r);
+    const struct tl_jv *o = &j->item[0];
+    ck_assert_uint_eq(tl_jget_u(o, "w"), 3);
+    ck_assert_uint_eq(tl_jget_u(o, "b"), 3);
+    ck_assert_uint_eq(tl_jget_u(o, "w_hand"), 0);
+    ck_assert_uint_eq(tl_jget_u(o, "b_hand"), 0);
+    ck_assert_uint_eq(tl_jget_u(o, "wins"), 140621);
+    ck_assert_uint_eq(tl_jget_u(o, "losses"), 28736);
+    ck_assert_uint_eq(tl_jget_u(o, "draws"), 269);
+    ck_assert_uint_eq(tl_jget_u(o, "canonical"), 140621 + 28736 + 269);
+    ck_assert_uint_eq(tl_jget_u(o, "max_win"), 25);
+    ck_assert_uint_eq(tl_jget_u(o, "max_loss"), 26);
+    tl_json_free(j);
+    tl_result_free(&r);
 
-    run(&r, NULL, "stats", "-t", tables_nine3, NULL);
+    tl_run(&r, NULL, "stats", "-t", tables_nine3, NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert(strstr(r.out, "140621") != NULL);
     ck_assert(strstr(r.out, "total") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
@@ -1120,22 +761,22 @@ END_TEST
 START_TEST(verify_listed_sectors)
 {
     need_tables();
-    struct result r;
+    struct tl_result r;
     char *ok[] = {GEN_BIN, "verify", "-t", tables_nine3, "--sectors", "3-3", NULL};
-    run_argv(&r, NULL, ok);
+    tl_run_argv(&r, NULL, ok);
     ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
     ck_assert_msg(strstr(r.out, "3-3") && strstr(r.out, "mismatches 0"), "%s", r.out);
-    result_free(&r);
+    tl_result_free(&r);
     char *bad[] = {GEN_BIN, "verify", "-t", tables_nine3, "--sectors", "3-3,4-x", NULL};
-    run_argv(&r, NULL, bad);
+    tl_run_argv(&r, NULL, bad);
     ck_assert_int_eq(r.code, 1);
     ck_assert_msg(strstr(r.err, "'4-x'") != NULL, "%s", r.err);
-    result_free(&r);
+    tl_result_free(&r);
     char *out[] = {GEN_BIN, "verify", "-t", tables_nine3, "--sectors", "9-9", NULL};
-    run_argv(&r, NULL, out);
+    tl_run_argv(&r, NULL, out);
     ck_assert_int_eq(r.code, 1);
     ck_assert_msg(strstr(r.err, "9-9") != NULL, "%s", r.err);
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
@@ -1161,9 +802,9 @@ START_TEST(gen_refuses_counter_overflow)
         fprintf(f, " p%d", i);
     fprintf(f, "\nmill p1 p2 p3\n");
     ck_assert(fclose(f) == 0);
-    struct result r;
+    struct tl_result r;
     char *argv[] = {GEN_BIN, "-v", vpath, "--sectors", "5-1", "-o", out, "--quiet", NULL};
-    run_argv(&r, NULL, argv);
+    tl_run_argv(&r, NULL, argv);
     ck_assert_msg(r.code == 1, "exit %d: %s", r.code, r.err);
     ck_assert_msg(strstr(r.err, "more than 123 moves") != NULL, "%s", r.err);
     snprintf(f51, sizeof f51, "%s/5-1.mmtb", out);
@@ -1173,7 +814,7 @@ START_TEST(gen_refuses_counter_overflow)
     struct stat sb;
     ck_assert_msg(stat(f51, &sb) != 0 && stat(f15, &sb) != 0, "a file for the refused pair");
     ck_assert_msg(stat(f41, &sb) != 0 && stat(f51tmp, &sb) != 0, "left a file behind");
-    result_free(&r);
+    tl_result_free(&r);
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 END_TEST
@@ -1181,29 +822,29 @@ END_TEST
 START_TEST(play_against_tables_from_a_pipe)
 {
     need_tables();
-    struct result r;
+    struct tl_result r;
     /* Black (the human) is lost; help, a bad token, an illegal move, the
      * move list, then a legal flight; the program answers and states the
      * value; EOF ends the game. */
-    run(&r, "help\nbogus\nd7-d6\nmoves\na4-a1\n", "play", "-t", tables_nine3, "--human",
+    tl_run(&r, "help\nbogus\nd7-d6\nmoves\na4-a1\n", "play", "-t", tables_nine3, "--human",
         "black", "--start", FIG9, NULL);
     ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
     ck_assert_msg(strstr(r.out, "bogus") != NULL, "no message for bad input:\n%s", r.out);
     ck_assert_msg(strstr(r.out, "d7-d6") != NULL, "no message for illegal move:\n%s", r.out);
     ck_assert_msg(strstr(r.out, "a4-a7") != NULL, "move list missing:\n%s", r.out);
     ck_assert_msg(strstr(r.out, "White wins in") != NULL, "no value:\n%s", r.out);
-    result_free(&r);
+    tl_result_free(&r);
 
     /* the program moves first when the human plays the other side */
-    run(&r, "quit\n", "play", "-t", tables_nine3, "--human", "white", "--start", FIG9, NULL);
+    tl_run(&r, "quit\n", "play", "-t", tables_nine3, "--human", "white", "--start", FIG9, NULL);
     ck_assert_int_eq(r.code, 0);
     ck_assert(strstr(r.out, "White wins in") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 
-    run(&r, "", "play", "-t", tables_nine3, "--human", "purple", NULL);
+    tl_run(&r, "", "play", "-t", tables_nine3, "--human", "purple", NULL);
     ck_assert_int_eq(r.code, 1);
     ck_assert(strstr(r.err, "purple") != NULL);
-    result_free(&r);
+    tl_result_free(&r);
 }
 END_TEST
 
