@@ -1,0 +1,563 @@
+/*
+ * check_verify.c - tests of verifying games and engines against the tables:
+ * `mmtb-probe annotate` and `mmtb-probe check`, driven as users run them.
+ * Expected verdicts come from known facts (three-diag is won only by
+ * opening in the centre; a completed mill ends it), from the rules (illegal
+ * moves designed by hand), and from libmmtb's move list probed in-process
+ * (mmtb_probe_moves), a path the commands do not take.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mmtb.h"
+#include "movegen.h"
+#include "notation.h"
+#include "testlib_cli.h"
+#include "testlib_util.h"
+
+extern char **environ;
+
+static char tdir[256];                 /* the generated tables live below it */
+static char t3d[300], t6[300], tn3[300]; /* three-diag, six, nine up to 3 stones */
+
+/* Write text to a new file in tdir; returns its path (static buffer per slot). */
+static const char *write_input(int slot, const char *text)
+{
+    static char path[8][400];
+    snprintf(path[slot], sizeof path[slot], "%s/input%d.txt", tdir, slot);
+    FILE *f = fopen(path[slot], "w");
+    ck_assert_msg(f != NULL, "cannot write %s", path[slot]);
+    fputs(text, f);
+    fclose(f);
+    return path[slot];
+}
+
+/* The value of move `mv` (text) from position `pos` and the position's
+ * value, by libmmtb's mmtb_probe_moves in this process. */
+struct expect {
+    struct mmtb_value pos, move;
+    bool best;
+};
+
+static struct expect expect_move(const char *dir, const char *pos, const char *mv)
+{
+    mmtb_tb *tb;
+    mmtb_ctx *ctx;
+    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    struct mmtb_pos p;
+    struct mmtb_move m;
+    ck_assert_int_eq(mmtb_pos_parse(v, pos, &p, NULL, 0), MMTB_OK);
+    ck_assert_int_eq(mmtb_move_parse(v, mv, &m, NULL, 0), MMTB_OK);
+    struct mmtb_move_value *all = malloc(sizeof *all * MMTB_MAX_MOVES);
+    ck_assert(all != NULL);
+    int n = mmtb_probe_moves(ctx, &p, all, MMTB_MAX_MOVES);
+    ck_assert_int_gt(n, 0);
+    struct expect e = {all[0].value, {0, 0}, false};
+    bool found = false;
+    for (int i = 0; i < n; i++)
+        if (all[i].move.from == m.from && all[i].move.to == m.to &&
+            all[i].move.remove == m.remove) {
+            e.move = all[i].value;
+            found = true;
+        }
+    ck_assert_msg(found, "%s is not a legal move of %s", mv, pos);
+    e.best = e.move.wdl == e.pos.wdl && (e.pos.wdl == MMTB_DRAW || e.move.dtc == e.pos.dtc);
+    free(all);
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
+    return e;
+}
+
+static const char *wdl_name(int wdl)
+{
+    return wdl > 0 ? "win" : wdl < 0 ? "loss" : "draw";
+}
+
+/* A JSON value object {"wdl":..,"dtc":..} must equal v. */
+static void assert_value(const struct tl_jv *j, const struct mmtb_value *v, const char *what)
+{
+    ck_assert_msg(j && j->t == J_OBJ, "%s: not an object", what);
+    ck_assert_str_eq(tl_jget_s(j, "wdl"), wdl_name(v->wdl));
+    const struct tl_jv *d = tl_jget(j, "dtc");
+    ck_assert_msg(d != NULL, "%s: no dtc", what);
+    if (v->wdl == MMTB_DRAW)
+        ck_assert_msg(d->t == J_NULL, "%s: a draw's dtc must be null", what);
+    else
+        ck_assert_msg(d->t == J_NUM && d->is_uint && (int)d->u == v->dtc,
+                      "%s: dtc %g, expected %d", what, d->num, v->dtc);
+}
+
+/* Item i of a JSON array member. */
+static const struct tl_jv *jitem(const struct tl_jv *v, const char *key, int i)
+{
+    const struct tl_jv *a = tl_jget(v, key);
+    ck_assert_msg(a && a->t == J_ARR, "'%s' missing or not an array", key);
+    ck_assert_msg(i < a->n, "'%s' has %d items, wanted item %d", key, a->n, i);
+    return &a->item[i];
+}
+
+/* ---------------------------------------------------------------------- */
+/* annotate                                                               */
+/* ---------------------------------------------------------------------- */
+
+/* Three Men's Morris with diagonals is won only by opening in the centre:
+ * b2 is best; a corner opening throws the win away.  Every ply's values
+ * must be those of libmmtb's move list. */
+START_TEST(annotate_three_diag_error_at_known_ply)
+{
+    const char *in = write_input(0, "# a game with a White error at ply 3\n"
+                                    "1. b2 a1 2. c1 a3 1/2-1/2\n");
+    struct tl_result r;
+    tl_run(&r, NULL, "annotate", "-t", t3d, "--json", in, NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    struct tl_jv *doc = tl_json_parse(r.out);
+    ck_assert_msg(doc != NULL, "not JSON:\n%s", r.out);
+    const struct tl_jv *g = jitem(doc, "games", 0);
+    ck_assert_int_eq(tl_jget_u(g, "line"), 2);
+    ck_assert_str_eq(tl_jget_s(g, "result"), "1/2-1/2");
+    static const char *const pos[] = {"- - w 3 3", "b2 - b 2 3", "b2 a1 w 2 2", "b2,c1 a1 b 1 2"};
+    static const char *const mv[] = {"b2", "a1", "c1", "a3"};
+    int errors = 0;
+    for (int i = 0; i < 4; i++) {
+        struct expect e = expect_move(t3d, pos[i], mv[i]);
+        const struct tl_jv *p = jitem(g, "plies", i);
+        ck_assert_int_eq(tl_jget_u(p, "ply"), (unsigned)i + 1);
+        ck_assert_str_eq(tl_jget_s(p, "mover"), i % 2 ? "black" : "white");
+        ck_assert_str_eq(tl_jget_s(p, "move"), mv[i]);
+        assert_value(tl_jget(p, "before"), &e.pos, "before");
+        assert_value(tl_jget(p, "after"), &e.move, "after");
+        const char *verdict = tl_jget_s(p, "verdict");
+        if (e.best)
+            ck_assert_str_eq(verdict, "best");
+        else if (e.move.wdl == e.pos.wdl)
+            ck_assert_str_eq(verdict, "keeps");
+        else {
+            ck_assert_str_eq(verdict, "error");
+            errors++;
+        }
+    }
+    /* the known facts: b2 keeps the first player's win, c1 after b2 a1 does not
+     * (b2 is the only winning opening and the win must be kept by White) */
+    ck_assert_str_eq(tl_jget_s(jitem(g, "plies", 0), "verdict"), "best");
+    const struct tl_jv *p3 = jitem(g, "plies", 2);
+    ck_assert_str_eq(tl_jget_s(p3, "verdict"), "error");
+    ck_assert_str_eq(tl_jget_s(tl_jget(p3, "before"), "wdl"), "win");
+    const struct tl_jv *best = tl_jget(p3, "best");
+    ck_assert_msg(best && best->t == J_ARR && best->n >= 1, "an error lists the best moves");
+    const struct tl_jv *s = tl_jget(g, "summary");
+    ck_assert_int_eq(tl_jget_u(s, "errors"), (unsigned)errors);
+    ck_assert_int_eq(tl_jget_u(s, "first_error_ply"), 3);
+    ck_assert_int_eq(tl_jget_u(tl_jget(s, "errors_by_side"), "white"), 1);
+    tl_json_free(doc);
+    tl_result_free(&r);
+
+    /* opening in a corner is already an error at ply 1 */
+    tl_run(&r, "a1 b2\n", "annotate", "-t", t3d, "--json", NULL);
+    ck_assert_int_eq(r.code, 0);
+    doc = tl_json_parse(r.out);
+    ck_assert(doc != NULL);
+    const struct tl_jv *p1 = jitem(jitem(doc, "games", 0), "plies", 0);
+    ck_assert_str_eq(tl_jget_s(p1, "verdict"), "error");
+    ck_assert_str_eq(tl_jget_s(p1, "error"), "win->draw");
+    const struct tl_jv *b0 = jitem(p1, "best", 0);
+    ck_assert(b0->t == J_STR && strcmp(b0->s, "b2") == 0);
+    tl_json_free(doc);
+    tl_result_free(&r);
+}
+END_TEST
+
+/* A game that ends in White's mill (first mill wins) was won by White; a
+ * record that says 0-1 contradicts it, one that says 1-0 agrees. */
+START_TEST(annotate_recorded_result_against_the_tables)
+{
+    const char *in = write_input(1, "b2 a1 c2 a2 a3 c1 b2-b3 a1-b1 c2-c3 0-1\n"
+                                    "b2 a1 c2 a2 a3 c1 b2-b3 a1-b1 c2-c3 1-0\n"
+                                    "b2 a1 *\n");
+    struct tl_result r;
+    tl_run(&r, NULL, "annotate", "-t", t3d, "--json", in, NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    struct tl_jv *doc = tl_json_parse(r.out);
+    ck_assert(doc != NULL);
+    for (int gi = 0; gi < 2; gi++) {
+        const struct tl_jv *s = tl_jget(jitem(doc, "games", gi), "summary");
+        ck_assert_str_eq(tl_jget_s(s, "predicted_result"), "1-0");
+        const struct tl_jv *fin = tl_jget(s, "final");
+        ck_assert_str_eq(tl_jget_s(fin, "side"), "black");
+        ck_assert_str_eq(tl_jget_s(fin, "wdl"), "loss");
+        ck_assert_int_eq(tl_jget_u(fin, "dtc"), 0); /* lost by the rules */
+        const struct tl_jv *ag = tl_jget(s, "result_agrees");
+        ck_assert(ag && ag->t == J_BOOL);
+        ck_assert_int_eq(ag->b, gi == 1);
+    }
+    /* "*" is no result: nothing to compare */
+    const struct tl_jv *ag = tl_jget(tl_jget(jitem(doc, "games", 2), "summary"), "result_agrees");
+    ck_assert(ag && ag->t == J_NULL);
+    ck_assert_int_eq(tl_jget_u(tl_jget(doc, "summary"), "result_disagreements"), 1);
+    tl_json_free(doc);
+    tl_result_free(&r);
+
+    /* the text form says so too */
+    tl_run(&r, NULL, "annotate", "-t", t3d, "--summary", in, NULL);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_msg(strstr(r.out, "recorded 0-1 DISAGREES"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "recorded 1-0 agrees"), "%s", r.out);
+    tl_result_free(&r);
+}
+END_TEST
+
+/* The record grammar: move numbers, a removal as its own token, comments,
+ * [FEN] and [Result] headers, and games from stdin. */
+START_TEST(annotate_grammar)
+{
+    /* nine up to 3 stones: White flies b2-g7 closing a7-d7-g7 and removes f4,
+     * the one black stone outside a mill; written four ways */
+    const char *game = "[Event \"test\"]\n"
+                       "[FEN \"a7,d7,b2 a1,d1,g1,f4 w\"]\n"
+                       "[Result \"1-0\"]\n"
+                       "1. b2-g7 xf4 {the mill} 1... a1-a4 ; a comment\n"
+                       "[FEN \"a7,d7,b2 a1,d1,g1,f4 w\"]\n"
+                       "1.b2-g7xf4 a1-a4\n";
+    struct tl_result r;
+    tl_run(&r, game, "annotate", "-t", tn3, "--json", NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    struct tl_jv *doc = tl_json_parse(r.out);
+    ck_assert_msg(doc != NULL, "%s", r.out);
+    ck_assert_int_eq(tl_jget_u(tl_jget(doc, "summary"), "games"), 2);
+    /* the start as the simple form writes it (points in board order) */
+    struct mmtb_variant *nine = tl_load_variant("nine");
+    struct mmtb_pos sp;
+    char start[128];
+    ck_assert_int_eq(mmtb_pos_parse(nine, "a7,d7,b2 a1,d1,g1,f4 w", &sp, NULL, 0), MMTB_OK);
+    mmtb_pos_format(nine, &sp, start, sizeof start);
+    mmtb_variant_free(nine);
+    for (int gi = 0; gi < 2; gi++) {
+        const struct tl_jv *g = jitem(doc, "games", gi);
+        ck_assert_str_eq(tl_jget_s(g, "start"), start);
+        ck_assert_int_eq(tl_jget(g, "plies")->n, 2);
+        ck_assert_str_eq(tl_jget_s(jitem(g, "plies", 0), "move"), "b2-g7xf4");
+        /* White's 3 v 4 sector is not in tables made up to 3 stones */
+        ck_assert_str_eq(tl_jget_s(jitem(g, "plies", 0), "verdict"), "unknown");
+        char want[400];
+        snprintf(want, sizeof want, "sector 3-4 not in %s", tn3);
+        ck_assert_str_eq(tl_jget_s(jitem(g, "plies", 0), "unknown"), want);
+        /* after the capture the game is back in the tables (3 v 3) */
+        struct expect e = expect_move(tn3, "a7,d7,g7 a1,d1,g1 b", "a1-a4");
+        const struct tl_jv *p2 = jitem(g, "plies", 1);
+        assert_value(tl_jget(p2, "before"), &e.pos, "before");
+        assert_value(tl_jget(p2, "after"), &e.move, "after");
+    }
+    const struct tl_jv *res = tl_jget(jitem(doc, "games", 0), "result");
+    ck_assert(res && res->t == J_STR && !strcmp(res->s, "1-0"));
+    ck_assert(tl_jget(jitem(doc, "games", 1), "result")->t == J_NULL);
+    ck_assert_int_eq(tl_jget_u(tl_jget(doc, "summary"), "unknown"), 2);
+    tl_json_free(doc);
+    tl_result_free(&r);
+}
+END_TEST
+
+/* An illegal move stops its game with a message naming line and ply; the
+ * next game is still annotated and the exit code is 1.  A truncated move,
+ * a bad [FEN] and a missing file are errors of the same kind. */
+START_TEST(annotate_illegal_and_truncated)
+{
+    const char *in = write_input(2, "b2 a1\n"
+                                    "b2 b2 c1\n"
+                                    "b2 a1 c\n"
+                                    "[FEN \"b2 - w 3\"]\n"
+                                    "a1\n"
+                                    "b2 a1 c2 a2 a3 c1 b2-b3 a1-b1 c2-c3 b1-b2\n"
+                                    "a1 b2 1-0\n");
+    struct tl_result r;
+    tl_run(&r, NULL, "annotate", "-t", t3d, in, NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "line 2, ply 2: b2 is not legal: b2 is occupied"), "%s", r.err);
+    ck_assert_msg(strstr(r.err, "line 3, ply 3: move 'c': "), "%s", r.err);
+    ck_assert_msg(strstr(r.err, "line 4: bad start position 'b2 - w 3': "), "%s", r.err);
+    ck_assert_msg(strstr(r.err, "line 6, ply 10: b1-b2 is not legal: the game is over: black has lost"),
+                  "%s", r.err);
+    ck_assert_msg(strstr(r.out, "summary: 6 games"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "4 games with an illegal move"), "%s", r.out);
+    tl_result_free(&r);
+
+    tl_run(&r, NULL, "annotate", "-t", t3d, "--json", in, NULL);
+    ck_assert_int_eq(r.code, 1);
+    struct tl_jv *doc = tl_json_parse(r.out);
+    ck_assert_msg(doc != NULL, "%s", r.out);
+    const struct tl_jv *ill = tl_jget(jitem(doc, "games", 1), "illegal");
+    ck_assert(ill && ill->t == J_OBJ);
+    ck_assert_int_eq(tl_jget_u(ill, "ply"), 2);
+    ck_assert_str_eq(tl_jget_s(ill, "move"), "b2");
+    ck_assert(tl_jget(jitem(doc, "games", 0), "illegal")->t == J_NULL);
+    /* the last game comes after the bad ones and is judged whole */
+    ck_assert_int_eq(tl_jget(jitem(doc, "games", 5), "plies")->n, 2);
+    tl_json_free(doc);
+    tl_result_free(&r);
+
+    tl_run(&r, NULL, "annotate", "-t", t3d, "/nonexistent/games.txt", NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "cannot read '/nonexistent/games.txt'"), "%s", r.err);
+    tl_result_free(&r);
+    tl_run(&r, NULL, "annotate", "-t", t3d, "--start", "zz", NULL);
+    ck_assert_int_eq(r.code, 1);
+    tl_result_free(&r);
+    tl_run(&r, "b2\n", "annotate", "-t", "/nonexistent/tables", NULL);
+    ck_assert_int_eq(r.code, 2);
+    tl_result_free(&r);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* check                                                                  */
+/* ---------------------------------------------------------------------- */
+
+/* Illegal engine moves, each designed by hand to break one rule, get the
+ * reason a player would give. */
+START_TEST(check_illegal_moves_name_the_rule)
+{
+    /* White a7 d7 f6 g4 (4 stones: no flying), Black a1 d1 g1 (a mill) and b4 */
+    static const char *const cases[][2] = {
+        {"a7,d7,f6,g4 a1,d1,g1,b4 w ; a7-a1", "a1 is occupied"},
+        {"a7,d7,f6,g4 a1,d1,g1,b4 w ; a7-g7", "g7 is not next to a7 and White may not fly"},
+        {"a7,d7,f6,g4 a1,d1,g1,b4 w ; a1-a4", "a1 is not a white stone"},
+        {"a7,d7,f6,g4 a1,d1,g1,b4 w ; d6", "White has no stones left to place"},
+        {"a7,d7,f6,g4 a1,d1,g1,b4 w ; g4-g7",
+         "g4-g7 closes a mill: name the stone to remove (g4-g7xPOINT)"},
+        {"a7,d7,f6,g4 a1,d1,g1,b4 w ; g4-g7xa1",
+         "a1 stands in a mill and black has stones outside mills"},
+        {"a7,d7,f6,g4 a1,d1,g1,b4 w ; g4-g7 xd7", "d7 is not a black stone"},
+        {"a7,d7,f6,g4 a1,d1,g1,b4 w ; f6-f4xb4", "f6-f4 closes no mill, so it removes nothing"},
+        {"a7,d7,g7 a1,d1 b ; a1-a4", "the game is over: black has lost"},
+        {"a7 a1 w 8 8 ; a7-a4", "White still has stones to place"},
+    };
+    int n = (int)(sizeof cases / sizeof cases[0]);
+    char text[4096] = "";
+    for (int i = 0; i < n; i++) {
+        strcat(text, cases[i][0]);
+        strcat(text, "\n");
+    }
+    strcat(text, "a7,d7,f6,g4 a1,d1,g1,b4 w ; g4-g7xb4\n"); /* legal, outside the tables */
+    struct tl_result r;
+    tl_run(&r, text, "check", "-t", tn3, "--threads", "2", NULL);
+    ck_assert_int_eq(r.code, 1);
+    for (int i = 0; i < n; i++) {
+        char want[300];
+        const char *mv = strchr(cases[i][0], ';') + 2;
+        snprintf(want, sizeof want, "line %d: %s is not legal: %s\n", i + 1, mv, cases[i][1]);
+        ck_assert_msg(strstr(r.err, want), "missing '%s' in:\n%s", want, r.err);
+    }
+    char want[400];
+    snprintf(want, sizeof want, "%d: unknown  g4-g7xb4     sector 4-4 not in %s", n + 1, tn3);
+    ck_assert_msg(strstr(r.out, want), "missing '%s' in:\n%s", want, r.out);
+    ck_assert_msg(strstr(r.out, "0 judged, 1 unknown, 10 invalid"), "%s", r.out);
+    tl_result_free(&r);
+}
+END_TEST
+
+/* Known verdicts on three-diag's opening, the summary's counts, and
+ * malformed lines (truncated, no separator, two moves). */
+START_TEST(check_known_verdicts_and_summary)
+{
+    const char *in = write_input(3, "# the three kinds of opening\n"
+                                    "- - w 3 3 ; b2\n"
+                                    "- - w 3 3 ; a1 ; a corner\n"
+                                    "- - w 3 3 bm b1;\n"
+                                    "\n"
+                                    "- - w 3 3 ;\n"
+                                    "- - w 3 3\n"
+                                    "- - w 3 3 ; a1 a2\n"
+                                    "- - w 3 ; b2\n");
+    struct expect corner = expect_move(t3d, "- - w 3 3", "a1");
+    struct expect edge = expect_move(t3d, "- - w 3 3", "b1");
+    ck_assert_int_eq(corner.pos.wdl, MMTB_WIN); /* the first player wins ... */
+    ck_assert(!corner.best && !edge.best);        /* ... only from the centre */
+    struct tl_result r;
+    tl_run(&r, NULL, "check", "-t", t3d, "--json", in, NULL);
+    ck_assert_int_eq(r.code, 1);
+    struct tl_jv *doc = tl_json_parse(r.out);
+    ck_assert_msg(doc != NULL, "%s", r.out);
+    ck_assert_str_eq(tl_jget_s(jitem(doc, "positions", 0), "verdict"), "best");
+    ck_assert_str_eq(tl_jget_s(jitem(doc, "positions", 1), "verdict"), "error");
+    ck_assert_str_eq(tl_jget_s(jitem(doc, "positions", 1), "phase"), "placement");
+    ck_assert_str_eq(tl_jget_s(jitem(doc, "positions", 1), "sector"), "0-0-3-3");
+    assert_value(tl_jget(jitem(doc, "positions", 1), "after"), &corner.move, "corner");
+    assert_value(tl_jget(jitem(doc, "positions", 2), "after"), &edge.move, "edge");
+    ck_assert_int_eq(tl_jget_u(jitem(doc, "positions", 2), "line"), 4);
+    for (int i = 3; i < 7; i++)
+        ck_assert_str_eq(tl_jget_s(jitem(doc, "positions", i), "verdict"), "invalid");
+    const struct tl_jv *s = tl_jget(doc, "summary");
+    ck_assert_int_eq(tl_jget_u(s, "lines"), 7);
+    ck_assert_int_eq(tl_jget_u(s, "judged"), 3);
+    ck_assert_int_eq(tl_jget_u(s, "best"), 1);
+    ck_assert_int_eq(tl_jget_u(s, "errors"), 2);
+    ck_assert_int_eq(tl_jget_u(s, "invalid"), 4);
+    ck_assert_int_eq(tl_jget_u(tl_jget(tl_jget(s, "by_phase"), "placement"), "errors"), 2);
+    /* the worst error throws away the win for the fastest loss */
+    const struct tl_jv *w0 = jitem(s, "worst", 0);
+    ck_assert_str_eq(tl_jget_s(w0, "move"), edge.move.wdl < corner.move.wdl ? "b1" : "a1");
+    ck_assert_str_eq(tl_jget_s(w0, "best"), "b2");
+    tl_json_free(doc);
+    tl_result_free(&r);
+}
+END_TEST
+
+/* Every legal move of positions along random games on Six Men's Morris:
+ * each verdict equals the one derived from mmtb_probe_moves, every
+ * position has at least one best move, and the output does not depend on
+ * the number of threads. */
+START_TEST(check_every_move_agrees_with_the_move_list)
+{
+    mmtb_tb *tb;
+    mmtb_ctx *ctx;
+    ck_assert_int_eq(mmtb_tb_open(&tb, t6, NULL), MMTB_OK);
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    struct mmtb_move_value *all = malloc(sizeof *all * MMTB_MAX_MOVES);
+    size_t cap = 1 << 20, len = 0;
+    char *text = malloc(cap);
+    char (*want)[8] = malloc(sizeof *want * 20000);
+    ck_assert(all && text && want);
+    int nl = 0, npos = 0;
+    unsigned seed = 12345;
+    for (int game = 0; game < 12; game++) {
+        struct mmtb_pos p;
+        mmtb_pos_start(v, &p);
+        for (int ply = 0; ply < 40; ply++) {
+            int n = mmtb_probe_moves(ctx, &p, all, MMTB_MAX_MOVES);
+            ck_assert_int_ge(n, 0);
+            if (n == 0)
+                break;
+            char ps[128];
+            mmtb_pos_format(v, &p, ps, sizeof ps);
+            npos++;
+            for (int i = 0; i < n && nl < 20000; i++) {
+                char mb[64];
+                mmtb_move_format(v, &all[i].move, mb, sizeof mb);
+                if (len + 256 > cap)
+                    ck_assert((text = realloc(text, cap *= 2)) != NULL);
+                len += (size_t)sprintf(text + len, "%s ; %s\n", ps, mb);
+                const struct mmtb_value *a = &all[i].value, *b = &all[0].value;
+                bool best = a->wdl == b->wdl && (a->wdl == MMTB_DRAW || a->dtc == b->dtc);
+                snprintf(want[nl++], 8, "%s", best ? "best" : a->wdl == b->wdl ? "keeps" : "error");
+            }
+            seed = seed * 1103515245u + 12345u;
+            struct mmtb_pos q;
+            mmtb_pos_apply(v, &p, &all[(seed >> 16) % (unsigned)n].move, &q);
+            p = q;
+        }
+    }
+    const char *in = write_input(4, text);
+    struct tl_result r1, r3;
+    tl_run(&r1, NULL, "check", "-t", t6, "--threads", "1", in, NULL);
+    tl_run(&r3, NULL, "check", "-t", t6, "--threads", "3", in, NULL);
+    ck_assert_msg(r1.code == 0, "exit %d: %s", r1.code, r1.err);
+    ck_assert_str_eq(r1.out, r3.out);
+    /* line i of the output starts "i: VERDICT" */
+    const char *o = r1.out;
+    int bests = 0;
+    for (int i = 0; i < nl; i++) {
+        char head[32];
+        snprintf(head, sizeof head, "%d: ", i + 1);
+        ck_assert_msg(strncmp(o, head, strlen(head)) == 0, "line %d out of order", i + 1);
+        const char *vd = o + strlen(head);
+        const char *w = strcmp(want[i], "error") == 0 ? "ERROR" : want[i];
+        ck_assert_msg(strncmp(vd, w, strlen(w)) == 0, "line %d: expected %s, got %.20s", i + 1,
+                      w, vd);
+        bests += strcmp(want[i], "best") == 0;
+        o = strchr(o, '\n') + 1;
+    }
+    ck_assert_int_ge(bests, npos);
+    ck_assert_int_gt(npos, 100);
+    tl_result_free(&r1);
+    tl_result_free(&r3);
+    free(want);
+    free(text);
+    free(all);
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+
+/* Run mmtb-gen with the given arguments; false when it fails. */
+static bool gen(const char *variant, const char *extra, const char *out)
+{
+    char *argv[10];
+    int n = 0;
+    argv[n++] = GEN_BIN;
+    argv[n++] = "-v";
+    argv[n++] = (char *)variant;
+    char e1[32] = "", e2[32] = "";
+    if (extra) {
+        sscanf(extra, "%31s %31s", e1, e2);
+        argv[n++] = e1;
+        if (e2[0])
+            argv[n++] = e2;
+    }
+    argv[n++] = "-o";
+    argv[n++] = (char *)out;
+    argv[n++] = "--quiet";
+    argv[n] = NULL;
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    int rc = posix_spawn(&pid, GEN_BIN, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    int status = 0;
+    return rc == 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
+
+int main(void)
+{
+    /* the tables, made once by the real generator (no OpenMP in this process) */
+    snprintf(tdir, sizeof tdir, "/tmp/check_verify_XXXXXX");
+    if (!mkdtemp(tdir)) {
+        fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+        return EXIT_FAILURE;
+    }
+    snprintf(t3d, sizeof t3d, "%s/three-diag", tdir);
+    snprintf(t6, sizeof t6, "%s/six", tdir);
+    snprintf(tn3, sizeof tn3, "%s/nine3", tdir);
+    if (!gen("three-diag", "--start", t3d) || !gen("six", "--start", t6) ||
+        !gen("nine", "--max-stones 3", tn3)) {
+        fprintf(stderr, "check_verify: mmtb-gen failed to make the test tables\n");
+        return EXIT_FAILURE;
+    }
+
+    Suite *s = suite_create("verify");
+    TCase *ta = tcase_create("annotate");
+    tcase_set_timeout(ta, 120);
+    tcase_add_test(ta, annotate_three_diag_error_at_known_ply);
+    tcase_add_test(ta, annotate_recorded_result_against_the_tables);
+    tcase_add_test(ta, annotate_grammar);
+    tcase_add_test(ta, annotate_illegal_and_truncated);
+    suite_add_tcase(s, ta);
+    TCase *tc = tcase_create("check");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, check_illegal_moves_name_the_rule);
+    tcase_add_test(tc, check_known_verdicts_and_summary);
+    tcase_add_test(tc, check_every_move_agrees_with_the_move_list);
+    suite_add_tcase(s, tc);
+
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "check_verify: could not remove %s\n", tdir);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
