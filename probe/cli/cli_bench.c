@@ -25,7 +25,7 @@
 static const char bench_help[] =
     "Usage: mmtb-probe bench -t DIR [--count N] [--seed S] [--cache BYTES]\n"
     "                        [--small-cache BYTES] [--cold N] [--threads T]\n"
-    "                        [--drop-caches] [--json]\n"
+    "                        [--drop-caches] [--json] [--write-check FILE]\n"
     "\n"
     "Measure probing on the tables in DIR.  N positions are drawn uniformly\n"
     "from the canonical positions of the sectors present (a random slot of a\n"
@@ -58,6 +58,9 @@ static const char bench_help[] =
     "      --cold N           fresh contexts for the 'fresh' rows (default:\n"
     "                         the smaller of 1000 and --count; 0 skips them)\n"
     "  -T, --threads T        add the multi-threaded rows (1..256)\n"
+    "      --write-check FILE write the sample as input of 'mmtb-probe check'\n"
+    "                         (each position that is not over, with one of its\n"
+    "                         legal moves drawn at random) and measure nothing\n"
     "      --drop-caches      posix_fadvise(POSIX_FADV_DONTNEED) on the sector\n"
     "                         files before each cold phase and before each\n"
     "                         fresh-context probe\n"
@@ -77,6 +80,7 @@ struct bench_opts {
     size_t cache, small_cache;
     int threads;
     bool json, drop;
+    const char *write_check; /* write the sample as `check` input and stop */
 };
 
 /* One measured row: probes, elapsed nanoseconds and, for individually
@@ -148,43 +152,6 @@ static uint64_t rnd_below(uint64_t *s, uint64_t n)
     }
 }
 
-/* "256M" -> 268435456: a decimal number with an optional K, M or G
- * (powers of 1024); 1 byte .. 1 TiB. */
-static bool parse_bytes(const char *s, size_t *out)
-{
-    char *end;
-    if (!s || *s < '0' || *s > '9')
-        return false;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno)
-        return false;
-    unsigned shift = 0;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        shift = 10;
-        break;
-    case 'm':
-    case 'M':
-        shift = 20;
-        break;
-    case 'g':
-    case 'G':
-        shift = 30;
-        break;
-    case '\0':
-        break;
-    default:
-        return false;
-    }
-    if (*end && end[1] != '\0')
-        return false;
-    if (x == 0 || x > (1ULL << 40) >> shift)
-        return false;
-    *out = (size_t)(x << shift);
-    return true;
-}
 
 /* Drop the sector files of the usable sectors from the OS page cache.
  * Only clean pages can go, so the first call flushes pages the solver may
@@ -391,6 +358,41 @@ static int make_sample(struct bench_state *st, mmtb_tb *tb)
             st->terminal++;
     }
     free(cum);
+    return CLI_EXIT_OK;
+}
+
+/* Write the sample as `check` input: "POSITION ; MOVE", a legal move
+ * drawn with the sample's generator; positions where the game is over are
+ * left out.  Returns an exit code. */
+static int write_check_input(const struct bench_state *st)
+{
+    FILE *f = fopen(st->o->write_check, "w");
+    if (!f) {
+        cli_error(st->cmd, "cannot write '%s': %s", st->o->write_check, strerror(errno));
+        return CLI_EXIT_INPUT;
+    }
+    struct mmtb_move *mv = malloc(sizeof *mv * MMTB_MAX_MOVES);
+    uint64_t rs = st->o->seed ^ 0x9e3779b97f4a7c15ull;
+    long written = 0;
+    for (long k = 0; mv && k < st->o->count; k++) {
+        const struct mmtb_pos *p = &st->pos[k];
+        int n = mmtb_pos_terminal(st->v, p) == MMTB_NOT_TERMINAL ? mmtb_gen_moves(st->v, p, mv) : 0;
+        if (n <= 0)
+            continue;
+        char pb[160], mb[64];
+        mmtb_pos_format(st->v, p, pb, sizeof pb);
+        mmtb_move_format(st->v, &mv[rnd_below(&rs, (uint64_t)n)], mb, sizeof mb);
+        fprintf(f, "%s ; %s\n", pb, mb);
+        written++;
+    }
+    free(mv);
+    if (fclose(f) != 0 || !mv) {
+        cli_error(st->cmd, "cannot write '%s'", st->o->write_check);
+        return CLI_EXIT_INPUT;
+    }
+    if (!st->o->json)
+        printf("%ld positions with a random legal move written to %s\n", written,
+               st->o->write_check);
     return CLI_EXIT_OK;
 }
 
@@ -811,6 +813,7 @@ int cli_cmd_bench(int argc, char **argv)
         O_THREADS,
         O_DROP,
         O_JSON,
+        O_WRITE_CHECK,
         O_HELP
     };
     static const struct cli_opt opts[] = {{"tables", 't', true, O_TABLES},
@@ -822,6 +825,7 @@ int cli_cmd_bench(int argc, char **argv)
                                           {"threads", 'T', true, O_THREADS},
                                           {"drop-caches", 0, false, O_DROP},
                                           {"json", 'j', false, O_JSON},
+                                          {"write-check", 0, true, O_WRITE_CHECK},
                                           {"help", 'h', false, O_HELP},
                                           {NULL, 0, false, 0}};
     struct bench_opts o = {.count = 100000,
@@ -854,7 +858,7 @@ int cli_cmd_bench(int argc, char **argv)
             break;
         case O_CACHE:
         case O_SMALL:
-            if (!parse_bytes(arg, id == O_CACHE ? &o.cache : &o.small_cache))
+            if (!cli_parse_bytes(arg, id == O_CACHE ? &o.cache : &o.small_cache))
                 return cli_usage_error(ps.cmd, "bad --%s '%s' (bytes, e.g. 1048576 or 1M)",
                                        id == O_CACHE ? "cache" : "small-cache", arg);
             break;
@@ -873,6 +877,9 @@ int cli_cmd_bench(int argc, char **argv)
             break;
         case O_JSON:
             o.json = true;
+            break;
+        case O_WRITE_CHECK:
+            o.write_check = arg;
             break;
         case O_HELP:
             fputs(bench_help, stdout);
@@ -906,6 +913,10 @@ int cli_cmd_bench(int argc, char **argv)
         goto out;
     }
     ret = make_sample(&st, info);
+    if (ret == CLI_EXIT_OK && o.write_check) {
+        ret = write_check_input(&st);
+        goto out;
+    }
     /* W/D/L only first: its results are the reference the others must match */
     if (ret == CLI_EXIT_OK)
         ret = phase_first_warm(&st, false, NULL);

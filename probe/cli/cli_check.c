@@ -19,7 +19,8 @@
 #include "sector_index.h"
 
 static const char check_help[] =
-    "Usage: mmtb-probe check -t DIR [--json] [--summary] [--threads N] [--worst K] [FILE...]\n"
+    "Usage: mmtb-probe check -t DIR [--json] [--summary] [--threads N] [--worst K]\n"
+    "                        [--cache BYTES] [FILE...]\n"
     "\n"
     "Judge moves chosen by an engine against perfect play.  Each input line\n"
     "is a position (simple form or Sanmill FEN), a separator and the move:\n"
@@ -46,6 +47,7 @@ static const char check_help[] =
     "  -s, --summary      only the summary, no line per position\n"
     "  -n, --threads N    threads (default: the number of processors)\n"
     "      --worst K      how many worst errors and sectors to list (default 10)\n"
+    "  -c, --cache BYTES  block cache per thread (default 256M; K, M, G suffixes)\n"
     "  -h, --help         show this help\n"
     "\n"
     "Exit codes:\n"
@@ -87,6 +89,7 @@ struct check {
     const struct mmtb_variant *v;
     bool json, summary_only;
     int threads, nworst;
+    size_t cache;                       /* block cache per thread */
     long lines, judged, best, keeps, errors, unknown, invalid;
     long kinds[3];                      /* win->draw, win->loss, draw->loss */
     long phase_judged[3], phase_err[3]; /* placement, movement, flying */
@@ -197,7 +200,7 @@ static void *worker_run(void *arg)
     struct worker *w = arg;
     mmtb_ctx *ctx = NULL;
     struct mmtb_move_value *scratch = malloc(sizeof *scratch * MMTB_MAX_MOVES);
-    w->rc = scratch ? mmtb_ctx_create(&ctx, w->c->tb, 0) : MMTB_ERR_NOMEM;
+    w->rc = scratch ? mmtb_ctx_create(&ctx, w->c->tb, w->c->cache) : MMTB_ERR_NOMEM;
     if (w->rc == MMTB_OK)
         for (int i = w->tid; i < w->n; i += w->nthreads)
             judge_item(w->c, ctx, scratch, &w->items[i]);
@@ -501,12 +504,13 @@ static bool check_stream(struct check *c, FILE *f, struct item *items)
 
 int cli_cmd_check(int argc, char **argv)
 {
-    enum { O_TABLES = 1, O_JSON, O_SUMMARY, O_THREADS, O_WORST, O_HELP };
+    enum { O_TABLES = 1, O_JSON, O_SUMMARY, O_THREADS, O_WORST, O_CACHE, O_HELP };
     static const struct cli_opt opts[] = {{"tables", 't', true, O_TABLES},
                                           {"json", 'j', false, O_JSON},
                                           {"summary", 's', false, O_SUMMARY},
                                           {"threads", 'n', true, O_THREADS},
                                           {"worst", 0, true, O_WORST},
+                                          {"cache", 'c', true, O_CACHE},
                                           {"help", 'h', false, O_HELP},
                                           {NULL, 0, false, 0}};
     struct cli_parser ps;
@@ -515,6 +519,7 @@ int cli_cmd_check(int argc, char **argv)
     long x, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     c.threads = ncpu > 0 ? (int)(ncpu < 64 ? ncpu : 64) : 1;
     c.nworst = 10;
+    c.cache = (size_t)256 << 20;
     const char *arg;
     int id, nfiles = 0, ret = CLI_EXIT_OK;
     char **files = calloc((size_t)argc + 1, sizeof *files);
@@ -550,6 +555,12 @@ int cli_cmd_check(int argc, char **argv)
                 return cli_usage_error(ps.cmd, "bad --worst '%s' (0 to 10000)", arg);
             }
             c.nworst = (int)x;
+            break;
+        case O_CACHE:
+            if (!cli_parse_bytes(arg, &c.cache)) {
+                free(files);
+                return cli_usage_error(ps.cmd, "bad --cache '%s' (bytes, e.g. 64M)", arg);
+            }
             break;
         case O_HELP:
             fputs(check_help, stdout);

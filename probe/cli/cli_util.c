@@ -183,6 +183,44 @@ bool cli_load_variant(const char *cmd, const char *name, struct mmtb_variant **v
     return false;
 }
 
+/* "256M" -> 268435456: a decimal number with an optional K, M or G
+ * (powers of 1024); 1 byte .. 1 TiB. */
+bool cli_parse_bytes(const char *s, size_t *out)
+{
+    char *end;
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno)
+        return false;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        shift = 10;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        break;
+    case '\0':
+        break;
+    default:
+        return false;
+    }
+    if (*end && end[1] != '\0')
+        return false;
+    if (x == 0 || x > (1ULL << 40) >> shift)
+        return false;
+    *out = (size_t)(x << shift);
+    return true;
+}
+
 /* JSON string escaping per RFC 8259: quote, backslash and control characters
  * are escaped; other bytes pass through (the input is UTF-8 or ASCII). */
 void cli_json_str(FILE *f, const char *s)

@@ -74,6 +74,10 @@ int cli_next(struct cli_parser *p, const struct cli_opt *opts, const char **arg)
  * one. */
 bool cli_parse_long(const char *s, long lo, long hi, long *out);
 
+/* Parse a byte count "268435456", "256K", "256M", "1G" (powers of 1024;
+ * 1 byte .. 1 TiB); false when it is not one. */
+bool cli_parse_bytes(const char *s, size_t *out);
+
 /* Print "mmtb-probe CMD: MESSAGE" to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
