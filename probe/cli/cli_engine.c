@@ -98,47 +98,6 @@ static void info_string(const char *fmt, ...)
     va_end(ap);
 }
 
-/*
- * Apply one action token to e->pos: a whole turn, or Sanmill's halves of
- * one (a move that closes a mill leaves its removal pending; "xb4" makes
- * it).  Returns false with the reason in why.
- */
-static bool apply_action(struct engine *e, const char *tok, char *why, size_t len)
-{
-    const struct mmtb_variant *v = e->v;
-    struct mmtb_move m;
-    char err[160] = "";
-    if (mmtb_move_parse(v, tok, &m, err, sizeof err) != MMTB_OK) {
-        snprintf(why, len, "%s", err);
-        return false;
-    }
-    struct mmtb_pos q;
-    if (cli_match_move(v, &e->pos, &m, err, sizeof err) == MMTB_OK) {
-        mmtb_pos_apply(v, &e->pos, &m, &q);
-        e->pos = q;
-        return true;
-    }
-    /* the first half of a mill-closing turn: legal with some removal */
-    int n = mmtb_pos_terminal(v, &e->pos) == MMTB_NOT_TERMINAL && e->pos.remove == 0
-                ? mmtb_gen_moves(v, &e->pos, e->legal)
-                : 0;
-    for (int i = 0; i < n; i++)
-        if (m.remove < 0 && e->legal[i].from == m.from && e->legal[i].to == m.to &&
-            e->legal[i].remove >= 0) {
-            q = e->pos;
-            if (m.from >= 0)
-                q.stones[q.side] &= ~(1u << m.from);
-            else
-                q.hand[q.side]--;
-            q.stones[q.side] |= 1u << m.to;
-            q.remove = 1;
-            e->pos = q;
-            return true;
-        }
-    snprintf(why, len, "%s is not legal: %s", tok, err);
-    return false;
-}
-
 /* "position startpos|fen POSITION [moves ...]" */
 static void cmd_position(struct engine *e, char *args)
 {
@@ -172,7 +131,7 @@ static void cmd_position(struct engine *e, char *args)
         for (char *save, *t = strtok_r(end_moves, " \t", &save); t;
              t = strtok_r(NULL, " \t", &save)) {
             k++;
-            if (!apply_action(e, t, err, sizeof err)) {
+            if (cli_apply_action(e->v, &e->pos, t, err, sizeof err) != MMTB_OK) {
                 snprintf(e->why, sizeof e->why, "move %d: %s", k, err);
                 info_string("error: %s", e->why);
                 return;

@@ -52,7 +52,7 @@ static char **words_alloc(int argc)
 /* ---------------------------------------------------------------------- */
 
 static const char moves_help[] =
-    "Usage: mmtb-probe moves [-v VARIANT] [--quiet] [--json] [POSITION]\n"
+    "Usage: mmtb-probe moves [-v VARIANT] [--quiet] [--json] [--play MOVES] [POSITION]\n"
     "\n"
     "List the legal moves (whole turns: placement, slide or flight, with the\n"
     "removal when it closes a mill: d6, d6-d5, d6-d5xb4, xb4) of a position,\n"
@@ -65,21 +65,28 @@ static const char moves_help[] =
     "Options:\n"
     "  -v, --variant VARIANT  built-in name or variant file (default: nine)\n"
     "  -q, --quiet            only the moves, one per line\n"
-    "  -j, --json             one JSON object: position, side, game_over, count, moves\n"
+    "  -j, --json             one JSON object: position, side, remove (removals\n"
+    "                         pending), game_over, count, moves\n"
+    "  -p, --play MOVES       first play MOVES (one argument, separated by\n"
+    "                         spaces) from POSITION: whole turns, or Sanmill's\n"
+    "                         actions (d6-d5 then xb4); then list the moves of\n"
+    "                         the position reached (JSON: position is that one)\n"
     "  -h, --help             show this help\n"
     "\n"
-    "Exit codes: 0 success, 1 bad usage, unknown variant or malformed position.\n";
+    "Exit codes: 0 success, 1 bad usage, unknown variant, malformed position\n"
+    "or an illegal move in --play.\n";
 
 int cli_cmd_moves(int argc, char **argv)
 {
-    enum { O_VARIANT = 1, O_QUIET, O_JSON, O_HELP };
+    enum { O_VARIANT = 1, O_QUIET, O_JSON, O_PLAY, O_HELP };
     static const struct cli_opt opts[] = {{"variant", 'v', true, O_VARIANT},
                                           {"quiet", 'q', false, O_QUIET},
+                                          {"play", 'p', true, O_PLAY},
                                           {"json", 'j', false, O_JSON},
                                           {"help", 'h', false, O_HELP},
                                           {NULL, 0, false, 0}};
     struct cli_parser ps;
-    const char *arg, *vname = "nine";
+    const char *arg, *vname = "nine", *play = NULL;
     bool quiet = false, json = false;
     int id, nw = 0, ret = CLI_EXIT_INPUT;
     char **words = words_alloc(argc), *text = NULL;
@@ -102,6 +109,9 @@ int cli_cmd_moves(int argc, char **argv)
         case O_JSON:
             json = true;
             break;
+        case O_PLAY:
+            play = arg;
+            break;
         case O_HELP:
             fputs(moves_help, stdout);
             ret = CLI_EXIT_OK;
@@ -120,6 +130,25 @@ int cli_cmd_moves(int argc, char **argv)
         cli_error(ps.cmd, "out of memory");
         goto out_variant;
     }
+    if (play) {
+        /* the position reached is the one listed (and printed in JSON) */
+        char *list = strdup(play), why[240];
+        int k = 0;
+        bool ok = list != NULL;
+        for (char *save, *t = list ? strtok_r(list, " \t", &save) : NULL; t && ok;
+             t = strtok_r(NULL, " \t", &save)) {
+            k++;
+            if (cli_apply_action(v, &p, t, why, sizeof why) != MMTB_OK) {
+                cli_error(ps.cmd, "--play, move %d: %s", k, why);
+                ok = false;
+            }
+        }
+        free(list);
+        free(text);
+        text = NULL;
+        if (!ok)
+            goto out_moves;
+    }
     int term = mmtb_pos_terminal(v, &p);
     int n = term == MMTB_NOT_TERMINAL ? mmtb_gen_moves(v, &p, moves) : 0;
     if (n < 0) {
@@ -135,7 +164,8 @@ int cli_cmd_moves(int argc, char **argv)
             mmtb_pos_format(v, &p, pbuf, sizeof pbuf);
             cli_json_str(stdout, pbuf);
         }
-        printf(",\"side\":\"%s\",\"game_over\":", cli_colour_name(p.side, false));
+        printf(",\"side\":\"%s\",\"remove\":%d,\"game_over\":", cli_colour_name(p.side, false),
+               p.remove);
         if (term == MMTB_NOT_TERMINAL)
             printf("null");
         else

@@ -155,6 +155,46 @@ int cli_match_move(const struct mmtb_variant *v, const struct mmtb_pos *p,
     return rc;
 }
 
+int cli_apply_action(const struct mmtb_variant *v, struct mmtb_pos *p, const char *tok, char *why,
+                     size_t len)
+{
+    struct mmtb_move m;
+    char err[160] = "";
+    if (mmtb_move_parse(v, tok, &m, err, sizeof err) != MMTB_OK) {
+        snprintf(why, len, "%s", err);
+        return MMTB_ERR_PARSE;
+    }
+    struct mmtb_pos q;
+    if (cli_match_move(v, p, &m, err, sizeof err) == MMTB_OK) {
+        mmtb_pos_apply(v, p, &m, &q);
+        *p = q;
+        return MMTB_OK;
+    }
+    /* the first half of a mill-closing turn: legal with some removal */
+    struct mmtb_move *legal = malloc(sizeof *legal * MMTB_MAX_MOVES);
+    int n = legal && m.remove < 0 && p->remove == 0 &&
+                    mmtb_pos_terminal(v, p) == MMTB_NOT_TERMINAL
+                ? mmtb_gen_moves(v, p, legal)
+                : 0;
+    bool half = false;
+    for (int i = 0; i < n && !half; i++)
+        half = legal[i].from == m.from && legal[i].to == m.to && legal[i].remove >= 0;
+    free(legal);
+    if (!half) {
+        snprintf(why, len, "%s is not legal: %s", tok, err);
+        return MMTB_ERR_INVALID;
+    }
+    q = *p;
+    if (m.from >= 0)
+        q.stones[q.side] &= ~(1u << m.from);
+    else
+        q.hand[q.side]--;
+    q.stones[q.side] |= 1u << m.to;
+    q.remove = 1;
+    *p = q;
+    return MMTB_OK;
+}
+
 int cli_parse_turn(const struct mmtb_variant *v, char *const *tok, int ntok, int *used,
                    struct mmtb_move *m, char *err, size_t len)
 {

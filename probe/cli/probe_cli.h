@@ -157,6 +157,16 @@ struct cli_judgement {
 int cli_parse_turn(const struct mmtb_variant *v, char *const *tok, int ntok, int *used,
                    struct mmtb_move *m, char *err, size_t len);
 
+/*
+ * Apply one action to *p as Sanmill's protocol writes them: a whole turn
+ * (d6, d6-d5, d6-d5xb4, xb4 when a removal is pending), or the first half
+ * of a mill-closing turn (d6-d5), which leaves the removal pending
+ * (p->remove = 1, same side to move).  Returns MMTB_OK, MMTB_ERR_PARSE or
+ * MMTB_ERR_INVALID with the reason in why ("d6-d5 is not legal: ...").
+ */
+int cli_apply_action(const struct mmtb_variant *v, struct mmtb_pos *p, const char *tok, char *why,
+                     size_t len);
+
 /* MMTB_OK when m is a legal move of p; otherwise MMTB_ERR_INVALID with the
  * first rule it breaks in why ("d5 is occupied", "the game is over: ..."). */
 int cli_match_move(const struct mmtb_variant *v, const struct mmtb_pos *p,
