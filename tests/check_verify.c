@@ -1,6 +1,7 @@
 /*
  * check_verify.c - tests of verifying games and engines against the tables:
- * `mmtb-probe annotate` and `mmtb-probe check`, driven as users run them.
+ * `mmtb-probe annotate`, `check` and `engine` (through a pipe, as a GUI or
+ * a match runner drives it), run as users run them.
  * Expected verdicts come from known facts (three-diag is won only by
  * opening in the centre; a completed mill ends it), from the rules (illegal
  * moves designed by hand), and from libmmtb's move list probed in-process
@@ -487,6 +488,296 @@ START_TEST(check_every_move_agrees_with_the_move_list)
 }
 END_TEST
 
+
+/* ---------------------------------------------------------------------- */
+/* engine                                                                 */
+/* ---------------------------------------------------------------------- */
+
+/* The lines of `out` that start with `word `, in order (at most max). */
+static int lines_starting(const char *out, const char *word, char lines[][128], int max)
+{
+    int n = 0;
+    size_t wl = strlen(word);
+    for (const char *l = out; *l && n < max;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        if (len > wl && !strncmp(l, word, wl) && l[wl] == ' ') {
+            snprintf(lines[n], 128, "%.*s", (int)(len - wl - 1), l + wl + 1);
+            n++;
+        }
+        l += len + (e != NULL);
+    }
+    return n;
+}
+
+/* The protocol's handshake, and the known answer: on three-diag the only
+ * winning opening is the centre, so `position startpos` + `go` must answer
+ * b2 with a win in the info line. */
+START_TEST(engine_three_diag_answers_the_centre)
+{
+    struct tl_result r;
+    tl_run(&r, "uci\nisready\nucinewgame\nposition startpos\ngo movetime 100\nquit\nd\n", "engine",
+           "-t", t3d, NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "id name mmtb-probe "), "%s", r.out);
+    static const char *const opts[] = {"Random type check default false",
+                                       "Seed type spin default 1 min 0 max 2147483647",
+                                       "WholeTurn type check default false",
+                                       "FallbackLegal type check default false"};
+    for (int i = 0; i < 4; i++) {
+        char want[128];
+        snprintf(want, sizeof want, "option name %s\n", opts[i]);
+        ck_assert_msg(strstr(r.out, want), "no '%s' in:\n%s", want, r.out);
+    }
+    char *uciok = strstr(r.out, "uciok\n"), *ready = strstr(r.out, "readyok\n");
+    ck_assert_msg(uciok && ready && uciok < ready, "%s", r.out);
+    char best[4][128];
+    ck_assert_int_eq(lines_starting(r.out, "bestmove", best, 4), 1);
+    ck_assert_str_eq(best[0], "b2");
+    struct expect e = expect_move(t3d, "- - w 3 3", "b2");
+    char want[128];
+    snprintf(want, sizeof want, "info depth %d score mate %d wdl 1000 0 0 pv b2\n", e.pos.dtc,
+             (e.pos.dtc + 1) / 2);
+    ck_assert_int_eq(e.pos.wdl, MMTB_WIN);
+    ck_assert_msg(strstr(r.out, want), "no '%s' in:\n%s", want, r.out);
+    /* nothing after quit was read */
+    ck_assert_msg(!strstr(r.out, "info string position"), "%s", r.out);
+    tl_result_free(&r);
+}
+END_TEST
+
+/* A mill-closing turn is two actions: the move, then (same side, second
+ * go) the removal; with WholeTurn the turn comes whole.  Nine, 3 v 3:
+ * White flies b2-g7 closing a7-d7-g7, and any removal leaves Black two
+ * stones, so every one of the three is a best answer. */
+START_TEST(engine_removal_in_two_actions)
+{
+    const char *fen = "a7,d7,b2 a1,d1,f4 w";
+    char in[1024];
+    snprintf(in, sizeof in,
+             "position fen %s\ngo\n"
+             "position fen %s moves b2-g7\ngo\n"
+             "position fen %s moves b2-g7 xd1\ngo\n"
+             "position fen %s moves b2-g7xd1\ngo\n"
+             "setoption name WholeTurn value true\n"
+             "position fen %s\ngo\n",
+             fen, fen, fen, fen, fen);
+    struct tl_result r;
+    tl_run(&r, in, "engine", "-t", tn3, NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    char best[8][128];
+    ck_assert_int_eq(lines_starting(r.out, "bestmove", best, 8), 5);
+    ck_assert_str_eq(best[0], "b2-g7");
+    ck_assert_msg(!strcmp(best[1], "xa1") || !strcmp(best[1], "xd1") || !strcmp(best[1], "xf4"),
+                  "removal %s", best[1]);
+    ck_assert_str_eq(best[2], "(none)"); /* Black is down to two stones */
+    ck_assert_str_eq(best[3], "(none)");
+    ck_assert_msg(strstr(r.out, "info string the game is over: the side to move has lost\n"), "%s",
+                  r.out);
+    ck_assert_msg(!strncmp(best[4], "b2-g7x", 6), "whole turn %s", best[4]);
+    struct expect e = expect_move(tn3, fen, best[4]);
+    ck_assert(e.best);
+    ck_assert_int_eq(e.move.wdl, MMTB_WIN);
+    ck_assert_int_eq(e.move.dtc, 1);
+    tl_result_free(&r);
+}
+END_TEST
+
+/* Every answer of the engine is one of the best moves that libmmtb lists,
+ * on positions along random Six Men's Morris games (one engine process,
+ * whole turns); with Random the answers are still best, vary among the
+ * best moves, and repeat exactly for the same seed. */
+START_TEST(engine_answers_are_best_moves)
+{
+    mmtb_tb *tb;
+    mmtb_ctx *ctx;
+    ck_assert_int_eq(mmtb_tb_open(&tb, t6, NULL), MMTB_OK);
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    struct mmtb_move_value *all = malloc(sizeof *all * MMTB_MAX_MOVES);
+    enum { NPOS = 240 };
+    char (*pos)[128] = malloc(sizeof *pos * NPOS);
+    size_t cap = NPOS * 160;
+    char *in = malloc(cap);
+    ck_assert(all && pos && in);
+    size_t len = (size_t)sprintf(in, "setoption name WholeTurn value true\n");
+    int np = 0;
+    unsigned seed = 777;
+    while (np < NPOS) {
+        struct mmtb_pos p;
+        mmtb_pos_start(v, &p);
+        for (int ply = 0; ply < 30 && np < NPOS; ply++) {
+            int n = mmtb_probe_moves(ctx, &p, all, MMTB_MAX_MOVES);
+            ck_assert_int_ge(n, 0);
+            if (n == 0)
+                break;
+            mmtb_pos_format(v, &p, pos[np], sizeof pos[np]);
+            len += (size_t)sprintf(in + len, "position fen %s\ngo\n", pos[np]);
+            np++;
+            seed = seed * 1103515245u + 12345u;
+            struct mmtb_pos q;
+            mmtb_pos_apply(v, &p, &all[(seed >> 16) % (unsigned)n].move, &q);
+            p = q;
+        }
+    }
+    struct tl_result r;
+    tl_run(&r, in, "engine", "-t", t6, NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    char (*best)[128] = malloc(sizeof *best * NPOS);
+    ck_assert(best != NULL);
+    ck_assert_int_eq(lines_starting(r.out, "bestmove", best, NPOS), NPOS);
+    for (int i = 0; i < NPOS; i++) {
+        struct expect e = expect_move(t6, pos[i], best[i]);
+        ck_assert_msg(e.best, "%s: engine answered %s, not a best move", pos[i], best[i]);
+    }
+    tl_result_free(&r);
+
+    /* Random: the start of six has many best moves (every placement draws?
+     * whatever they are, the answers must be among them) */
+    char rin[4096];
+    len = (size_t)sprintf(rin, "setoption name Random value true\nsetoption name Seed value 42\n");
+    for (int i = 0; i < 40; i++)
+        len += (size_t)sprintf(rin + len, "position startpos\ngo\n");
+    struct tl_result r1, r2;
+    tl_run(&r1, rin, "engine", "-t", t6, NULL);
+    tl_run(&r2, rin, "engine", "-t", t6, NULL);
+    ck_assert_int_eq(r1.code, 0);
+    ck_assert_str_eq(r1.out, r2.out); /* same seed, same answers */
+    ck_assert_int_eq(lines_starting(r1.out, "bestmove", best, NPOS), 40);
+    struct mmtb_pos start;
+    mmtb_pos_start(v, &start);
+    char sp[128];
+    mmtb_pos_format(v, &start, sp, sizeof sp);
+    int n = mmtb_probe_moves(ctx, &start, all, MMTB_MAX_MOVES), nbest = 0;
+    while (nbest < n && all[nbest].value.wdl == all[0].value.wdl &&
+           (all[0].value.wdl == MMTB_DRAW || all[nbest].value.dtc == all[0].value.dtc))
+        nbest++;
+    ck_assert_int_gt(nbest, 1);
+    int distinct = 0;
+    for (int i = 0; i < 40; i++) {
+        ck_assert_msg(expect_move(t6, sp, best[i]).best, "random answer %s is not best", best[i]);
+        bool seen = false;
+        for (int j = 0; j < i; j++)
+            seen |= !strcmp(best[j], best[i]);
+        distinct += !seen;
+    }
+    ck_assert_int_gt(distinct, 1);
+    tl_result_free(&r1);
+    tl_result_free(&r2);
+    free(best);
+    free(in);
+    free(pos);
+    free(all);
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
+}
+END_TEST
+
+/* Bad input never stops the engine: an illegal move list, an unknown
+ * command or option, a bad option value; outside the tables it says so and
+ * answers (none), or with FallbackLegal a legal move marked as not
+ * perfect play.  Bad usage and missing tables are exit 1 and 2. */
+START_TEST(engine_bad_input_and_outside_the_tables)
+{
+    struct tl_result r;
+    tl_run(&r,
+           "position startpos moves b2 b2\ngo\n"
+           "position nowhere\n"
+           "position fen - - w 9\n"
+           "frobnicate\n"
+           "setoption name Hash value 16\n"
+           "setoption name Random value maybe\n"
+           "setoption name Seed value -3\n"
+           "position fen a7,d7,f6,c4 a1,d1,g1 w\ngo\n"
+           "setoption name FallbackLegal value true\ngo\n"
+           "isready\n",
+           "engine", "-t", tn3, NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    static const char *const said[] = {
+        "info string error: move 2: b2 is not legal: b2 is occupied\n",
+        "info string error: no valid position (move 2: b2 is not legal: b2 is occupied)\n",
+        "info string error: expected 'position startpos' or 'position fen ...'\n",
+        "info string error: bad position: ",
+        "info string error: unknown command: frobnicate\n",
+        "info string error: no such option: Hash\n",
+        "info string error: option Random takes true or false, got 'maybe'\n",
+        "info string error: option Seed takes 0..2147483647, got '-3'\n",
+        "info string the tables cannot answer: ",
+        "info string not perfect play: the tables cannot answer: ",
+    };
+    for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
+        ck_assert_msg(strstr(r.out, said[i]), "no '%s' in:\n%s", said[i], r.out);
+    char want[400];
+    snprintf(want, sizeof want, "(sector 4-3, tables %s)", tn3);
+    ck_assert_msg(strstr(r.out, want), "no '%s' in:\n%s", want, r.out);
+    char best[4][128];
+    ck_assert_int_eq(lines_starting(r.out, "bestmove", best, 4), 3);
+    ck_assert_str_eq(best[0], "(none)");
+    ck_assert_str_eq(best[1], "(none)");
+    /* the fallback is a legal move of the position (White has 4 stones, so
+     * it slides), checked by the rules library */
+    struct mmtb_variant *nine = tl_load_variant("nine");
+    struct mmtb_pos p;
+    struct mmtb_move m, *legal = malloc(sizeof *legal * MMTB_MAX_MOVES);
+    ck_assert(legal != NULL);
+    ck_assert_int_eq(mmtb_pos_parse(nine, "a7,d7,f6,c4 a1,d1,g1 w", &p, NULL, 0), MMTB_OK);
+    ck_assert_int_eq(mmtb_move_parse(nine, best[2], &m, NULL, 0), MMTB_OK);
+    int n = mmtb_gen_moves(nine, &p, legal);
+    bool found = false;
+    for (int i = 0; i < n; i++)
+        found |= legal[i].from == m.from && legal[i].to == m.to;
+    ck_assert_msg(found, "fallback %s is not legal", best[2]);
+    free(legal);
+    mmtb_variant_free(nine);
+    ck_assert_msg(strstr(r.out, "readyok\n"), "the engine stopped early:\n%s", r.out);
+    tl_result_free(&r);
+
+    tl_run(&r, "", "engine", NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "missing -t DIR"), "%s", r.err);
+    tl_result_free(&r);
+    tl_run(&r, "uci\n", "engine", "-t", "/nonexistent/tables", NULL);
+    ck_assert_int_eq(r.code, 2);
+    tl_result_free(&r);
+}
+END_TEST
+
+/* `moves --play`, the match runner's referee: Sanmill's actions (a
+ * mill-closing move, then its removal) and whole turns reach the same
+ * position; an illegal action is an error naming it. */
+START_TEST(moves_play_actions)
+{
+    struct tl_result r;
+    tl_run(&r, NULL, "moves", "-v", "nine", "--json", "--play", "b2-g7", "a7,d7,b2 a1,d1,f4 w", NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    struct tl_jv *doc = tl_json_parse(r.out);
+    ck_assert_msg(doc != NULL, "%s", r.out);
+    ck_assert_str_eq(tl_jget_s(doc, "side"), "white");
+    ck_assert_int_eq(tl_jget_u(doc, "remove"), 1);
+    ck_assert_int_eq(tl_jget_u(doc, "count"), 3); /* xa1, xd1, xf4 */
+    tl_json_free(doc);
+    tl_result_free(&r);
+
+    struct tl_result a, b;
+    tl_run(&a, NULL, "moves", "-v", "nine", "--json", "--play", "b2-g7 xf4", "a7,d7,b2 a1,d1,f4 w", NULL);
+    tl_run(&b, NULL, "moves", "-v", "nine", "--json", "--play", "b2-g7xf4", "a7,d7,b2 a1,d1,f4 w", NULL);
+    ck_assert_int_eq(a.code, 0);
+    ck_assert_str_eq(a.out, b.out);
+    doc = tl_json_parse(a.out);
+    ck_assert(doc != NULL);
+    ck_assert_str_eq(tl_jget_s(doc, "side"), "black");
+    ck_assert_str_eq(tl_jget_s(doc, "game_over"), "loss");
+    tl_json_free(doc);
+    tl_result_free(&a);
+    tl_result_free(&b);
+
+    tl_run(&r, NULL, "moves", "-v", "three-diag", "--play", "b2 a1 b2", NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "--play, move 3: b2 is not legal: b2 is occupied"), "%s", r.err);
+    tl_result_free(&r);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------- */
 
 /* Run mmtb-gen with the given arguments; false when it fails. */
@@ -550,6 +841,14 @@ int main(void)
     tcase_add_test(tc, check_known_verdicts_and_summary);
     tcase_add_test(tc, check_every_move_agrees_with_the_move_list);
     suite_add_tcase(s, tc);
+    TCase *te = tcase_create("engine");
+    tcase_set_timeout(te, 300);
+    tcase_add_test(te, engine_three_diag_answers_the_centre);
+    tcase_add_test(te, engine_removal_in_two_actions);
+    tcase_add_test(te, engine_answers_are_best_moves);
+    tcase_add_test(te, engine_bad_input_and_outside_the_tables);
+    tcase_add_test(te, moves_play_actions);
+    suite_add_tcase(s, te);
 
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
