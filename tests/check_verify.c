@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@ extern char **environ;
 
 static char tdir[256];                 /* the generated tables live below it */
 static char t3d[300], t6[300], tn3[300]; /* three-diag, six, nine up to 3 stones */
+static char t3m[300];                    /* three-diag's movement phase only */
 
 /* Write text to a new file in tdir; returns its path (static buffer per slot). */
 static const char *write_input(int slot, const char *text)
@@ -778,6 +780,73 @@ START_TEST(moves_play_actions)
 }
 END_TEST
 
+
+/* scripts/match, the match runner, drives two engines through pipes and
+ * judges the games with annotate.  The perfect player (engine 1) against
+ * a player that has only three-diag's movement tables and falls back to
+ * the first legal move while placing (engine 2): the perfect player makes
+ * no error; the other opens in a corner as White, an error (only b2 keeps
+ * the win), so it has errors; the runner's counts add up. */
+START_TEST(match_runner_judges_the_games)
+{
+    char perfect[400], weak[400], games[400];
+    snprintf(perfect, sizeof perfect, "%s engine -t %s", PROBE_BIN, t3d);
+    snprintf(weak, sizeof weak, "%s/weak.sh", tdir);
+    FILE *f = fopen(weak, "w");
+    ck_assert(f != NULL);
+    fprintf(f, "#!/bin/sh\n(echo 'setoption name FallbackLegal value true'; cat) | "
+               "exec %s engine -t %s\n", PROBE_BIN, t3m);
+    fclose(f);
+    ck_assert_int_eq(chmod(weak, 0755), 0);
+    snprintf(games, sizeof games, "%s/match.games", tdir);
+    char *argv[] = {"/usr/bin/env", "python3", MMTB_SOURCE_DIR "/scripts/match", "-t", t3d,
+                    "-e", perfect, "-e", weak, "-n", "6", "--random-plies", "0", "--json",
+                    "--probe", PROBE_BIN, "--games-out", games, NULL};
+    struct tl_result r;
+    tl_run_argv(&r, NULL, argv);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    struct tl_jv *doc = tl_json_parse(r.out);
+    ck_assert_msg(doc != NULL, "%s", r.out);
+    ck_assert_str_eq(tl_jget_s(doc, "variant"), "three-diag");
+    const struct tl_jv *e1 = tl_jget(tl_jget(doc, "engines"), "engine 1");
+    const struct tl_jv *e2 = tl_jget(tl_jget(doc, "engines"), "engine 2");
+    ck_assert(e1 && e2);
+    ck_assert_int_eq(tl_jget_u(e1, "errors"), 0);
+    ck_assert_int_ge(tl_jget_u(e2, "errors"), 3); /* one per game as White at least */
+    /* the perfect player never loses; as White it wins every game */
+    ck_assert_int_eq(tl_jget_u(e1, "losses"), 0);
+    ck_assert_int_ge(tl_jget_u(e1, "wins"), 3);
+    const struct tl_jv *ann = tl_jget(doc, "annotate");
+    ck_assert_int_eq(tl_jget_u(ann, "games"), 6);
+    ck_assert_int_eq(tl_jget_u(ann, "illegal_games"), 0);
+    ck_assert_int_eq(tl_jget_u(ann, "result_disagreements"), 0);
+    ck_assert_int_eq(tl_jget_u(e1, "plies") + tl_jget_u(e2, "plies"), tl_jget_u(ann, "judged"));
+    ck_assert_int_eq(tl_jget_u(e1, "errors") + tl_jget_u(e2, "errors"), tl_jget_u(ann, "errors"));
+    tl_json_free(doc);
+    tl_result_free(&r);
+
+    /* the games file is annotate's input as it stands: every game White's
+     * first move is b2 when the perfect player is White, a1 otherwise */
+    tl_run(&r, NULL, "annotate", "-t", t3d, "--json", games, NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    doc = tl_json_parse(r.out);
+    ck_assert(doc != NULL);
+    for (int g = 0; g < 6; g++)
+        ck_assert_str_eq(tl_jget_s(jitem(jitem(doc, "games", g), "plies", 0), "move"),
+                         g % 2 == 0 ? "b2" : "a1");
+    tl_json_free(doc);
+    tl_result_free(&r);
+
+    /* an engine that cannot be started is exit 2 with a message */
+    char *bad[] = {"/usr/bin/env", "python3", MMTB_SOURCE_DIR "/scripts/match", "-t", t3d,
+                   "-e", "/nonexistent/engine", "--probe", PROBE_BIN, NULL};
+    tl_run_argv(&r, NULL, bad);
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_msg(strstr(r.err, "cannot start '/nonexistent/engine'"), "%s", r.err);
+    tl_result_free(&r);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------- */
 
 /* Run mmtb-gen with the given arguments; false when it fails. */
@@ -821,8 +890,9 @@ int main(void)
     snprintf(t3d, sizeof t3d, "%s/three-diag", tdir);
     snprintf(t6, sizeof t6, "%s/six", tdir);
     snprintf(tn3, sizeof tn3, "%s/nine3", tdir);
+    snprintf(t3m, sizeof t3m, "%s/three-diag-moves", tdir);
     if (!gen("three-diag", "--start", t3d) || !gen("six", "--start", t6) ||
-        !gen("nine", "--max-stones 3", tn3)) {
+        !gen("nine", "--max-stones 3", tn3) || !gen("three-diag", NULL, t3m)) {
         fprintf(stderr, "check_verify: mmtb-gen failed to make the test tables\n");
         return EXIT_FAILURE;
     }
@@ -848,6 +918,7 @@ int main(void)
     tcase_add_test(te, engine_answers_are_best_moves);
     tcase_add_test(te, engine_bad_input_and_outside_the_tables);
     tcase_add_test(te, moves_play_actions);
+    tcase_add_test(te, match_runner_judges_the_games);
     suite_add_tcase(s, te);
 
     SRunner *sr = srunner_create(s);
