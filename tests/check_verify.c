@@ -137,6 +137,15 @@ START_TEST(annotate_three_diag_error_at_known_ply)
         ck_assert_int_eq(tl_jget_u(p, "ply"), (unsigned)i + 1);
         ck_assert_str_eq(tl_jget_s(p, "mover"), i % 2 ? "black" : "white");
         ck_assert_str_eq(tl_jget_s(p, "move"), mv[i]);
+        /* the position before the ply, the same one as pos[i] */
+        struct mmtb_variant *v3 = tl_load_variant("three-diag");
+        struct mmtb_pos a, b;
+        ck_assert_int_eq(mmtb_pos_parse(v3, tl_jget_s(p, "position"), &a, NULL, 0), MMTB_OK);
+        ck_assert_int_eq(mmtb_pos_parse(v3, pos[i], &b, NULL, 0), MMTB_OK);
+        ck_assert_msg(a.stones[0] == b.stones[0] && a.stones[1] == b.stones[1] &&
+                          a.hand[0] == b.hand[0] && a.hand[1] == b.hand[1] && a.side == b.side,
+                      "ply %d: position %s, expected %s", i + 1, tl_jget_s(p, "position"), pos[i]);
+        mmtb_variant_free(v3);
         assert_value(tl_jget(p, "before"), &e.pos, "before");
         assert_value(tl_jget(p, "after"), &e.move, "after");
         const char *verdict = tl_jget_s(p, "verdict");
@@ -813,6 +822,15 @@ START_TEST(match_runner_judges_the_games)
     ck_assert(e1 && e2);
     ck_assert_int_eq(tl_jget_u(e1, "errors"), 0);
     ck_assert_int_ge(tl_jget_u(e2, "errors"), 3); /* one per game as White at least */
+    /* its errors are all made while placing: it has the movement tables */
+    const struct tl_jv *ph = tl_jget(tl_jget(e2, "by_phase"), "placement");
+    ck_assert_int_eq(tl_jget_u(ph, "errors"), tl_jget_u(e2, "errors"));
+    ck_assert_int_eq(tl_jget_u(e2, "games_with_errors"), 3);
+    /* the worst: a win thrown away in the first move, a corner instead of b2 */
+    const struct tl_jv *w0 = jitem(e2, "worst", 0);
+    ck_assert_str_eq(tl_jget_s(w0, "position"), "- - w 3 3");
+    ck_assert_str_eq(tl_jget_s(w0, "best"), "b2");
+    ck_assert_int_eq(tl_jget_u(w0, "ply"), 1);
     /* the perfect player never loses; as White it wins every game */
     ck_assert_int_eq(tl_jget_u(e1, "losses"), 0);
     ck_assert_int_ge(tl_jget_u(e1, "wins"), 3);

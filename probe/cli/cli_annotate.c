@@ -158,10 +158,11 @@ static void value_cell(const struct mmtb_value *val, char *buf, size_t len)
 }
 
 /* Print one judged ply (text or JSON). */
-static void print_ply(struct annotate *a, int ply, int mover, const char *move,
+static void print_ply(struct annotate *a, int ply, const struct mmtb_pos *p, const char *move,
                       const struct cli_judgement *j, bool first)
 {
     const struct mmtb_variant *v = a->v;
+    int mover = p->side;
     char best[1024] = "";
     if (j->nbest)
         cli_format_best(v, j, ", ", best, sizeof best);
@@ -169,6 +170,10 @@ static void print_ply(struct annotate *a, int ply, int mover, const char *move,
         printf("%s{\"ply\":%d,\"mover\":\"%s\",\"move\":", first ? "" : ",", ply,
                cli_colour_name(mover, false));
         cli_json_str(stdout, move);
+        char pb[160];
+        mmtb_pos_format(v, p, pb, sizeof pb);
+        printf(",\"position\":");
+        cli_json_str(stdout, pb);
         printf(",\"before\":");
         if (j->verdict == CLI_UNKNOWN)
             printf("null,\"after\":null");
@@ -321,7 +326,7 @@ static void annotate_game(struct annotate *a, char *text, int line)
                     first_error = ply;
             }
         }
-        print_ply(a, ply, p.side, mb, &j, ply == 1);
+        print_ply(a, ply, &p, mb, &j, ply == 1);
         struct mmtb_pos q;
         mmtb_pos_apply(v, &p, &m, &q);
         p = q;
