@@ -4,8 +4,11 @@
  * list), and the bulk read mmtb_tb_read.  A context is never shared, so
  * nothing here locks; the shared handle is only read.
  */
+#include "mmtb_integrity.h"
 #include "tbinternal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +37,34 @@ struct mmtb_ctx {
     uint8_t *cbuf;     /* compressed bytes of the block being read */
     size_t ccap;
     struct mmtb_move_value *scratch; /* MMTB_MAX_MOVES entries, for probe_moves */
+    char error[256];                 /* where the last table error happened */
 };
+
+void ctx_set_error(mmtb_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+    va_end(ap);
+}
+
+const char *mmtb_ctx_error(const mmtb_ctx *ctx)
+{
+    return ctx ? ctx->error : "";
+}
+
+/* Name the damaged block of a failed read in the context's error. */
+static void block_error(mmtb_ctx *ctx, const struct tb_sector *sec, int plane, uint64_t b,
+                        const char *why)
+{
+    char name[48];
+    const struct mmtb_tf_block *t = &sec->tab[plane][b];
+    mmtb_tf_sector_filename(sec->s, name, sizeof name);
+    ctx_set_error(ctx, "%s: %s block %llu of %llu (%u bytes at offset %llu) %s", name,
+                  plane == MMTB_TF_WDL ? "W/D/L" : "DTC", (unsigned long long)b,
+                  (unsigned long long)sec->l.nblocks[plane], t->csize,
+                  (unsigned long long)t->offset, why);
+}
 
 const mmtb_tb *ctx_tb(const mmtb_ctx *ctx)
 {
@@ -193,6 +223,7 @@ static int load_block(mmtb_ctx *ctx, uint64_t key, const struct tb_sector *sec, 
                  ? mmtb_tf_check_wdl(data, ns)
                  : mmtb_tf_check_dtc(data, n / sec->h.dtc_width, sec->h.dtc_width, sec->max_dtc);
     if (rc != MMTB_OK) {
+        block_error(ctx, sec, plane, b, rc == MMTB_ERR_IO ? "cannot be read" : "is damaged");
         free(e);
         free(data);
         free(cum);
@@ -263,7 +294,7 @@ static uint64_t decided_before(const struct centry *w, uint64_t from, uint64_t t
  * boundaries): *a is the block's first slot relative to w.  Before the DTC
  * block is first loaded, its stored size must be width x its decided slots.
  */
-static int dtc_locate(const mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t d,
+static int dtc_locate(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t d,
                       const struct centry *w, uint64_t *a)
 {
     uint64_t first = d << sec->h.dtc_block_log2;
@@ -272,7 +303,10 @@ static int dtc_locate(const mmtb_ctx *ctx, int si, const struct tb_sector *sec, 
         return MMTB_OK;
     uint64_t n = mmtb_tf_block_nslots(&sec->h, &sec->l, MMTB_TF_DTC, d);
     uint64_t decided = decided_before(w, *a, *a + n);
-    return decided * sec->h.dtc_width == sec->tab[1][d].raw_size ? MMTB_OK : MMTB_ERR_CORRUPT;
+    if (decided * sec->h.dtc_width == sec->tab[1][d].raw_size)
+        return MMTB_OK;
+    block_error(ctx, sec, MMTB_TF_DTC, d, "does not hold a depth for each decided slot");
+    return MMTB_ERR_CORRUPT;
 }
 
 int ctx_slot(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t slot, bool want_dtc,
@@ -297,8 +331,10 @@ int ctx_slot(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t slot, 
     if (rc != MMTB_OK)
         return rc;
     uint64_t k = decided_before(w, a, j);
-    if ((k + 1) * sec->h.dtc_width > sec->tab[1][d].raw_size)
+    if ((k + 1) * sec->h.dtc_width > sec->tab[1][d].raw_size) {
+        block_error(ctx, sec, MMTB_TF_DTC, d, "has too few depths");
         return MMTB_ERR_CORRUPT;
+    }
     rc = ctx_block(ctx, si, sec, MMTB_TF_DTC, d, &raw); /* may evict w */
     if (rc != MMTB_OK)
         return rc;
@@ -353,8 +389,10 @@ static int read_dtc(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t
             dtc[q] = 0;
             if (wdl[q] == MMTB_TF_DRAW)
                 continue;
-            if (k >= have)
+            if (k >= have) {
+                block_error(ctx, sec, MMTB_TF_DTC, d, "has too few depths");
                 return MMTB_ERR_CORRUPT;
+            }
             dtc[q] = (uint16_t)mmtb_tf_dtc_get(raw, k++, width);
         }
         i += n;
@@ -372,8 +410,10 @@ int mmtb_tb_read(mmtb_ctx *ctx, struct mmtb_sector s, uint64_t first, uint64_t c
         return si;
     const struct tb_sector *sec;
     int rc = tb_sector_ready(ctx->tb, si, &sec);
-    if (rc != MMTB_OK)
+    if (rc != MMTB_OK) {
+        tb_sector_detail(ctx->tb, si, ctx->error, sizeof ctx->error);
         return rc;
+    }
     if (first > sec->h.slots || count > sec->h.slots - first)
         return MMTB_ERR_INVALID;
     rc = read_wdl(ctx, si, sec, first, count, wdl);

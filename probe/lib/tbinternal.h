@@ -62,6 +62,23 @@ int tb_index(const mmtb_tb *tb, const mmtb_index **out);
  * MMTB_ERR_CORRUPT when the file ends first. */
 int tb_pread(int fd, void *buf, size_t n, uint64_t off);
 
+/* The message of why sector i is unusable (copied under the lock). */
+void tb_sector_detail(const mmtb_tb *tb, int i, char *buf, size_t len);
+
+/*
+ * Verify the whole file of a ready sector in one sequential pass
+ * (tbverify.c): problems go to opts->problem and into *res (zeroed by the
+ * caller), the first one's message also into first.  Returns MMTB_OK when
+ * the file holds, else the first problem's status (or MMTB_ERR_NOMEM).
+ */
+struct mmtb_verify_opts;
+struct mmtb_verify_result;
+int tb_verify_whole(const struct tb_sector *sec, int si, const struct mmtb_verify_opts *opts,
+                    struct mmtb_verify_result *res, char *first, size_t firstlen);
+
+/* Record on ctx where the last table error happened (mmtb_ctx_error). */
+void ctx_set_error(mmtb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* A block of a plane of a ready sector, from the context's cache or read,
  * checked and decompressed into it.  *raw stays valid until the next call
  * on the context. */

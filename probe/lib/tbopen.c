@@ -2,9 +2,10 @@
  * tbopen.c - the shared table handle: reads and checks the directory's
  * MANIFEST and variant, opens sector files lazily (one mutex plus an atomic
  * state per sector, Fathom style), builds the index on first use, and
- * reports per-sector information and whole-file verification.
+ * reports per-sector information (whole-file verification: tbverify.c).
  * Depends on format/ only; no global state.
  */
+#include "mmtb_integrity.h"
 #include "tbinternal.h"
 
 #include <errno.h>
@@ -308,82 +309,6 @@ const struct mmtb_index *mmtb_tb_index(const mmtb_tb *tb)
 /* Sector files                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* Read a whole file: its footer's file hash over bytes [0, F) in one
- * sequential pass, then every W/D/L block with the DTC blocks it contains
- * (checksums, decompression, value ranges, DTC sizes against the decided
- * slots). */
-static int verify_whole(const mmtb_tb *tb, const struct tb_sector *sec, char *err,
-                        size_t errlen)
-{
-    const struct mmtb_tf_header *h = &sec->h;
-    const struct mmtb_tf_layout *l = &sec->l;
-    ZSTD_DCtx *dctx = ZSTD_createDCtx();
-    size_t cap = mmtb_tf_block_bound((size_t)1 << (MMTB_TF_MAX_BLOCK_LOG2 + 1));
-    uint8_t *buf = malloc(cap), *wraw = malloc(cap), *draw = malloc(cap);
-    int rc = MMTB_OK;
-    (void)tb;
-    if (!dctx || !buf || !wraw || !draw) {
-        rc = MMTB_ERR_NOMEM;
-        goto out;
-    }
-    struct mmtb_xxh64_state st;
-    mmtb_xxh64_init(&st, 0);
-    for (uint64_t off = 0; off < l->footer_off;) {
-        size_t n = l->footer_off - off < cap ? (size_t)(l->footer_off - off) : cap;
-        rc = tb_pread(sec->fd, buf, n, off);
-        if (rc != MMTB_OK)
-            goto out;
-        mmtb_xxh64_update(&st, buf, n);
-        off += n;
-    }
-    if (mmtb_xxh64_digest(&st) != sec->footer.file_hash) {
-        msg(err, errlen, "the file hash does not match");
-        rc = MMTB_ERR_CORRUPT;
-        goto out;
-    }
-    int per = 1 << (h->wdl_block_log2 - h->dtc_block_log2); /* DTC blocks per W/D/L block */
-    for (uint64_t b = 0; b < l->nblocks[0]; b++) {
-        const struct mmtb_tf_block *t = &sec->tab[0][b];
-        rc = tb_pread(sec->fd, buf, t->csize, t->offset);
-        if (rc == MMTB_OK)
-            rc = mmtb_tf_block_decompress(dctx, buf, t, wraw);
-        if (rc == MMTB_OK)
-            rc = mmtb_tf_check_wdl(wraw, mmtb_tf_block_nslots(h, l, MMTB_TF_WDL, b));
-        if (rc != MMTB_OK) {
-            msg(err, errlen, "W/D/L block %llu is damaged", (unsigned long long)b);
-            goto out;
-        }
-        for (uint64_t d = b * (uint64_t)per; d < l->nblocks[1] && d < (b + 1) * (uint64_t)per;
-             d++) {
-            const struct mmtb_tf_block *u = &sec->tab[1][d];
-            uint64_t a = (d - b * (uint64_t)per) << h->dtc_block_log2;
-            uint64_t decided =
-                mmtb_tf_count_decided(wraw, a, a + mmtb_tf_block_nslots(h, l, MMTB_TF_DTC, d));
-            rc = decided * h->dtc_width == u->raw_size ? MMTB_OK : MMTB_ERR_CORRUPT;
-            if (rc == MMTB_OK && u->csize)
-                rc = tb_pread(sec->fd, buf, u->csize, u->offset);
-            if (rc == MMTB_OK)
-                rc = mmtb_tf_block_decompress(dctx, buf, u, draw);
-            if (rc == MMTB_OK)
-                rc = mmtb_tf_check_dtc(draw, decided, h->dtc_width, sec->max_dtc);
-            if (rc != MMTB_OK) {
-                msg(err, errlen, "DTC block %llu is damaged", (unsigned long long)d);
-                goto out;
-            }
-        }
-    }
-out:
-    if (rc == MMTB_ERR_NOMEM)
-        msg(err, errlen, "out of memory");
-    else if (rc != MMTB_OK && err && errlen && !err[0])
-        msg(err, errlen, "%s", mmtb_strerror(rc));
-    ZSTD_freeDCtx(dctx);
-    free(buf);
-    free(wraw);
-    free(draw);
-    return rc;
-}
-
 /*
  * Open and check the file of sector sec (with the lock held): header,
  * fingerprint, sector, index scheme, slot and canonical counts against the
@@ -490,10 +415,9 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
         sec->max_dtc = 0;
     sec->fd = fd;
     if (tb->flags & MMTB_OPEN_VERIFY) {
-        char why[120] = "";
-        rc = verify_whole(tb, sec, why, sizeof why);
+        struct mmtb_verify_result res = {0};
+        rc = tb_verify_whole(sec, (int)(sec - tb->sec), NULL, &res, detail, dlen);
         if (rc != MMTB_OK) {
-            msg(detail, dlen, "%s: %s", name, why);
             sec->fd = -1;
             goto fail;
         }
@@ -606,5 +530,13 @@ int mmtb_tb_verify_sector(const mmtb_tb *tb, struct mmtb_sector s, char *err, si
         pthread_mutex_unlock((pthread_mutex_t *)&tb->lock);
         return rc;
     }
-    return verify_whole(tb, sec, err, errlen);
+    struct mmtb_verify_result res = {0};
+    return tb_verify_whole(sec, i, NULL, &res, err, errlen);
+}
+
+void tb_sector_detail(const mmtb_tb *tb, int i, char *buf, size_t len)
+{
+    pthread_mutex_lock((pthread_mutex_t *)&tb->lock);
+    snprintf(buf, len, "%s", tb->sec[i].detail);
+    pthread_mutex_unlock((pthread_mutex_t *)&tb->lock);
 }

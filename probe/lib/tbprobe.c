@@ -77,8 +77,12 @@ static int lookup(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
         return si;
     const struct tb_sector *sec;
     int rc = tb_sector_ready(tb, si, &sec);
-    if (rc != MMTB_OK)
+    if (rc != MMTB_OK) {
+        char detail[200];
+        tb_sector_detail(tb, si, detail, sizeof detail);
+        ctx_set_error(ctx, "%s", detail);
         return rc;
+    }
     const mmtb_index *ix;
     rc = tb_index(tb, &ix);
     if (rc != MMTB_OK)
