@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mmtb.h"
+#include "mmtb_integrity.h"
 #include "movegen.h"
 #include "notation.h"
 #include "probe_cli.h"
@@ -245,7 +246,12 @@ static int probe_one(const char *cmd, mmtb_ctx *ctx, const struct mmtb_variant *
             n = npv;
     }
     if (n < 0) {
-        cli_error(cmd, "position '%.*s%s': %s", CLI_QUOTE(given), mmtb_strerror(n));
+        /* a table error names the file (and block) it happened in */
+        bool file = n == MMTB_ERR_CORRUPT || n == MMTB_ERR_IO || n == MMTB_ERR_MISSING ||
+                    n == MMTB_ERR_MISMATCH;
+        const char *where = file ? mmtb_ctx_error(ctx) : "";
+        cli_error(cmd, "position '%.*s%s': %s%s%s", CLI_QUOTE(given), mmtb_strerror(n),
+                  where[0] ? ": " : "", where);
         return cli_table_exit(n);
     }
     if (n > MMTB_MAX_MOVES)

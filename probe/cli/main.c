@@ -29,6 +29,7 @@ static const struct command commands[] = {
     {"annotate", cli_cmd_annotate, "judge every ply of recorded games against perfect play"},
     {"check", cli_cmd_check, "judge engines' chosen moves in bulk against perfect play"},
     {"engine", cli_cmd_engine, "perfect play behind a UCI-like protocol (for GUIs and match runners)"},
+    {"integrity", cli_cmd_integrity, "check every byte of a table directory (hashes, blocks, values)"},
     {"bench", cli_cmd_bench, "measure probe speed, table size and memory on a table directory"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

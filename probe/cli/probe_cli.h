@@ -34,6 +34,7 @@ int cli_cmd_bench(int argc, char **argv);
 int cli_cmd_annotate(int argc, char **argv);
 int cli_cmd_check(int argc, char **argv);
 int cli_cmd_engine(int argc, char **argv);
+int cli_cmd_integrity(int argc, char **argv);
 
 /* ---- option parsing ---- */
 
