@@ -42,7 +42,8 @@ enum mmtb_status {
     MMTB_ERR_NOT_IN_GAME = -9, /* position outside the solved game */
 };
 
-/* A human-readable, static description of a status code. */
+/* A human-readable description of a status code (a static string, for
+ * any int; unknown codes get a generic text).  Thread-safe. */
 const char *mmtb_strerror(int status);
 
 /* Colours.  White moves first from the start position. */

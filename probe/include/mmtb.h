@@ -19,9 +19,19 @@
 
 #include "mmtb_common.h"
 
+/* The library's version; mmtb_version() gives the one it was built as.  The
+ * build checks these against the CMake project version. */
+#define MMTB_VERSION_MAJOR 0
+#define MMTB_VERSION_MINOR 1
+#define MMTB_VERSION_PATCH 0
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The version of the library in use, "MAJOR.MINOR.PATCH" (a static string).
+ * Thread-safe. */
+const char *mmtb_version(void);
 
 struct mmtb_variant; /* variant.h */
 struct mmtb_index;   /* sector_index.h (typedef mmtb_index) */
@@ -81,8 +91,9 @@ void mmtb_tb_close(mmtb_tb *tb);
  * Thread-safe. */
 const struct mmtb_variant *mmtb_tb_variant(const mmtb_tb *tb);
 
-/* The index the handle ranks positions with (owned by the handle).
- * Thread-safe. */
+/* The index the handle ranks positions with (owned by the handle; opaque
+ * outside the project: mmtb-gen and mmtb_tb_read's callers that know the
+ * index use it).  Thread-safe. */
 const struct mmtb_index *mmtb_tb_index(const mmtb_tb *tb);
 
 /* Number of sectors of the solved game (from the manifest).  Thread-safe. */
@@ -139,7 +150,8 @@ int mmtb_tb_verify_sector(const mmtb_tb *tb, struct mmtb_sector s, char *err, si
  */
 int mmtb_ctx_create(mmtb_ctx **ctx, const mmtb_tb *tb, size_t cache_bytes);
 
-/* Free a context (NULL is accepted). */
+/* Free a context and its cache (NULL is accepted).  The thread that uses
+ * the context must be done with it. */
 void mmtb_ctx_free(mmtb_ctx *ctx);
 
 /*
@@ -234,6 +246,88 @@ int mmtb_probe_move(mmtb_ctx *ctx, const struct mmtb_pos *p, const struct mmtb_m
  * with one context per thread.
  */
 int mmtb_probe_pv(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_move *out, int cap);
+
+/* ------------------------------------------------------------------------
+ * Positions and moves as text, and the rules.  These take the variant of an
+ * open handle (mmtb_tb_variant(tb), an opaque pointer here) and need no
+ * table.  Pure functions: thread-safe, no allocation, nothing kept.
+ * ------------------------------------------------------------------------ */
+
+/* The variant's short name ("nine", "three-diag", ...) and its human title
+ * ("Nine Men's Morris"); strings owned by the variant.  Thread-safe. */
+const char *mmtb_variant_name(const struct mmtb_variant *v);
+const char *mmtb_variant_title(const struct mmtb_variant *v);
+
+/*
+ * Parse a position in either notation: the simple form "WHITE BLACK SIDE
+ * [WHITE_HAND BLACK_HAND]" ("d7,g7,g1 a4,g4,d5 b", "- - w 9 9") or, on the
+ * 24-point boards, Sanmill FEN (recognised by its '/' separators).  The
+ * result is checked as mmtb_pos_validate does.  Returns MMTB_OK, or
+ * MMTB_ERR_PARSE with a message naming the offending field in err (err may
+ * be NULL).
+ */
+int mmtb_pos_parse(const struct mmtb_variant *v, const char *text, struct mmtb_pos *p,
+                   char *err, size_t errlen);
+
+/* Room for any position or move text of any variant, with its NUL. */
+#define MMTB_TEXT_MAX 640
+
+/* Write p in the simple form into buf (hands written when either is
+ * non-zero).  Returns the length of the whole text as snprintf does (cut
+ * to len - 1 bytes when longer; MMTB_TEXT_MAX bytes always suffice). */
+int mmtb_pos_format(const struct mmtb_variant *v, const struct mmtb_pos *p, char *buf,
+                    size_t len);
+
+/* True when the variant's board has the 24 standard square names, so
+ * Sanmill FEN applies. */
+bool mmtb_fen_supported(const struct mmtb_variant *v);
+
+/* Write p as a Sanmill FEN (17 fields) into buf.  Returns the length
+ * written (snprintf semantics; MMTB_TEXT_MAX bytes suffice), or MMTB_ERR_UNSUPPORTED
+ * when the board has no FEN. */
+int mmtb_pos_format_fen(const struct mmtb_variant *v, const struct mmtb_pos *p, char *buf,
+                        size_t len);
+
+/* Parse a move token ("d6", "d6-d5", "d6-d5xb4", "xb4").  Checks the syntax
+ * and the square names only; whether the move is legal in a position is
+ * the caller's business (compare with mmtb_gen_moves).  Returns MMTB_OK or
+ * MMTB_ERR_PARSE with a message in err (err may be NULL). */
+int mmtb_move_parse(const struct mmtb_variant *v, const char *text, struct mmtb_move *m,
+                    char *err, size_t errlen);
+
+/* Write a move token into buf (snprintf semantics; MMTB_TEXT_MAX bytes
+ * suffice). */
+int mmtb_move_format(const struct mmtb_variant *v, const struct mmtb_move *m, char *buf,
+                     size_t len);
+
+/* The start position of the variant: empty board, all stones in hand,
+ * White to move. */
+void mmtb_pos_start(const struct mmtb_variant *v, struct mmtb_pos *p);
+
+/* Check that p is a well-formed position of the variant (stones on the
+ * board, colours disjoint, counts within the rules).  Returns MMTB_OK or
+ * MMTB_ERR_INVALID with a reason in err (err may be NULL). */
+int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p, char *err,
+                      size_t errlen);
+
+/*
+ * The legal whole turns of the side to move, written to out (room for
+ * MMTB_MAX_MOVES moves, owned by the caller): a move that closes a mill is
+ * listed once per stone it may remove.  Returns the count (0 when the game
+ * is over) or a negative status.
+ */
+int mmtb_gen_moves(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                   struct mmtb_move *out);
+
+/* Apply a move that mmtb_gen_moves listed for p, writing the position it
+ * leads to (the other side to move) to *out. */
+void mmtb_pos_apply(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                    const struct mmtb_move *m, struct mmtb_pos *out);
+
+/* Is the game over in p?  MMTB_LOSS (the side to move has lost by the
+ * rules), MMTB_DRAW (drawn by the rules), or MMTB_NOT_TERMINAL. */
+#define MMTB_NOT_TERMINAL 2
+int mmtb_pos_terminal(const struct mmtb_variant *v, const struct mmtb_pos *p);
 
 #ifdef __cplusplus
 }
