@@ -328,6 +328,62 @@ START_TEST(annotate_illegal_and_truncated)
 }
 END_TEST
 
+
+/* Endgames from games of Sanmill's engine against itself (SkillLevel 10,
+ * scripts/match seed 17), cut where both sides have three stones, with the
+ * verdicts read off `mmtb-probe probe` on nine's 3-3 tables by hand:
+ *  game 29, plies 75-78: f4,b4,d7 d6,f6,b6 w is a draw (f4-c4, f4-g7,
+ *    b4-e4, b4-a7 keep it); d7-e4 gives Black a win in 15 (only d6-g4), so
+ *    it is a loss in 16: draw->loss; Black's f6-g4 is a loss in 22 where
+ *    d6-g4 wins: win->loss; White's e4-f6 keeps the win in 21 (best);
+ *    Black's b6-f2 loses in 12 where g4-f2 loses in 20: keeps.
+ *  game 8, plies 57-58: d6,f2,a4 b2,b4,b6 w wins in 23 only by d6-f6;
+ *    f2-d5 draws: win->draw; Black's b2-d7 keeps the draw (best). */
+START_TEST(annotate_sanmill_endgames)
+{
+    const char *in = write_input(5, "[Event \"sanmill self-play, game 29, plies 75-78\"]\n"
+                                    "[FEN \"f4,b4,d7 d6,f6,b6 w\"]\n"
+                                    "d7-e4 f6-g4 e4-f6 b6-f2 *\n"
+                                    "[Event \"sanmill self-play, game 8, plies 57-58\"]\n"
+                                    "[FEN \"d6,f2,a4 b2,b4,b6 w\"]\n"
+                                    "f2-d5 b2-d7 *\n");
+    static const struct {
+        int game, ply;
+        const char *verdict, *error;
+        struct mmtb_value before, after;
+        const char *best0;
+    } want[] = {
+        {0, 0, "error", "draw->loss", {MMTB_DRAW, -1}, {MMTB_LOSS, 16}, "f4-c4"},
+        {0, 1, "error", "win->loss", {MMTB_WIN, 15}, {MMTB_LOSS, 22}, "d6-g4"},
+        {0, 2, "best", NULL, {MMTB_WIN, 21}, {MMTB_WIN, 21}, NULL},
+        {0, 3, "keeps", NULL, {MMTB_LOSS, 20}, {MMTB_LOSS, 12}, "g4-f2"},
+        {1, 0, "error", "win->draw", {MMTB_WIN, 23}, {MMTB_DRAW, -1}, "d6-f6"},
+        {1, 1, "best", NULL, {MMTB_DRAW, -1}, {MMTB_DRAW, -1}, NULL},
+    };
+    struct tl_result r;
+    tl_run(&r, NULL, "annotate", "-t", tn3, "--json", in, NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    struct tl_jv *doc = tl_json_parse(r.out);
+    ck_assert_msg(doc != NULL, "%s", r.out);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const struct tl_jv *p = jitem(jitem(doc, "games", want[i].game), "plies", want[i].ply);
+        ck_assert_str_eq(tl_jget_s(p, "verdict"), want[i].verdict);
+        if (want[i].error)
+            ck_assert_str_eq(tl_jget_s(p, "error"), want[i].error);
+        assert_value(tl_jget(p, "before"), &want[i].before, "before");
+        assert_value(tl_jget(p, "after"), &want[i].after, "after");
+        if (want[i].best0)
+            ck_assert_str_eq(jitem(p, "best", 0)->s, want[i].best0);
+    }
+    const struct tl_jv *s0 = tl_jget(jitem(doc, "games", 0), "summary");
+    ck_assert_int_eq(tl_jget_u(tl_jget(s0, "errors_by_side"), "white"), 1);
+    ck_assert_int_eq(tl_jget_u(tl_jget(s0, "errors_by_side"), "black"), 1);
+    ck_assert_int_eq(tl_jget_u(s0, "first_error_ply"), 1);
+    tl_json_free(doc);
+    tl_result_free(&r);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------- */
 /* check                                                                  */
 /* ---------------------------------------------------------------------- */
@@ -922,6 +978,7 @@ int main(void)
     tcase_add_test(ta, annotate_recorded_result_against_the_tables);
     tcase_add_test(ta, annotate_grammar);
     tcase_add_test(ta, annotate_illegal_and_truncated);
+    tcase_add_test(ta, annotate_sanmill_endgames);
     suite_add_tcase(s, ta);
     TCase *tc = tcase_create("check");
     tcase_set_timeout(tc, 300);
