@@ -896,6 +896,25 @@ START_TEST(match_runner_judges_the_games)
     ck_assert_int_eq(tl_jget_u(ann, "result_disagreements"), 0);
     ck_assert_int_eq(tl_jget_u(e1, "plies") + tl_jget_u(e2, "plies"), tl_jget_u(ann, "judged"));
     ck_assert_int_eq(tl_jget_u(e1, "errors") + tl_jget_u(e2, "errors"), tl_jget_u(ann, "errors"));
+
+    /* --judge: the games file judged again gives the same figures */
+    char *judge[] = {"/usr/bin/env", "python3", MMTB_SOURCE_DIR "/scripts/match", "-t", t3d,
+                     "--judge", games, "--json", "--probe", PROBE_BIN, NULL};
+    struct tl_result rj;
+    tl_run_argv(&rj, NULL, judge);
+    ck_assert_msg(rj.code == 0, "exit %d: %s", rj.code, rj.err);
+    struct tl_jv *dj = tl_json_parse(rj.out);
+    ck_assert_msg(dj != NULL, "%s", rj.out);
+    static const char *const keys[] = {"wins", "draws", "losses", "plies", "errors",
+                                       "games_with_errors"};
+    for (int k = 0; k < 6; k++) {
+        ck_assert_int_eq(tl_jget_u(tl_jget(tl_jget(dj, "engines"), "engine 1"), keys[k]),
+                         tl_jget_u(e1, keys[k]));
+        ck_assert_int_eq(tl_jget_u(tl_jget(tl_jget(dj, "engines"), "engine 2"), keys[k]),
+                         tl_jget_u(e2, keys[k]));
+    }
+    tl_json_free(dj);
+    tl_result_free(&rj);
     tl_json_free(doc);
     tl_result_free(&r);
 
