@@ -1646,6 +1646,12 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         char tag[64], nm[32];
         mmtb_sector_format(ss[0], nm, sizeof nm);
         snprintf(tag, sizeof tag, "[%d/%d] %s", done + 1, todo, nm);
+        /* kept files: make sure the manifest records them (a kill may have
+         * come between a rename and the manifest update) */
+        for (int k = 0; have && k < nss && rc == MMTB_OK; k++)
+            rc = mmtb_table_record_file(o->outdir, v, ss[k], err, errlen);
+        if (rc != MMTB_OK)
+            goto out;
         if (!have) {
             rc = solve_pair(o, v, ix, ss, nss, &all[first], &prog, tag, err, errlen);
             progress_clear(&prog);

@@ -56,8 +56,11 @@ static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
         ssize_t w = pwrite(fd, p, n, (off_t)off);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
-            return MMTB_ERR_IO;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO; /* nothing written: no errno of its own */
+            return MMTB_ERR_IO; /* errno says why (ENOSPC for a full disk) */
+        }
         p += w;
         n -= (size_t)w;
         off += (uint64_t)w;
@@ -214,7 +217,10 @@ static int manifest_add_sector(struct mmtb_manifest *m, struct mmtb_sector s)
     return MMTB_OK;
 }
 
-/* Set the file entry of sector s (which must be in the game). */
+/* Set the file entry of sector s (which must be in the game).  A new entry
+ * goes where the game lists s, so that the file lines are in game order
+ * whatever order the files were finished in: a resumed or repaired run
+ * writes the same MANIFEST as a run that was never interrupted. */
 static int manifest_set_file(struct mmtb_manifest *m, struct mmtb_sector s, uint64_t size,
                              uint64_t hash)
 {
@@ -224,7 +230,11 @@ static int manifest_set_file(struct mmtb_manifest *m, struct mmtb_sector s, uint
         if (!nf)
             return MMTB_ERR_NOMEM;
         m->files = nf;
-        k = m->nfiles++;
+        int g = mmtb_manifest_find_sector(m, s);
+        for (k = 0; k < m->nfiles && mmtb_manifest_find_sector(m, m->files[k].sector) < g; k++)
+            ;
+        memmove(&m->files[k + 1], &m->files[k], (size_t)(m->nfiles - k) * sizeof *nf);
+        m->nfiles++;
     }
     m->files[k].sector = s;
     m->files[k].size = size;
@@ -282,7 +292,9 @@ static int manifest_forget(const char *dir, const struct mmtb_variant *v, struct
     rc = manifest_matches(dir, &m, v, err, errlen);
     int k = mmtb_manifest_find_file(&m, s);
     if (rc == MMTB_OK && k >= 0) {
-        m.files[k] = m.files[--m.nfiles];
+        /* keep the others in order (manifest_set_file) */
+        memmove(&m.files[k], &m.files[k + 1], (size_t)(m.nfiles - k - 1) * sizeof *m.files);
+        m.nfiles--;
         rc = manifest_store(dir, &m, err, errlen);
     }
     mmtb_manifest_clear(&m);
@@ -308,6 +320,42 @@ static int manifest_record(const char *dir, const struct mmtb_variant *v, struct
         rc = manifest_store(dir, &m, err, errlen);
     mmtb_manifest_clear(&m);
     return rc;
+}
+
+int mmtb_table_record_file(const char *dir, const struct mmtb_variant *v, struct mmtb_sector s,
+                           char *err, size_t errlen)
+{
+    char path[4096];
+    uint8_t hb[MMTB_TF_HEADER_SIZE], fb[MMTB_TF_FOOTER_SIZE];
+    struct mmtb_tf_header h;
+    struct mmtb_tf_layout l;
+    struct mmtb_tf_footer f;
+    mmtb_table_sector_path(dir, s, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fail(err, errlen, MMTB_ERR_IO, "%s: %s", path, strerror(errno));
+    int rc = pread_all(fd, hb, sizeof hb, 0);
+    if (rc == MMTB_OK)
+        rc = mmtb_tf_header_decode(hb, sizeof hb, &h);
+    if (rc == MMTB_OK)
+        rc = mmtb_tf_layout(&h, &l);
+    if (rc == MMTB_OK)
+        rc = pread_all(fd, fb, sizeof fb, l.footer_off);
+    if (rc == MMTB_OK)
+        rc = mmtb_tf_footer_decode(fb, sizeof fb, &h, &f);
+    close(fd);
+    if (rc != MMTB_OK)
+        return fail(err, errlen, rc, "%s: %s", path, mmtb_strerror(rc));
+    struct mmtb_manifest m;
+    rc = manifest_load(dir, &m, err, errlen);
+    if (rc == MMTB_ERR_MISSING)
+        return MMTB_OK;
+    if (rc != MMTB_OK)
+        return rc;
+    int k = mmtb_manifest_find_file(&m, s);
+    bool same = k >= 0 && m.files[k].size == f.file_size && m.files[k].file_hash == f.file_hash;
+    mmtb_manifest_clear(&m);
+    return same ? MMTB_OK : manifest_record(dir, v, s, f.file_size, f.file_hash, err, errlen);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -657,7 +705,8 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
         uint64_t wdl_off = w->l.data_off[MMTB_TF_WDL];
         rc = pass_plane(w, MMTB_TF_WDL, &w->h.wdl_data_bytes, &total);
         if (rc != MMTB_OK)
-            return fail(why, whylen, rc, "writing blocks: %s", mmtb_strerror(rc));
+            return fail(why, whylen, rc, "writing blocks: %s",
+                        rc == MMTB_ERR_IO ? strerror(errno) : mmtb_strerror(rc));
         if (total.rc != MMTB_OK)
             return fail(why, whylen, MMTB_ERR_INVALID,
                         "the values break the rules (a win in 0, or a draw with a depth)");
@@ -692,7 +741,8 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
     /* the DTC data start after the W/D/L data */
     rc = pass_plane(w, MMTB_TF_DTC, &w->h.dtc_data_bytes, NULL);
     if (rc != MMTB_OK)
-        return fail(why, whylen, rc, "writing blocks: %s", mmtb_strerror(rc));
+        return fail(why, whylen, rc, "writing blocks: %s",
+                    rc == MMTB_ERR_IO ? strerror(errno) : mmtb_strerror(rc));
     mmtb_tf_layout(&w->h, &w->l);
 
     /* Header and metadata region go in front of the data. */

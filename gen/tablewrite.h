@@ -64,6 +64,17 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
 int mmtb_table_write_manifest(const char *dir, const struct mmtb_variant *v,
                               const struct mmtb_sector *game, int n, char *err, size_t errlen);
 
+/*
+ * Record the finished file of sector s (already in DIR and checked by the
+ * caller) in the MANIFEST when its `file` line is absent or differs: a run
+ * killed between a sector's rename and the manifest update leaves the file
+ * without its line, and the rerun that keeps the file adds it.  Reads the
+ * file's footer for its size and hash.  No manifest: nothing to do.
+ * Returns MMTB_OK or an error with a message in err.
+ */
+int mmtb_table_record_file(const char *dir, const struct mmtb_variant *v, struct mmtb_sector s,
+                           char *err, size_t errlen);
+
 /* "DIR/<file name of sector s>" (snprintf semantics). */
 int mmtb_table_sector_path(const char *dir, struct mmtb_sector s, char *buf, size_t len);
 

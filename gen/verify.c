@@ -181,18 +181,28 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
         memset(ls, 0, sizeof ls);
         int nls = 0;
         rc = load_all(tb, ix, s, &ls[nls++]);
-        struct mmtb_sector t[8];
+        struct mmtb_sector t[8], at = s; /* at: the sector being loaded */
         int nt = mmtb_sector_moves_to(v, s, t);
         for (int k = 0; k < nt && rc == MMTB_OK; k++) {
             bool dup = false;
             for (int q = 0; q < nls; q++)
                 dup = dup || sector_eq(ls[q].s, t[k]);
-            if (!dup)
+            if (!dup) {
+                at = t[k];
                 rc = load_all(tb, ix, t[k], &ls[nls++]);
+            }
         }
         if (rc != MMTB_OK) {
-            snprintf(err, errlen, "sector %s or a successor cannot be read: %s", name,
-                     mmtb_strerror(rc));
+            /* name the file that failed: the sector's own or a successor's */
+            struct mmtb_sector_info info = {0};
+            int ai = mmtb_tb_sector_find(tb, at);
+            if (ai >= 0)
+                mmtb_tb_sector_info(tb, ai, &info);
+            char an[32];
+            mmtb_sector_format(at, an, sizeof an);
+            snprintf(err, errlen, "sector %s: %s %s cannot be read: %s", name,
+                     sector_eq(at, s) ? "its table" : "the table of its successor", an,
+                     info.detail[0] ? info.detail : mmtb_strerror(rc));
             for (int q = 0; q < nls; q++)
                 unload(&ls[q]);
             goto out;
