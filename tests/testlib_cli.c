@@ -104,6 +104,31 @@ void tl_run(struct tl_result *r, const char *input, ...)
                   "sanitizer report:\n%s", r->err);
 }
 
+int tl_spawn(char *const argv[], const char *log)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log ? log : "/dev/null",
+                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc == 0 ? (int)pid : -1;
+}
+
+int tl_wait(int pid)
+{
+    int status;
+    pid_t r;
+    while ((r = waitpid((pid_t)pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    if (r != (pid_t)pid)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 void tl_result_free(struct tl_result *r)
 {
     free(r->out);

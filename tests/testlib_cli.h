@@ -26,6 +26,16 @@ void tl_run(struct tl_result *r, const char *input, ...);
 
 void tl_result_free(struct tl_result *r);
 
+/* Start argv (argv[0] a path) in the background with stdin from /dev/null
+ * and stdout and stderr appended to the file `log` (NULL: /dev/null).
+ * Returns its pid, or -1 when it cannot start.  No ck_assert: usable from a
+ * suite's main before the tests run. */
+int tl_spawn(char *const argv[], const char *log);
+
+/* Wait for a child started by tl_spawn: its exit status, 128 + the signal
+ * when a signal ended it, -1 when waitpid fails. */
+int tl_wait(int pid);
+
 /* The whole content of an open file descriptor (read from its start), in a
  * malloc'd NUL-terminated buffer. */
 char *tl_slurp(int fd);

@@ -67,11 +67,12 @@ struct job {
     int n;
     atomic_int next;       /* next position in order */
     atomic_int done;       /* sectors finished */
-    atomic_ullong bytes;   /* bytes read so far */
+    atomic_ullong bytes;   /* bytes read so far (for the progress line) */
     pthread_mutex_t lock;  /* guards the problem list and the counts below */
     struct problem *probs;
     int nprobs, capprobs;
     int files, unsolved, failed; /* failed: MMTB_ERR_NOMEM or worse */
+    uint64_t read;               /* bytes of the finished files */
 };
 
 /* Append a problem (under the lock). */
@@ -133,6 +134,7 @@ static void *worker(void *arg)
             j->files++;
         else if (!res.listed)
             j->unsolved++;
+        j->read += res.bytes;
         pthread_mutex_unlock(&j->lock);
         atomic_fetch_add(&j->done, 1);
     }
@@ -342,8 +344,9 @@ int cli_cmd_integrity(int argc, char **argv)
         cli_error(ps.cmd, "out of memory");
         goto out;
     }
-    bytes += atomic_load(&j.bytes);
-    qsort(j.probs, (size_t)j.nprobs, sizeof *j.probs, cmp_problem);
+    bytes += j.read;
+    if (j.nprobs)
+        qsort(j.probs, (size_t)j.nprobs, sizeof *j.probs, cmp_problem);
     print_report(tb, &j, bytes, progress_now() - t0, json);
     ret = j.nprobs ? CLI_EXIT_TABLE : CLI_EXIT_OK;
 out:

@@ -1,0 +1,321 @@
+/*
+ * check_crash.c - crash safety of mmtb-gen, run as users run it: SIGKILL at
+ * random moments (seeded, spread over the measured length of a clean run)
+ * and reruns into the same directory must end in files byte-identical to a
+ * clean run, and no kill may leave a file that passes the whole-file check
+ * while incomplete; a read-only directory, missing child tables and a full
+ * disk (a small tmpfs, when this process may mount one) give an error
+ * naming the file and a non-zero exit, and a rerun after space is freed
+ * resumes.  MMTB_CRASH_ROUNDS=N runs N rounds of kills per game (long run).
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mmtb.h"
+#include "mmtb_integrity.h"
+#include "testlib_cli.h"
+#include "testlib_util.h"
+
+static char tdir[256];
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* argv of mmtb-gen -v nine ARGS -o OUT --quiet --threads 2 (static storage). */
+static char **gen_argv(const char *a1, const char *a2, const char *out)
+{
+    static char *argv[12];
+    static char b1[32], b2[32], o[600];
+    snprintf(b1, sizeof b1, "%s", a1);
+    snprintf(b2, sizeof b2, "%s", a2);
+    snprintf(o, sizeof o, "%s", out);
+    char *v[] = {GEN_BIN, "-v", "nine", b1, b2, "-o", o, "--quiet", "--threads", "2", NULL};
+    memcpy(argv, v, sizeof v);
+    return argv;
+}
+
+/* Run to the end; the exit code.  Output appended to log. */
+static int run(char **argv, const char *log)
+{
+    int pid = tl_spawn(argv, log);
+    ck_assert_msg(pid > 0, "cannot start %s", argv[0]);
+    return tl_wait(pid);
+}
+
+/* Run, and kill with SIGKILL after `delay` seconds unless it ended first.
+ * True when it was killed. */
+static bool run_and_kill(char **argv, double delay)
+{
+    int pid = tl_spawn(argv, NULL);
+    ck_assert(pid > 0);
+    double t0 = now();
+    int status;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid) {
+            ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                          "mmtb-gen failed on its own (status %d)", status);
+            return false;
+        }
+        if (now() - t0 >= delay)
+            break;
+        struct timespec ts = {0, 2 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    ck_assert_int_eq(tl_wait(pid), 128 + SIGKILL);
+    return true;
+}
+
+/* Every sector file present holds whole (a killed run may leave files
+ * missing or NAME.tmp, never a damaged NAME).  Returns the number of
+ * *.tmp files left. */
+static int check_dir(const char *dir)
+{
+    int tmp = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        tmp += strlen(e->d_name) > 4 && strcmp(e->d_name + strlen(e->d_name) - 4, ".tmp") == 0;
+    closedir(d);
+    char mpath[600];
+    snprintf(mpath, sizeof mpath, "%s/MANIFEST", dir);
+    if (access(mpath, F_OK) != 0)
+        return tmp; /* killed before the manifest was written */
+    mmtb_tb *tb = NULL;
+    char err[256];
+    struct mmtb_tb_opts o = {0, 0, err, sizeof err};
+    ck_assert_msg(mmtb_tb_open(&tb, dir, &o) == MMTB_OK, "MANIFEST after a kill: %s", err);
+    for (int i = 0; i < mmtb_tb_sector_count(tb); i++) {
+        struct mmtb_verify_result res;
+        ck_assert_int_eq(mmtb_tb_verify_file(tb, i, NULL, &res), MMTB_OK);
+        ck_assert_msg(res.problems == 0, "sector %d is damaged after a kill", i);
+    }
+    mmtb_tb_close(tb);
+    return tmp;
+}
+
+/* The files of a and b are the same, byte for byte, and the same names. */
+static void same_files(const char *a, const char *b)
+{
+    char cmd[1000];
+    snprintf(cmd, sizeof cmd, "diff -r '%s' '%s' > /dev/null", a, b);
+    ck_assert_msg(system(cmd) == 0, "%s and %s differ", a, b);
+}
+
+/*
+ * Kill rounds on one game: a clean run measures its length T; each round
+ * starts from an empty directory, kills a run at a moment spread over
+ * [0, T) (stratified: round r of R draws from its R-th of the run), kills
+ * the resumed run again at a random moment, reruns to the end and compares
+ * with the clean tables; more rounds while fewer than min_kills runs were
+ * killed (a run may end before its kill time).  Returns the number of kills.
+ */
+static int kill_rounds(const char *a1, const char *a2, const char *tag, int rounds, int min_kills,
+                       int *tmps)
+{
+    char clean[400], work[400], cmd[900];
+    snprintf(clean, sizeof clean, "%s/%s-clean", tdir, tag);
+    snprintf(work, sizeof work, "%s/%s-work", tdir, tag);
+    double t0 = now();
+    ck_assert_int_eq(run(gen_argv(a1, a2, clean), NULL), 0);
+    double T = now() - t0;
+    unsigned seed = 19u;
+    int kills = 0;
+    for (int r = 0; r < rounds || (kills < min_kills && r < 4 * rounds); r++) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+        ck_assert_int_eq(system(cmd), 0);
+        double u = (double)rand_r(&seed) / RAND_MAX;
+        double first = T * ((r % rounds) + u) / rounds;
+        if (run_and_kill(gen_argv(a1, a2, work), first)) {
+            kills++;
+            *tmps += check_dir(work) > 0;
+        }
+        double second = (T - first) * (double)rand_r(&seed) / RAND_MAX; /* in what is left */
+        if (run_and_kill(gen_argv(a1, a2, work), second)) {
+            kills++;
+            *tmps += check_dir(work) > 0;
+        }
+        ck_assert_int_eq(run(gen_argv(a1, a2, work), NULL), 0);
+        same_files(clean, work);
+    }
+    printf("check_crash: nine %s %s: clean run %.2f s, %d kills, all reruns identical\n", a1, a2,
+           T, kills);
+    fflush(stdout);
+    return kills;
+}
+
+static int rounds_env(int dflt)
+{
+    const char *e = getenv("MMTB_CRASH_ROUNDS");
+    return e && atoi(e) > 0 ? atoi(e) : dflt;
+}
+
+/* ---------------------------------------------------------------------- */
+
+/* The movement phase up to 4 stones a side, and a placement start (3 v 3
+ * stones in hand): together at least 20 kills. */
+START_TEST(kill_anywhere_resumes_identical)
+{
+    int tmps = 0;
+    int kills = kill_rounds("--max-stones", "4", "m4", rounds_env(6), 10, &tmps);
+    kills += kill_rounds("--start", "3,3", "s33", rounds_env(6), 10, &tmps);
+    printf("check_crash: %d kills in total, %d of them left a *.tmp file\n", kills, tmps);
+    ck_assert_int_ge(kills, 20);
+}
+END_TEST
+
+/* A read-only output directory: an error naming the file, non-zero exit.
+ * As root, permissions do not stop writes: a read-only tmpfs does. */
+START_TEST(read_only_directory)
+{
+    char ro[400], log[500];
+    snprintf(ro, sizeof ro, "%s/ro", tdir);
+    snprintf(log, sizeof log, "%s/ro.log", tdir);
+    ck_assert_int_eq(mkdir(ro, 0755), 0);
+    bool mounted = false;
+    if (geteuid() == 0) {
+        if (mount("tmpfs", ro, "tmpfs", MS_RDONLY, "size=1m") != 0) {
+            printf("check_crash: read_only_directory skipped: running as root and cannot mount "
+                   "a read-only tmpfs (%s)\n",
+                   strerror(errno));
+            return;
+        }
+        mounted = true;
+    } else {
+        ck_assert_int_eq(chmod(ro, 0555), 0);
+    }
+    int rc = run(gen_argv("--max-stones", "3", ro), log);
+    if (mounted)
+        umount(ro);
+    size_t len;
+    char *text = (char *)tl_read_file(log, &len);
+    text[len] = 0;
+    ck_assert_int_ne(rc, 0);
+    ck_assert_msg(rc < 128, "mmtb-gen crashed: %d", rc);
+    ck_assert_msg(strstr(text, "/ro/MANIFEST"), "message: %s", text);
+    free(text);
+}
+END_TEST
+
+/* Missing child tables: verify names the missing file; a rerun of the
+ * solver re-creates it identically. */
+START_TEST(missing_child_tables)
+{
+    char clean[400], work[400], path[500], log[500], cmd[1400];
+    snprintf(clean, sizeof clean, "%s/child-clean", tdir);
+    snprintf(work, sizeof work, "%s/child-work", tdir);
+    snprintf(log, sizeof log, "%s/child.log", tdir);
+    ck_assert_int_eq(run(gen_argv("--max-stones", "4", clean), NULL), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s'", work, clean, work);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/3-4.mmtb", work);
+    ck_assert_int_eq(unlink(path), 0);
+    char *v[] = {GEN_BIN, "verify", "-t", work, "--sectors", "4-4", "--quiet", NULL};
+    ck_assert_int_eq(run(v, log), 2);
+    size_t len;
+    char *text = (char *)tl_read_file(log, &len);
+    text[len] = 0;
+    ck_assert_msg(strstr(text, "3-4.mmtb"), "message: %s", text);
+    free(text);
+    /* the probe side: integrity names it as listed but missing */
+    struct tl_result r;
+    tl_run(&r, NULL, "integrity", "-t", work, NULL);
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_msg(strstr(r.out, "3-4.mmtb"), "out: %s", r.out);
+    tl_result_free(&r);
+    ck_assert_int_eq(run(gen_argv("--max-stones", "4", work), NULL), 0);
+    same_files(clean, work);
+}
+END_TEST
+
+/* A full disk (tmpfs of 100 KiB; the tables take 140 KB): the error names
+ * the file, what is left passes the whole-file check and holds no *.tmp;
+ * after the filesystem grows, the rerun resumes to the clean tables. */
+START_TEST(full_disk_then_resume)
+{
+    char mnt[400], out[500], clean[400], log[500];
+    snprintf(mnt, sizeof mnt, "%s/full", tdir);
+    snprintf(out, sizeof out, "%s/t", mnt);
+    snprintf(clean, sizeof clean, "%s/full-clean", tdir);
+    snprintf(log, sizeof log, "%s/full.log", tdir);
+    ck_assert_int_eq(mkdir(mnt, 0755), 0);
+    if (mount("tmpfs", mnt, "tmpfs", 0, "size=100k") != 0) {
+        printf("check_crash: full_disk_then_resume skipped: cannot mount a tmpfs here (%s; "
+               "needs root or CAP_SYS_ADMIN)\n",
+               strerror(errno));
+        return;
+    }
+    ck_assert_int_eq(run(gen_argv("--max-stones", "4", clean), NULL), 0);
+    int rc = run(gen_argv("--max-stones", "4", out), log);
+    size_t len;
+    char *text = (char *)tl_read_file(log, &len);
+    text[len] = 0;
+    bool named = strstr(text, ".mmtb") && strstr(text, "No space left on device");
+    int tmps = rc != 0 ? check_dir(out) : -1;
+    /* no ck_assert until the tmpfs is unmounted */
+    struct tl_result r;
+    char *iv[] = {PROBE_BIN, "integrity", "-t", out, NULL};
+    tl_run_argv(&r, NULL, iv);
+    int integ = r.code;
+    tl_result_free(&r);
+    bool grown = mount("tmpfs", mnt, "tmpfs", MS_REMOUNT, "size=16m") == 0;
+    int rc2 = grown ? run(gen_argv("--max-stones", "4", out), NULL) : -1;
+    if (rc2 == 0)
+        same_files(clean, out);
+    umount2(mnt, MNT_DETACH);
+    ck_assert_msg(rc == 2, "a full disk exits %d", rc);
+    ck_assert_msg(named, "message: %s", text);
+    ck_assert_int_eq(tmps, 0);
+    ck_assert_int_eq(integ, 0); /* the finished part holds */
+    ck_assert(grown);
+    ck_assert_int_eq(rc2, 0);
+    free(text);
+}
+END_TEST
+
+int main(void)
+{
+    snprintf(tdir, sizeof tdir, "/tmp/check_crash_XXXXXX");
+    if (!mkdtemp(tdir)) {
+        fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+        return EXIT_FAILURE;
+    }
+    Suite *s = suite_create("crash");
+    TCase *tk = tcase_create("kill");
+    tcase_set_timeout(tk, 1200);
+    tcase_add_test(tk, kill_anywhere_resumes_identical);
+    suite_add_tcase(s, tk);
+    TCase *te = tcase_create("errors");
+    tcase_set_timeout(te, 300);
+    tcase_add_test(te, read_only_directory);
+    tcase_add_test(te, missing_child_tables);
+    tcase_add_test(te, full_disk_then_resume);
+    suite_add_tcase(s, te);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "check_crash: could not remove %s\n", tdir);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
