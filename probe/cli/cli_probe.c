@@ -383,6 +383,20 @@ out:
 /* stats                                                                  */
 /* ---------------------------------------------------------------------- */
 
+/* One sector's statistics as `stats --json` writes them (also served by
+ * `serve` at /api/stats): {"w", "b", "w_hand", "b_hand", "canonical",
+ * "wins", "draws", "losses", "max_win", "max_loss"}. */
+void cli_stats_json_row(FILE *f, const struct mmtb_sector_info *info)
+{
+    const struct mmtb_sector_stats *s = &info->stats;
+    fprintf(f,
+            "{\"w\":%d,\"b\":%d,\"w_hand\":%d,\"b_hand\":%d,\"canonical\":%" PRIu64
+            ",\"wins\":%" PRIu64 ",\"draws\":%" PRIu64 ",\"losses\":%" PRIu64
+            ",\"max_win\":%d,\"max_loss\":%d}",
+            info->sector.w, info->sector.b, info->sector.w_hand, info->sector.b_hand,
+            s->canonical, s->wins, s->draws, s->losses, (int)s->max_win, (int)s->max_loss);
+}
+
 static const char stats_help[] =
     "Usage: mmtb-probe stats -t DIR [--json]\n"
     "\n"
@@ -469,12 +483,8 @@ int cli_cmd_stats(int argc, char **argv)
         }
         const struct mmtb_sector_stats *s = &info.stats;
         if (json) {
-            printf("%s\n{\"w\":%d,\"b\":%d,\"w_hand\":%d,\"b_hand\":%d,\"canonical\":%" PRIu64
-                   ",\"wins\":%" PRIu64 ",\"draws\":%" PRIu64 ",\"losses\":%" PRIu64
-                   ",\"max_win\":%d,\"max_loss\":%d}",
-                   shown ? "," : "", info.sector.w, info.sector.b, info.sector.w_hand,
-                   info.sector.b_hand, s->canonical, s->wins, s->draws, s->losses,
-                   (int)s->max_win, (int)s->max_loss);
+            fputs(shown ? ",\n" : "\n", stdout);
+            cli_stats_json_row(stdout, &info);
         } else {
             /* bits per canonical position = 8 * bytes / canonical */
             double c = s->canonical ? (double)s->canonical : 1.0;

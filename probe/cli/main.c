@@ -31,6 +31,7 @@ static const struct command commands[] = {
     {"engine", cli_cmd_engine, "perfect play behind a UCI-like protocol (for GUIs and match runners)"},
     {"integrity", cli_cmd_integrity, "check every byte of a table directory (hashes, blocks, values)"},
     {"bench", cli_cmd_bench, "measure probe speed, table size and memory on a table directory"},
+    {"serve", cli_cmd_serve, "an HTTP API and a board page in the browser (needs libmicrohttpd)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -35,6 +35,7 @@ int cli_cmd_annotate(int argc, char **argv);
 int cli_cmd_check(int argc, char **argv);
 int cli_cmd_engine(int argc, char **argv);
 int cli_cmd_integrity(int argc, char **argv);
+int cli_cmd_serve(int argc, char **argv);
 
 /* ---- option parsing ---- */
 
@@ -125,6 +126,10 @@ bool cli_open_tables(const char *cmd, const char *dir, mmtb_tb **tb, mmtb_ctx **
 
 /* "win in 17", "loss in 4", "draw" (without " in N" when !with_dtc). */
 void cli_format_value(int wdl, int dtc, bool with_dtc, char *buf, size_t len);
+
+/* One sector's statistics as an object of `stats --json` (fields w, b,
+ * w_hand, b_hand, canonical, wins, draws, losses, max_win, max_loss). */
+void cli_stats_json_row(FILE *f, const struct mmtb_sector_info *info);
 
 /* ---- judging played moves (cli_verdict.c; annotate and check) ---- */
 
