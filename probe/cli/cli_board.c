@@ -217,13 +217,16 @@ void cli_draw_position(FILE *f, const struct mmtb_variant *v, const struct mmtb_
 /* ---------------------------------------------------------------------- */
 
 static const char board_help[] =
-    "Usage: mmtb-probe board [-v VARIANT]\n"
+    "Usage: mmtb-probe board [-v VARIANT] [--svg [POSITION]]\n"
     "\n"
     "Describe a variant: the board drawn with its square names, the points,\n"
     "lines and mills, the rule flags and the order of the symmetry group.\n"
     "\n"
     "Options:\n"
     "  -v, --variant VARIANT  built-in name or variant file (default: nine)\n"
+    "  -s, --svg              instead, an SVG picture of the board with its\n"
+    "                         square names, or of POSITION (either notation)\n"
+    "                         with the stones on the board and in hand\n"
     "  -h, --help             show this help\n"
     "\n"
     "Exit codes: 0 success, 1 bad usage or unknown variant.\n";
@@ -278,31 +281,80 @@ static void print_rules(const struct mmtb_variant *v)
     printf("  no re-closing a mill     %s\n", yes_no(v->no_reclose));
 }
 
+/* board --svg: the board, or the position given as words, as SVG. */
+static int board_svg(const char *cmd, const struct mmtb_variant *v, int nw, char **words)
+{
+    if (nw == 0) {
+        cli_svg_position(stdout, v, NULL, NULL, NULL, 0);
+        return CLI_EXIT_OK;
+    }
+    char *text = cli_join(nw, words), err[256] = "";
+    struct mmtb_pos p;
+    if (!text) {
+        cli_error(cmd, "out of memory");
+        return CLI_EXIT_INPUT;
+    }
+    int rc = mmtb_pos_parse(v, text, &p, err, sizeof err);
+    if (rc != MMTB_OK) {
+        cli_error(cmd, "bad position '%.*s%s': %s", CLI_QUOTE(text), err[0] ? err : mmtb_strerror(rc));
+        free(text);
+        return CLI_EXIT_INPUT;
+    }
+    free(text);
+    cli_svg_position(stdout, v, &p, NULL, NULL, 0);
+    return CLI_EXIT_OK;
+}
+
 int cli_cmd_board(int argc, char **argv)
 {
-    static const struct cli_opt opts[] = {
-        {"variant", 'v', true, 1}, {"help", 'h', false, 2}, {NULL, 0, false, 0}};
+    static const struct cli_opt opts[] = {{"variant", 'v', true, 1},
+                                          {"help", 'h', false, 2},
+                                          {"svg", 's', false, 3},
+                                          {NULL, 0, false, 0}};
     struct cli_parser ps;
     const char *arg, *vname = "nine";
-    int id;
+    bool svg = false;
+    int id, nw = 0, ret;
+    char **words = calloc((size_t)argc + 1, sizeof *words);
+    if (!words)
+        return CLI_EXIT_INPUT;
     cli_parser_init(&ps, argc, argv);
     while ((id = cli_next(&ps, opts, &arg)) != CLI_END) {
         switch (id) {
         case CLI_BAD:
+            free(words);
             return CLI_EXIT_INPUT;
         case 1:
             vname = arg;
             break;
         case 2:
             fputs(board_help, stdout);
+            free(words);
             return CLI_EXIT_OK;
+        case 3:
+            svg = true;
+            break;
         default:
-            return cli_usage_error(ps.cmd, "unexpected argument '%s'", arg);
+            words[nw++] = (char *)arg; /* a position: only with --svg */
         }
     }
+    if (nw > 0 && !svg) {
+        ret = cli_usage_error(ps.cmd, "unexpected argument '%s'", words[0]);
+        free(words);
+        return ret;
+    }
     struct mmtb_variant *v;
-    if (!cli_load_variant(ps.cmd, vname, &v))
+    if (!cli_load_variant(ps.cmd, vname, &v)) {
+        free(words);
         return CLI_EXIT_INPUT;
+    }
+    if (svg) {
+        ret = board_svg(ps.cmd, v, nw, words);
+        free(words);
+        mmtb_variant_free(v);
+        return ret;
+    }
+    free(words);
 
     printf("%s (%s)\n\n", v->title, v->name);
     cli_draw_board(stdout, v, NULL);

@@ -65,6 +65,7 @@ void cli_format_value(int wdl, int dtc, bool with_dtc, char *buf, size_t len)
 
 static const char probe_help[] =
     "Usage: mmtb-probe probe -t DIR [--json] [--pv] [--wdl-only] [POSITION...]\n"
+    "       mmtb-probe probe -t DIR --svg POSITION\n"
     "\n"
     "Look positions up in the solved tables in DIR: the value for the side to\n"
     "move (win, draw or loss) with the depth to conversion (DTC: plies until\n"
@@ -90,6 +91,10 @@ static const char probe_help[] =
     "      --pv-max N     longest principal variation (default 1000)\n"
     "  -w, --wdl-only     only win/draw/loss: reads no depth data; dtc fields\n"
     "                     are left out and moves are ordered wins, draws, losses\n"
+    "  -s, --svg          an SVG picture of the one POSITION instead: the board,\n"
+    "                     the stones, and every move's value marked on it as\n"
+    "                     serve's page marks them (not with --json, --pv or\n"
+    "                     --wdl-only)\n"
     "  -h, --help         show this help\n"
     "\n"
     "Exit codes:\n"
@@ -100,7 +105,7 @@ static const char probe_help[] =
     "     solved game (2 wins over 1 when both happen)\n";
 
 struct probe_opts {
-    bool json, pv, wdl_only;
+    bool json, pv, wdl_only, svg;
     int pv_max;
     int answered;   /* positions printed so far (text: blank line between) */
     bool from_args; /* positions come from argv (hint about quoting) */
@@ -256,7 +261,9 @@ static int probe_one(const char *cmd, mmtb_ctx *ctx, const struct mmtb_variant *
     }
     if (n > MMTB_MAX_MOVES)
         n = MMTB_MAX_MOVES;
-    if (o->json) {
+    if (o->svg) {
+        cli_svg_position(stdout, v, &p, &val, mv, n);
+    } else if (o->json) {
         print_json(v, given, &val, mv, n, pv, npv, o);
     } else {
         if (o->answered)
@@ -286,16 +293,17 @@ static int worse(int a, int b)
 
 int cli_cmd_probe(int argc, char **argv)
 {
-    enum { O_TABLES = 1, O_JSON, O_PV, O_PVMAX, O_WDL, O_HELP };
+    enum { O_TABLES = 1, O_JSON, O_PV, O_PVMAX, O_WDL, O_SVG, O_HELP };
     static const struct cli_opt opts[] = {{"tables", 't', true, O_TABLES},
                                           {"json", 'j', false, O_JSON},
                                           {"pv", 'p', false, O_PV},
                                           {"pv-max", 0, true, O_PVMAX},
                                           {"wdl-only", 'w', false, O_WDL},
+                                          {"svg", 's', false, O_SVG},
                                           {"help", 'h', false, O_HELP},
                                           {NULL, 0, false, 0}};
     struct cli_parser ps;
-    struct probe_opts o = {false, false, false, 1000, 0, false};
+    struct probe_opts o = {false, false, false, false, 1000, 0, false};
     const char *arg, *dir = NULL;
     int id, nw = 0, ret = CLI_EXIT_OK;
     long x;
@@ -328,6 +336,9 @@ int cli_cmd_probe(int argc, char **argv)
         case O_WDL:
             o.wdl_only = true;
             break;
+        case O_SVG:
+            o.svg = true;
+            break;
         case O_HELP:
             fputs(probe_help, stdout);
             free(words);
@@ -339,6 +350,11 @@ int cli_cmd_probe(int argc, char **argv)
     if (!dir) {
         free(words);
         return cli_usage_error(ps.cmd, "missing -t DIR (the table directory)");
+    }
+    if (o.svg && (o.json || o.pv || o.wdl_only || nw != 1)) {
+        free(words);
+        return cli_usage_error(ps.cmd, "--svg takes exactly one POSITION and no --json, --pv "
+                                       "or --wdl-only");
     }
 
     mmtb_tb *tb;
@@ -398,7 +414,7 @@ void cli_stats_json_row(FILE *f, const struct mmtb_sector_info *info)
 }
 
 static const char stats_help[] =
-    "Usage: mmtb-probe stats -t DIR [--json]\n"
+    "Usage: mmtb-probe stats -t DIR [--json | --svg]\n"
     "\n"
     "Per-sector statistics of the solved tables in DIR, read from the file\n"
     "headers: canonical positions (one per symmetry orbit) that are wins,\n"
@@ -412,6 +428,9 @@ static const char stats_help[] =
     "  -j, --json         a JSON array of objects with the fields w, b,\n"
     "                     w_hand, b_hand, canonical, wins, draws, losses,\n"
     "                     max_win, max_loss (side to move first)\n"
+    "  -s, --svg          an SVG picture instead: per sector the W/D/L shares\n"
+    "                     and the longest win and loss, and the histogram of\n"
+    "                     wins and losses by DTC (reads every value)\n"
     "  -h, --help         show this help\n"
     "\n"
     "Exit codes:\n"
@@ -422,14 +441,15 @@ static const char stats_help[] =
 
 int cli_cmd_stats(int argc, char **argv)
 {
-    enum { O_TABLES = 1, O_JSON, O_HELP };
+    enum { O_TABLES = 1, O_JSON, O_SVG, O_HELP };
     static const struct cli_opt opts[] = {{"tables", 't', true, O_TABLES},
                                           {"json", 'j', false, O_JSON},
+                                          {"svg", 's', false, O_SVG},
                                           {"help", 'h', false, O_HELP},
                                           {NULL, 0, false, 0}};
     struct cli_parser ps;
     const char *arg, *dir = NULL;
-    bool json = false;
+    bool json = false, svg = false;
     int id, ret = CLI_EXIT_OK;
 
     cli_parser_init(&ps, argc, argv);
@@ -443,6 +463,9 @@ int cli_cmd_stats(int argc, char **argv)
         case O_JSON:
             json = true;
             break;
+        case O_SVG:
+            svg = true;
+            break;
         case O_HELP:
             fputs(stats_help, stdout);
             return CLI_EXIT_OK;
@@ -452,9 +475,16 @@ int cli_cmd_stats(int argc, char **argv)
     }
     if (!dir)
         return cli_usage_error(ps.cmd, "missing -t DIR (the table directory)");
+    if (json && svg)
+        return cli_usage_error(ps.cmd, "--json and --svg exclude each other");
     mmtb_tb *tb;
     if (!cli_open_tables(ps.cmd, dir, &tb, NULL))
         return CLI_EXIT_TABLE;
+    if (svg) {
+        int rc = cli_svg_stats(stdout, tb, dir, ps.cmd);
+        mmtb_tb_close(tb);
+        return rc == MMTB_OK ? CLI_EXIT_OK : CLI_EXIT_TABLE;
+    }
 
     const struct mmtb_variant *v = mmtb_tb_variant(tb);
     int n = mmtb_tb_sector_count(tb), shown = 0, bad = 0;

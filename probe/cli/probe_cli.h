@@ -225,4 +225,27 @@ void cli_draw_board(FILE *f, const struct mmtb_variant *v, const struct mmtb_pos
  * hand, a pending removal, and the simple form / FEN. */
 void cli_draw_position(FILE *f, const struct mmtb_variant *v, const struct mmtb_pos *p);
 
+/* ---- SVG pictures (cli_svg.c) ---- */
+
+/*
+ * A standalone SVG document of the board of v: with p NULL, the points
+ * with their names; else the stones, the hands and the value val, and with
+ * mv (the n moves of mmtb_probe_moves, best first) each move's value
+ * marked as serve's page marks it (the best value through each point a
+ * first click chooses, each stone's best move as an arrow) and listed.
+ */
+void cli_svg_position(FILE *f, const struct mmtb_variant *v, const struct mmtb_pos *p,
+                      const struct mmtb_value *val, const struct mmtb_move_value *mv, int n);
+
+/*
+ * A standalone SVG document of the statistics of the tables of tb (named
+ * dir in the caption): per sector the W/D/L shares and the longest win and
+ * loss, then the histogram of wins and losses by DTC (log scale), the
+ * longest win and loss named with their sectors.  Reads every value of
+ * every usable sector.  Problems are reported with cli_error(cmd, ...).
+ * Returns MMTB_OK, MMTB_ERR_MISSING when a sector was unusable (the others
+ * are drawn), or the error that stopped it (nothing usable written).
+ */
+int cli_svg_stats(FILE *f, const mmtb_tb *tb, const char *dir, const char *cmd);
+
 #endif
