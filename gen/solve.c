@@ -1567,6 +1567,16 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
     }
     int swh = o->start_w_hand < 0 ? v->stones : o->start_w_hand;
     int sbh = o->start_b_hand < 0 ? v->stones : o->start_b_hand;
+    if ((swh > 0 || sbh > 0) && (swh < v->min_stones || sbh < v->min_stones)) {
+        /* the empty board with fewer stones than min-stones for a side is a
+         * game already lost before the first move: nothing to solve */
+        snprintf(err, errlen,
+                 "start %d,%d: a side with fewer than %d stones (min-stones of %s) has lost "
+                 "before the first move; give each side at least %d",
+                 swh, sbh, v->min_stones, v->name, v->min_stones);
+        rc = MMTB_ERR_INVALID;
+        goto out;
+    }
     int n = mmtb_sector_list(v, swh, sbh, o->max_stones, list, cap);
     if (n < 0) {
         rc = n;

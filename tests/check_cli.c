@@ -819,6 +819,32 @@ START_TEST(gen_refuses_counter_overflow)
 }
 END_TEST
 
+/* A start where a side has fewer stones than min-stones is a game lost
+ * before the first move: mmtb-gen refuses it with the rule named, exit 1,
+ * and writes nothing (it used to crash on nine --start 2,2). */
+START_TEST(gen_refuses_a_start_below_min_stones)
+{
+    char dir[] = "/tmp/check_cli_start_XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    char out[600];
+    snprintf(out, sizeof out, "%s/t", dir);
+    static const char *const starts[] = {"2,2", "3,2", "9,1"};
+    for (int i = 0; i < 3; i++) {
+        struct tl_result r;
+        char *argv[] = {GEN_BIN, "-v", "nine", "--start", (char *)starts[i], "-o", out, "--quiet",
+                        NULL};
+        tl_run_argv(&r, NULL, argv);
+        ck_assert_msg(r.code == 1, "--start %s: exit %d: %s", starts[i], r.code, r.err);
+        ck_assert_msg(strstr(r.err, "fewer than 3 stones (min-stones of nine)") != NULL, "%s",
+                      r.err);
+        struct stat sb;
+        ck_assert_msg(stat(out, &sb) != 0, "--start %s left %s behind", starts[i], out);
+        tl_result_free(&r);
+    }
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
 START_TEST(play_against_tables_from_a_pipe)
 {
     need_tables();
@@ -917,6 +943,7 @@ int main(void)
     tcase_add_test(tc, sectors_nine_movement_json);
     tcase_add_test(tc, sectors_three_json_is_valid);
     tcase_add_test(tc, gen_refuses_counter_overflow);
+    tcase_add_test(tc, gen_refuses_a_start_below_min_stones);
     suite_add_tcase(s, tc);
 
     TCase *tt = tcase_create("tables");
