@@ -3,6 +3,7 @@
  * dependency order and writes them as table files, and the verifier that
  * re-derives every stored value from its successors.  Reads solved sectors
  * back through libmmtb (mmtb.h).  Uses OpenMP inside each sector.
+ * mmtb_solve is schedule.c (its stages: job.h); mmtb_verify is verify.c.
  */
 #ifndef MMTB_SOLVE_H
 #define MMTB_SOLVE_H

@@ -1,0 +1,146 @@
+/*
+ * deps.c - the solved sectors a job reads: which sectors outside the pair
+ * its moves lead to, their values (and depths where needed) read whole
+ * into memory through the probe API (libmmtb, sectorio.c), their re-filing
+ * by the side not to move (dep_swap), and their release.  The only stage
+ * that reads table files; it knows nothing of the state bytes.
+ */
+#include "job.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "mmtb.h"
+#include "sectorio.h"
+
+/* The sectors outside the pair that moves of member s lead to (the sector
+ * graph of sector_index.c), and whether a placement that removes nothing
+ * leads there, so that its depths are needed too. */
+static void add_deps(struct job *j, struct mmtb_sector s, bool need_dtc[16])
+{
+    struct mmtb_sector t[8];
+    int n = mmtb_sector_moves_to(j->v, s, t);
+    struct mmtb_sector quiet_place = {s.b, (uint8_t)(s.w + 1), s.b_hand, (uint8_t)(s.w_hand - 1)};
+    for (int i = 0; i < n; i++) {
+        if (member_of(j, t[i]) >= 0)
+            continue;
+        int k;
+        for (k = 0; k < j->ndeps; k++)
+            if (sector_eq(j->deps[k].s, t[i]))
+                break;
+        if (k == j->ndeps) {
+            j->deps[j->ndeps].s = t[i];
+            need_dtc[j->ndeps++] = false;
+        }
+        need_dtc[k] = need_dtc[k] || (s.w_hand > 0 && sector_eq(t[i], quiet_place));
+    }
+}
+
+/* Load an already solved sector fully into memory (in parallel ranges). */
+static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, bool need_dtc, char *err,
+                    size_t errlen)
+{
+    d->slots = mmtb_index_slots(ix, d->s);
+    d->wdl = gen_alloc_big(d->slots);
+    d->dtc = need_dtc ? gen_alloc_big(d->slots * sizeof *d->dtc) : NULL;
+    if (!d->wdl || (need_dtc && !d->dtc))
+        return MMTB_ERR_NOMEM;
+    int rc = gen_read_sector(tb, d->s, d->slots, d->wdl, d->dtc);
+    if (rc != MMTB_OK) {
+        char name[32];
+        mmtb_sector_format(d->s, name, sizeof name);
+        snprintf(err, errlen, "reading solved sector %s: %s", name, mmtb_strerror(rc));
+    }
+    return rc;
+}
+
+/*
+ * Re-file the values of dep d by the side not to move: slot k of the
+ * colour-swapped sector (b, w) holds the value of the position of d whose
+ * masks are those of k exchanged.  Done for the sectors only captures lead
+ * into, when the positions are walked in their own order (movement): all
+ * captures of one move, and of every position with the same side to move,
+ * then share that side's look-up and symmetry and land in one small block
+ * of the array, where in d's own order each would be a cache miss of its
+ * own.  One rank per position of d, as the walk goes; the positions are
+ * read in groups so that their look-ups overlap.
+ */
+static int dep_swap(const struct job *j, struct dep *d)
+{
+    struct mmtb_sector ts = sector_partner(d->s);
+    uint64_t tslots = mmtb_index_slots(j->ix, ts);
+    uint8_t *t = gen_alloc_big(tslots);
+    if (!t)
+        return MMTB_ERR_NOMEM;
+    uint64_t nchunks = (tslots + CHUNK - 1) / CHUNK;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (uint64_t c = 0; c < nchunks; c++) {
+        uint64_t lo = c * CHUNK, hi = lo + CHUNK < tslots ? lo + CHUNK : tslots;
+        struct mmtb_index_iter it;
+        mmtb_index_iter_start(&it, j->ix, ts, lo, hi);
+        uint64_t at[16], r[16], i;
+        uint32_t mv[16], op[16], mover, opp;
+        int nst[16], n = 0;
+        bool canonical, more = true;
+        while (more) {
+            more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical);
+            if (more && !canonical) {
+                t[i] = 3;
+                continue;
+            }
+            if (more) {
+                at[n] = i;
+                mv[n] = opp; /* the position of d: the masks exchanged */
+                op[n++] = mover;
+                if (n < 16)
+                    continue;
+            }
+            mmtb_index_rank_stab_many(j->ix, d->s, mv, op, n, r, nst);
+            for (int k = 0; k < n; k++)
+                __builtin_prefetch(&d->wdl[r[k]]);
+            for (int k = 0; k < n; k++)
+                t[at[k]] = d->wdl[r[k]];
+            n = 0;
+        }
+    }
+    free(d->wdl);
+    d->wdl = t;
+    d->slots = tslots;
+    d->swapped = true;
+    return MMTB_OK;
+}
+
+/* The solved sectors of the pair, loaded (and re-filed when swap) before
+ * the init pass. */
+int deps_load(struct job *j, const char *dir, bool swap, char *err, size_t errlen)
+{
+    bool need_dtc[16] = {false};
+    for (int i = 0; i < j->nm; i++)
+        add_deps(j, j->m[i].s, need_dtc);
+    if (!j->ndeps)
+        return MMTB_OK;
+    mmtb_tb *tb = NULL;
+    struct mmtb_tb_opts topts;
+    memset(&topts, 0, sizeof topts);
+    int rc = mmtb_tb_open(&tb, dir, &topts);
+    if (rc != MMTB_OK) {
+        snprintf(err, errlen, "%s: cannot open tables: %s", dir, mmtb_strerror(rc));
+        return rc;
+    }
+    for (int i = 0; i < j->ndeps && rc == MMTB_OK; i++)
+        rc = load_dep(tb, &j->deps[i], j->ix, need_dtc[i], err, errlen);
+    mmtb_tb_close(tb);
+    for (int i = 0; i < j->ndeps && rc == MMTB_OK && swap; i++)
+        if (!j->deps[i].dtc)
+            rc = dep_swap(j, &j->deps[i]);
+    return rc;
+}
+
+/* Their arrays, at the end of the job. */
+void deps_free(struct job *j)
+{
+    for (int i = 0; i < j->ndeps; i++) {
+        free(j->deps[i].wdl);
+        free(j->deps[i].dtc);
+    }
+}

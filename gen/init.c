@@ -1,0 +1,401 @@
+/*
+ * init.c - the init pass of a job: every position's first state byte from
+ * the rules' terminal values and the values of its external successors in
+ * the solved sectors (deps.c), and the in-pair moves it counts for the
+ * levels (levels.c).  Works on the job's arrays only; reads no file.
+ *
+ * The look-ups are batched so that the cache misses of many positions
+ * overlap; a sector only captures lead into has been re-filed by the side
+ * not to move (dep_swap in deps.c), which puts the captures of one move
+ * side by side.  Quiet moves into the partner are only counted, not
+ * ranked (levels.c says why that is enough).  External results of depth > 1
+ * (placements in Lasker-style games) are queued in per-level buckets that
+ * the levels take as in-pair successors resolved at that level.
+ */
+#include "job.h"
+
+#include <omp.h>
+
+static void bucket_add(struct job *j, int level, uint64_t entry)
+{
+#pragma omp critical(mmtb_bucket)
+    {
+        if (!vec64_push(&j->buckets[level], entry))
+            j->oom = 1;
+        if (level > j->last_level)
+            j->last_level = level;
+    }
+}
+
+/*
+ * The init pass in two steps, so that the look-ups of many positions are
+ * in flight at once: init_gather generates a position's successors, ranks
+ * the external ones and starts their look-ups (cache misses in solved
+ * sectors of hundreds of megabytes); init_settle reads them, once a batch
+ * of positions has been gathered.
+ */
+#define INIT_GROUP 16                          /* positions per batch */
+#define INIT_EXT_CAP (2 * MMTB_MAX_MOVES)      /* external successors per batch */
+
+/* A successor in an already solved sector, ranked, waiting for its value. */
+struct ext_look {
+    const struct dep *d;
+    uint64_t r;
+    bool capture;
+};
+
+/* Per-thread scratch of the init pass. */
+struct init_scratch {
+    struct succ sc[MMTB_MAX_MOVES];
+    /* placements that remove nothing, ranked together */
+    uint32_t qopp[MMTB_MAX_MOVES];
+    int qat[MMTB_MAX_MOVES];
+    /* a run of captures into a swapped sector, ranked together */
+    uint32_t ropp[MMTB_MAX_MOVES];
+    int rat[MMTB_MAX_MOVES];
+    uint64_t r[MMTB_MAX_MOVES]; /* rank_group's scratch */
+    /* the batch: positions and their external successors */
+    struct ext_look ext[INIT_EXT_CAP];
+    int next;
+    struct {
+        uint64_t slot;
+        int first, n, nin; /* its successors ext[first .. first + n); n < 0: decided */
+        uint8_t state;     /* when decided early */
+        int depth;
+    } pos[INIT_GROUP];
+    int npos;
+};
+
+/* Rank the group ext[at[0..n)] of successors in sector s that share their
+ * side to move (opps[k] the other side of each) and start their look-ups.
+ * r: scratch for n slots. */
+static void rank_group(const struct job *j, struct mmtb_sector s, uint32_t mover,
+                       const uint32_t *opps, const int *at, int n, uint64_t *r,
+                       struct ext_look *ext)
+{
+    mmtb_index_rank_same_mover(j->ix, s, mover, opps, n, r);
+    for (int k = 0; k < n; k++) {
+        struct ext_look *x = &ext[at[k]];
+        x->r = r[k];
+        __builtin_prefetch(&x->d->wdl[x->r]);
+    }
+}
+
+/*
+ * First step for one canonical position (slot of member mi): terminal
+ * values, the count of in-pair successors, and the external successors
+ * ranked with their look-ups started.  A position decided without
+ * look-ups (no move, an immediate win) is settled here.
+ */
+static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, uint32_t opp,
+                        struct init_scratch *is)
+{
+    const struct mmtb_variant *v = j->v;
+    struct member *me = &j->m[mi];
+    struct succ *sc = is->sc;
+    int p = is->npos++;
+    is->pos[p].slot = slot;
+    is->pos[p].n = -1;
+
+    int term = succ_terminal(v, me->s, mover, opp);
+    if (term == MMTB_LOSS || term == MMTB_DRAW) {
+        bool loss = term == MMTB_LOSS;
+        is->pos[p].state = loss ? st_decided(j, false, 0) : ST_DRAWN;
+        is->pos[p].depth = loss ? 0 : -1;
+        return;
+    }
+    /* Quiet moves into the partner are only counted (see levels.c). */
+    int nin = 0;
+    int n = me->partner >= 0 ? succ_generate_counted(v, me->s, mover, opp, sc, &nin)
+                             : succ_generate(v, me->s, mover, opp, sc);
+    if (n + nin == 0) {
+        is->pos[p].state = st_decided(j, false, 0);
+        is->pos[p].depth = 0;
+        return;
+    }
+    /* Placements that remove nothing all lead to positions of one sector
+     * whose side to move is our opponent: those are ranked together.  So
+     * are the captures of one move into a swapped sector: they share the
+     * side not to move. */
+    struct ext_look *ext = is->ext + is->next;
+    int next = 0, nq = 0, nr = 0;
+    struct mmtb_sector qt = {0, 0, 0, 0};
+    const struct dep *rd = NULL;
+    uint32_t rnm = 0;
+    for (int i = 0; i < n; i++) {
+        if (sc[i].kind == SUCC_WIN) {
+            /* a win in 1 whatever the other successors are */
+            is->pos[p].state = st_decided(j, true, 1);
+            is->pos[p].depth = 1;
+            return;
+        }
+        if (member_of(j, sc[i].t) >= 0) {
+            nin++;
+            continue;
+        }
+        const struct dep *d = dep_of(j, sc[i].t);
+        ext[next].d = d;
+        ext[next].capture = sc[i].capture;
+        if (d->swapped) {
+            if (nr && (d != rd || sc[i].opp != rnm)) {
+                rank_group(j, sector_partner(rd->s), rnm, is->ropp, is->rat, nr, is->r, ext);
+                nr = 0;
+            }
+            rd = d;
+            rnm = sc[i].opp;
+            is->rat[nr] = next;
+            is->ropp[nr++] = sc[i].mover;
+        } else if (sc[i].mover == opp && (nq == 0 || sector_eq(sc[i].t, qt))) {
+            qt = sc[i].t;
+            is->qat[nq] = next;
+            is->qopp[nq++] = sc[i].opp;
+        } else {
+            ext[next].r = mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
+            __builtin_prefetch(&d->wdl[ext[next].r]);
+        }
+        next++;
+    }
+    if (nr)
+        rank_group(j, sector_partner(rd->s), rnm, is->ropp, is->rat, nr, is->r, ext);
+    if (nq)
+        rank_group(j, qt, opp, is->qopp, is->qat, nq, is->r, ext);
+    is->pos[p].first = is->next;
+    is->pos[p].n = next;
+    is->pos[p].nin = nin;
+    is->next += next;
+}
+
+/* Second step: the state byte of gathered position p from its external
+ * successors' values and its in-pair count; may add bucket entries. */
+static uint8_t init_settle(struct job *j, int mi, const struct init_scratch *is, int p,
+                           int *resolved_depth)
+{
+    uint64_t slot = is->pos[p].slot;
+    int nin = is->pos[p].nin;
+    const struct ext_look *ext = is->ext + is->pos[p].first;
+    *resolved_depth = -1;
+    int best_win = 0, worst_loss = 0;
+    bool draw = false;
+    for (int i = 0; i < is->pos[p].n; i++) {
+        const struct dep *d = ext[i].d;
+        uint64_t r = ext[i].r;
+        int w = d->wdl[r];
+        int depth = ext[i].capture ? 1 : (d->dtc ? d->dtc[r] : 0) + 1;
+        if (w == 0) { /* the opponent loses there */
+            if (depth == 1) {
+                *resolved_depth = 1;
+                return st_decided(j, true, 1);
+            }
+            if (!best_win || depth < best_win)
+                best_win = depth;
+        } else if (w == 1) {
+            draw = true;
+        } else if (depth > worst_loss) {
+            worst_loss = depth;
+        }
+    }
+    if (nin > 0 && !j->any_inpair)
+        __atomic_store_n(&j->any_inpair, 1, __ATOMIC_RELAXED);
+
+    if (best_win && (best_win == 1 || nin == 0)) {
+        *resolved_depth = best_win;
+        return st_decided(j, true, (unsigned)best_win);
+    }
+    if (nin == 0) {
+        if (draw)
+            return ST_DRAWN;
+        *resolved_depth = worst_loss;
+        return st_decided(j, false, (unsigned)worst_loss);
+    }
+    /* the counter and its biases (at most 2) must fit below ST_DRAWN */
+    if (nin > (int)ST_MAX_COUNT - 2) {
+        __atomic_store_n(&j->too_many, 1, __ATOMIC_RELAXED);
+        return ST_DRAWN;
+    }
+    uint8_t c = (uint8_t)nin;
+    if (best_win) {
+        c++; /* can no longer be lost */
+        bucket_add(j, best_win - 1, slot << 2 | (uint64_t)mi << 1 | 1);
+    } else {
+        if (draw)
+            c++;
+        if (worst_loss > 1) {
+            c++;
+            bucket_add(j, worst_loss - 1, slot << 2 | (uint64_t)mi << 1 | 0);
+        }
+    }
+    return c;
+}
+
+/*
+ * The order of the init walk.  A placement's successors all have the
+ * placing side's opponent O as their new side to move, so they lie in one
+ * block of the solved sector (the slots of O's canonical set), and so do
+ * those of every other position with the same O.  Walking the positions
+ * grouped by O keeps that block in cache; walking them in their own slot
+ * order would fetch a new block per position, a cache miss per successor.
+ * The positions grouped by O are the slots of the colour-swapped sector
+ * (b, w, ...), whose index is ordered by its side to move: each of its
+ * canonical slots (O, M) is one orbit, (M, O) of ours, written to our slot
+ * wherever it lies.  Movement positions have few external successors and
+ * are walked in their own order.
+ */
+bool init_by_opponent(const struct job *j, const struct member *me)
+{
+    return me->s.w_hand > 0 && !j->v->place_or_move;
+}
+
+/*
+ * Writes of the by-opponent walk land anywhere in the member's array; one
+ * cache and TLB miss each would cost more than the rest of the work.  They
+ * are queued per thread and partition of the array (as the level updates
+ * in levels.c) and applied partition by partition after each batch of chunks.
+ * An entry is offset in the partition << 16 | state byte.
+ */
+#define INIT_BATCH_CHUNKS 1024
+
+int init_pass(struct job *j)
+{
+    const uint64_t chunk = CHUNK;
+    const int nth = omp_get_max_threads();
+    for (int mi = 0; mi < j->nm; mi++) {
+        struct member *me = &j->m[mi];
+        bool by_opp = init_by_opponent(j, me);
+        /* the sector walked: our own, or the colour-swapped one */
+        struct mmtb_sector ws = by_opp ? sector_partner(me->s) : me->s;
+        uint64_t wslots = by_opp ? mmtb_index_slots(j->ix, ws) : me->slots;
+        uint64_t nchunks = (wslots + chunk - 1) / chunk;
+        uint64_t visited = 0;
+        uint64_t nparts = by_opp ? (me->slots >> PART_SHIFT) + 1 : 0;
+        struct vec64 *ib = NULL;
+        if (by_opp) {
+            ib = calloc((size_t)nth * nparts, sizeof *ib);
+            if (!ib)
+                return MMTB_ERR_NOMEM;
+#pragma omp parallel for schedule(static)
+            for (uint64_t c = 0; c < (me->slots + chunk - 1) / chunk; c++) {
+                uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
+                for (uint64_t i = lo; i < hi; i++)
+                    me->st[i] = ST_UNUSED;
+            }
+        }
+        uint64_t done = 0;
+        int fail = 0;
+#pragma omp parallel
+        {
+            struct init_scratch *is = malloc(sizeof *is);
+            uint64_t *hist = calloc(MAX_LEVELS, sizeof *hist);
+            struct vec64 *mine = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL;
+            struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
+            int maxd = 0;
+            if (!is || !hist) {
+#pragma omp atomic write
+                fail = 1;
+            }
+            for (uint64_t b0 = 0; b0 < nchunks; b0 += INIT_BATCH_CHUNKS) {
+                uint64_t b1 = b0 + INIT_BATCH_CHUNKS < nchunks ? b0 + INIT_BATCH_CHUNKS : nchunks;
+#pragma omp for schedule(dynamic, 16)
+                for (uint64_t c = b0; c < b1; c++) {
+                    if (fail)
+                        continue;
+                    uint64_t lo = c * chunk, hi = lo + chunk < wslots ? lo + chunk : wslots;
+                    struct mmtb_index_iter it;
+                    mmtb_index_iter_start(&it, j->ix, ws, lo, hi);
+                    uint64_t i, seen = 0;
+                    uint32_t mover, opp;
+                    bool canonical, more = true;
+                    is->npos = is->next = 0;
+                    while (more) {
+                        more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical);
+                        if (more && !canonical) {
+                            if (!by_opp)
+                                me->st[i] = ST_UNUSED;
+                            continue;
+                        }
+                        if (more) {
+                            if (by_opp) {
+                                init_gather(j, mi, mmtb_index_rank(j->ix, me->s, opp, mover),
+                                            opp, mover, is);
+                                seen++;
+                            } else {
+                                init_gather(j, mi, i, mover, opp, is);
+                            }
+                            if (is->npos < INIT_GROUP &&
+                                is->next + MMTB_MAX_MOVES <= INIT_EXT_CAP)
+                                continue;
+                        }
+                        /* settle the batch gathered */
+                        for (int p = 0; p < is->npos; p++) {
+                            int rd = is->pos[p].depth;
+                            uint8_t x = is->pos[p].n < 0 ? is->pos[p].state
+                                                         : init_settle(j, mi, is, p, &rd);
+                            uint64_t k = is->pos[p].slot;
+                            if (by_opp) {
+                                uint64_t off = k & (((uint64_t)1 << PART_SHIFT) - 1);
+                                if (!vec64_push(&mine[k >> PART_SHIFT], off << 16 | x))
+                                    __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
+                            } else {
+                                me->st[k] = x;
+                            }
+                            if (rd >= (int)j->deep_from && !deep_push(deep, mi, k, (unsigned)rd))
+                                __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
+                            if (rd >= 0) {
+                                hist[rd]++;
+                                if (rd > maxd)
+                                    maxd = rd;
+                            }
+                        }
+                        is->npos = is->next = 0;
+                    }
+                    if (omp_get_thread_num() == 0) {
+                        uint64_t dn;
+#pragma omp atomic read
+                        dn = done;
+                        progress_update(j->prog, dn * chunk, wslots);
+                    }
+#pragma omp atomic
+                    done++;
+#pragma omp atomic
+                    visited += seen;
+                }
+                if (!by_opp)
+                    continue;
+                /* every thread's queue for a partition, in one thread */
+#pragma omp for schedule(dynamic, 8)
+                for (uint64_t p = 0; p < nparts; p++) {
+                    uint8_t *base = me->st + (p << PART_SHIFT);
+                    for (int t = 0; t < nth; t++) {
+                        struct vec64 *q = &ib[(size_t)t * nparts + p];
+                        for (size_t k = 0; k < q->n; k++)
+                            base[q->e[k] >> 16] = (uint8_t)q->e[k];
+                        q->n = 0;
+                    }
+                }
+            }
+#pragma omp critical(mmtb_hist)
+            {
+                if (hist)
+                    for (int d = 0; d <= maxd; d++)
+                        j->mhist[mi][d] += hist[d];
+                if (maxd > j->last_level)
+                    j->last_level = maxd;
+                if (maxd > j->init_max)
+                    j->init_max = maxd;
+            }
+            free(is);
+            free(hist);
+        }
+        if (ib)
+            for (size_t k = 0; k < (size_t)nth * nparts; k++)
+                free(ib[k].e);
+        free(ib);
+        if (fail || j->oom)
+            return MMTB_ERR_NOMEM;
+        /* one visit per orbit, so every canonical slot was written */
+        if (by_opp && visited != mmtb_index_canonical(j->v, me->s))
+            return MMTB_ERR_INVALID;
+    }
+    if (j->too_many)
+        return MMTB_ERR_UNSUPPORTED;
+    return deep_collect(j);
+}

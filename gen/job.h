@@ -1,0 +1,249 @@
+/*
+ * job.h - private to the solver (gen/): one job, a sector pair being solved,
+ * its working state byte per slot, the solved sectors it reads, and the
+ * stages that work on it (deps.c, init.c, levels.c; pair.c runs them in
+ * order, schedule.c orders the pairs).  solve.h stays the public interface;
+ * nothing outside the solver includes this file.
+ *
+ * A sector and its partner (same stones, other side to move) are solved
+ * together, because quiet moves lead from one to the other (two placement
+ * sectors, where no move does, are solved one after the other).  Every other
+ * move leads into a sector solved earlier ("external"): captures, and in the
+ * placement phase the placements.  Those are read back through libmmtb
+ * (deps.c) and looked up by the init pass (init.c); the quiet moves are
+ * resolved by the retrograde levels (levels.c).
+ *
+ * Working state, one byte per index slot:
+ *   0x01..0x7d  unresolved; the number of in-pair moves (quiet moves into
+ *               the partner sector) whose result is not yet known to be a
+ *               win for the opponent, plus a bias of 1 per reason the
+ *               position can no longer be lost
+ *   0x7e        a draw that no in-pair result changes
+ *   0x7f        slot not used by the index (non-canonical)
+ *   0x80 | d    loss for the side to move in d plies
+ *   0xc0 | d    win in d plies
+ * Depths d of 63 (ST_DEEP) and more are rare (a few per mille of the
+ * positions of the deepest sectors): their byte says ST_DEEP, and the exact
+ * depth is in the job's list of deep positions for that level, which is
+ * also what the levels from 63 on walk instead of the array.
+ * Positions still unresolved at the end are draws.
+ */
+#ifndef MMTB_JOB_H
+#define MMTB_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "mmtb.h"
+#include "mmtb_common.h"
+#include "progress.h"
+#include "sector_index.h"
+#include "solve.h"
+#include "succ.h"
+#include "variant.h"
+
+#define ST_UNUSED 0x7fu
+#define ST_DRAWN 0x7eu /* a draw no update changes; every state >= this one is final */
+#define ST_MAX_COUNT 0x7du
+#define ST_RESOLVED 0x80u
+#define ST_WIN 0x40u
+#define ST_DEPTH 0x3fu
+#define ST_DEEP 0x3fu /* the depth is ST_DEEP or more: see the deep lists */
+#define MAX_DEPTH 0x3ffeu
+#define MAX_LEVELS ((int)MAX_DEPTH + 2)
+#define DEEP_SLOT_BITS 47 /* a deep entry: depth << 48 | member << 47 | slot */
+
+#define CHUNK_SHIFT 12
+#define CHUNK ((uint64_t)1 << CHUNK_SHIFT)
+/* Scattered writes (the level updates, the by-opponent init) are queued
+ * per partition of 2^PART_SHIFT slots, 512 KiB of state, applied in cache. */
+#define PART_SHIFT 19
+
+/* A solved sector held in memory for look-ups. */
+struct dep {
+    struct mmtb_sector s;
+    uint64_t slots;
+    uint8_t *wdl;  /* 0 loss, 1 draw, 2 win (for the side to move there) */
+    uint16_t *dtc; /* NULL when only captures lead there */
+    /* wdl is held by the side NOT to move: the value of position (m, o) of
+     * s is at the slot of (o, m) in the colour-swapped sector (see
+     * dep_swap in deps.c) */
+    bool swapped;
+};
+
+/* A growable array of 64-bit entries: the per-level buckets of external
+ * results (slot << 2 | member << 1 | is_win) and the init pass's queued
+ * writes. */
+struct vec64 {
+    uint64_t *e;
+    size_t n, cap;
+};
+
+static inline bool vec64_push(struct vec64 *b, uint64_t x)
+{
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? 2 * b->cap : 1024;
+        uint64_t *ne = realloc(b->e, nc * sizeof *ne);
+        if (!ne)
+            return false;
+        b->e = ne;
+        b->cap = nc;
+    }
+    b->e[b->n++] = x;
+    return true;
+}
+
+/* One sector being solved (a member of the pair). */
+struct member {
+    struct mmtb_sector s;
+    uint64_t slots;
+    uint8_t *st;
+    int partner; /* index of the partner member, or -1 */
+    /* Per chunk of CHUNK slots: something was decided at the level being
+     * processed (cur) / at the next level (next).  Levels past the deepest
+     * value set by the init pass only scan flagged chunks. */
+    uint8_t *flag_cur, *flag_next;
+    /* after the levels: every deep position, slot << 14 | depth, sorted */
+    uint64_t *deep;
+    size_t ndeep;
+};
+
+/* The levels' update buffers and per-thread scratch (levels.c). */
+struct updbuf;
+struct pred_scratch;
+
+/* One job: a pair (or a lone sector) being solved, what every stage works on. */
+struct job {
+    const struct mmtb_variant *v;
+    const mmtb_index *ix;
+    struct member m[2];
+    int nm;
+    struct dep deps[16];
+    int ndeps;
+    struct vec64 *buckets; /* [MAX_LEVELS], allocated lazily */
+    /* positions decided at depth >= deep_from: member << 47 | slot, per
+     * depth, gathered from the per-thread lists of new ones */
+    struct vec64 *deep;     /* [MAX_LEVELS] */
+    struct vec64 *deep_new; /* per thread: depth << 48 | member << 47 | slot */
+    int too_many;           /* a position has more in-pair moves than a counter holds */
+    unsigned deep_from;     /* depths from here on are deep: ST_DEEP normally */
+    uint64_t *mhist[2];    /* positions of each member decided per depth */
+    uint64_t undecided[2]; /* positions of each member still counting */
+    int forward;           /* -1: levels never forward, 1: whenever possible, 0: by cost */
+    int last_level;        /* deepest level with work known so far */
+    int oom;               /* an allocation failed inside a parallel region */
+    int init_max;          /* deepest value decided by the init pass */
+    int any_inpair;        /* some position has an in-pair successor */
+    struct progress *prog;
+    /* level updates: nthreads * nparts buffers (levels_setup) */
+    int nthreads;
+    uint64_t nparts;
+    struct updbuf *upd;
+    struct pred_scratch *ps; /* per thread */
+};
+
+/* ------------------------------------------------------ shared helpers */
+
+/* The state byte of a position decided at depth d (a win when win). */
+static inline uint8_t st_decided(const struct job *j, bool win, unsigned d)
+{
+    return (uint8_t)(ST_RESOLVED | (win ? ST_WIN : 0) | (d < j->deep_from ? d : ST_DEEP));
+}
+
+/* The member that is sector s, or -1. */
+static inline int member_of(const struct job *j, struct mmtb_sector s)
+{
+    for (int i = 0; i < j->nm; i++)
+        if (sector_eq(j->m[i].s, s))
+            return i;
+    return -1;
+}
+
+/* The solved sector s, or NULL. */
+static inline const struct dep *dep_of(const struct job *j, struct mmtb_sector s)
+{
+    for (int i = 0; i < j->ndeps; i++)
+        if (sector_eq(j->deps[i].s, s))
+            return &j->deps[i];
+    return NULL;
+}
+
+/* Note that slot (member mi) was decided at depth d >= deep_from. */
+static inline bool deep_push(struct vec64 *v, int mi, uint64_t slot, unsigned d)
+{
+    return vec64_push(v, (uint64_t)d << 48 | (uint64_t)mi << DEEP_SLOT_BITS | slot);
+}
+
+/* Move the deep positions the threads found into the per-depth lists. */
+static inline int deep_collect(struct job *j)
+{
+    for (int t = 0; t < j->nthreads; t++) {
+        struct vec64 *v = &j->deep_new[t];
+        for (size_t k = 0; k < v->n; k++) {
+            uint64_t e = v->e[k];
+            if (!vec64_push(&j->deep[e >> 48], e & (((uint64_t)1 << 48) - 1)))
+                return MMTB_ERR_NOMEM;
+        }
+        v->n = 0;
+    }
+    return MMTB_OK;
+}
+
+/* ------------------------------------------------------------ the stages */
+
+/*
+ * deps.c: list the solved sectors the moves of the pair lead to (j->deps,
+ * with the depths only where a placement that removes nothing leads),
+ * read them from the table directory dir through libmmtb, and, when swap,
+ * re-file those only captures lead into by the side not to move.  Returns
+ * MMTB_OK or a status (a message in err when a file cannot be read).
+ */
+int deps_load(struct job *j, const char *dir, bool swap, char *err, size_t errlen);
+
+/* deps.c: release the solved sectors' arrays. */
+void deps_free(struct job *j);
+
+/* init.c: true when member me is walked grouped by the side not to move
+ * (placement sectors); the others are walked in their own slot order. */
+bool init_by_opponent(const struct job *j, const struct member *me);
+
+/*
+ * init.c: the first state byte of every slot of every member, from the
+ * terminal rules and the external successors' values; queues the deeper
+ * external results in j->buckets.  Returns MMTB_OK, MMTB_ERR_NOMEM,
+ * MMTB_ERR_UNSUPPORTED (a position has more in-pair moves than a counter
+ * holds) or MMTB_ERR_INVALID (canonical slots missed).
+ */
+int init_pass(struct job *j);
+
+/* levels.c: the levels' update buffers and scratch for j->nthreads threads
+ * (once the members are set).  Returns MMTB_OK or MMTB_ERR_NOMEM. */
+int levels_setup(struct job *j);
+
+/* levels.c: resolve the in-pair moves level by level.  Returns MMTB_OK,
+ * MMTB_ERR_NOMEM or MMTB_ERR_UNSUPPORTED (a depth beyond MAX_DEPTH). */
+int levels_pass(struct job *j);
+
+/* levels.c: each member's deep positions in slot order for the writer
+ * (member.deep), checked against the state bytes.  Returns MMTB_OK,
+ * MMTB_ERR_NOMEM or MMTB_ERR_INVALID. */
+int levels_finish(struct job *j);
+
+/* levels.c: release what levels_setup allocated. */
+void levels_free(struct job *j);
+
+/*
+ * pair.c: solve one pair ss[0..nss) (or a lone sector, nss 1) of variant v
+ * from the solved sectors in o->outdir, and write its tables there;
+ * stats[i] receives the statistics of ss[i].  tag names the pair in the
+ * progress display and the --verbose phase times.  Returns MMTB_OK or a
+ * status with a message in err.
+ */
+int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
+               const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
+               struct mmtb_sector_stats *stats, struct progress *prog, const char *tag,
+               char *err, size_t errlen);
+
+#endif

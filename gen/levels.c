@@ -1,0 +1,607 @@
+/*
+ * levels.c - the retrograde levels of a job: from the state bytes the init
+ * pass left (init.c), resolves the quiet moves inside the pair level by
+ * level, backward or forward, and hands each member's deep positions to
+ * the writer (pair.c).  Works on the job's arrays only; reads no file.
+ *
+ * Level d resolves, from every position decided at depth d, its quiet
+ * predecessors: a loss at d makes each predecessor a win at d+1; a win at d
+ * takes from each predecessor's counter the moves that lead to it, and a
+ * counter reaching 0 makes a loss at d+1.  When few positions of the
+ * partner are still counting, the level goes forward instead: each of those
+ * looks at its own successors (forward_member); the result is the same.
+ *
+ * Counting moves rather than distinct successor slots keeps the init pass
+ * free of ranking.  Positions are stored once per orbit of the symmetry
+ * group G, so the moves from Q into the orbit of P are found from P's side:
+ * if the unmoves of P reach Q's orbit b times, then, counting the moves
+ * between the two orbits both ways, |orbit(Q)| * a = |orbit(P)| * b, so Q
+ * has a = b * |Stab(Q)| / |Stab(P)| moves into P's orbit.
+ *
+ * Winners take the shortest and losers the longest way to the next capture
+ * (depth to conversion), which the level order gives for free.
+ * External results of depth > 1 (placements in Lasker-style games) enter
+ * through per-level buckets as if they were in-pair successors resolved at
+ * that level.  The result does not depend on thread scheduling: every
+ * position's value and depth is a function of the levels alone.
+ */
+#include "job.h"
+
+#include <omp.h>
+#include <string.h>
+
+/* Updates queued for one partition of a partner array. */
+struct updbuf {
+    uint32_t *e;
+    size_t n, cap;
+};
+
+_Static_assert(ST_DRAWN == 0x7e, "forward_member's scan of eight states at once");
+#define FWD_GROUP 16        /* positions */
+#define FWD_GROUP_SLOTS 256 /* successors */
+
+/* Per-thread scratch of the levels: the predecessors of one position
+ * (backward), the successors of a group of positions (forward). */
+struct pred_scratch {
+    uint32_t pm[MMTB_MAX_MOVES], po[MMTB_MAX_MOVES];
+    uint64_t r[MMTB_MAX_MOVES];
+    int cnt[MMTB_MAX_MOVES], nst[MMTB_MAX_MOVES];
+    struct succ sc[MMTB_MAX_MOVES]; /* the forward levels' other successors */
+    /* forward levels: the successors' slots of a group of positions, whose
+     * states are fetched together */
+    uint64_t fr[FWD_GROUP_SLOTS + MMTB_MAX_MOVES];
+    struct {
+        uint64_t slot;
+        uint32_t at, n;
+    } fq[FWD_GROUP];
+};
+
+/* Per thread, one update buffer per partition of the largest member, and
+ * the scratch of the levels. */
+int levels_setup(struct job *j)
+{
+    for (int i = 0; i < j->nm; i++) {
+        uint64_t np = (j->m[i].slots >> PART_SHIFT) + 1;
+        j->nparts = np > j->nparts ? np : j->nparts;
+    }
+    j->upd = calloc((size_t)j->nthreads * j->nparts, sizeof *j->upd);
+    j->ps = malloc((size_t)j->nthreads * sizeof *j->ps);
+    return j->upd && j->ps ? MMTB_OK : MMTB_ERR_NOMEM;
+}
+
+void levels_free(struct job *j)
+{
+    if (j->upd)
+        for (size_t i = 0; i < (size_t)j->nthreads * j->nparts; i++)
+            free(j->upd[i].e);
+    free(j->upd);
+    free(j->ps);
+}
+
+/*
+ * Merge repeated values of a[0..n) (order of first appearance kept) and
+ * count them: afterwards a[0..*n) are distinct, cnt[k] says how often a[k]
+ * occurred, and aux[k] is the aux value of its first occurrence.  Several
+ * unmoves can reach one orbit (symmetric images share a slot).  A
+ * per-thread open-addressing set, emptied in O(1) by bumping a generation
+ * tag; n <= MMTB_MAX_MOVES is at most half its size, so probes stay short.
+ */
+#define DEDUP_BITS 12
+struct dedup {
+    uint32_t gen;
+    uint32_t tag[1u << DEDUP_BITS];
+    uint64_t key[1u << DEDUP_BITS];
+    int at[1u << DEDUP_BITS]; /* where the key stands in the output */
+};
+static _Thread_local struct dedup dd;
+
+static void dedupe_count(uint64_t *a, int *aux, int *cnt, int *n)
+{
+    if (++dd.gen == 0) {
+        memset(dd.tag, 0, sizeof dd.tag);
+        dd.gen = 1;
+    }
+    const uint32_t mask = (1u << DEDUP_BITS) - 1;
+    int u = 0;
+    for (int i = 0; i < *n; i++) {
+        uint64_t x = a[i];
+        uint32_t h = (uint32_t)((x * 0x9e3779b97f4a7c15ull) >> (64 - DEDUP_BITS));
+        while (dd.tag[h] == dd.gen && dd.key[h] != x)
+            h = (h + 1) & mask;
+        if (dd.tag[h] == dd.gen) {
+            cnt[dd.at[h]]++;
+            continue;
+        }
+        dd.tag[h] = dd.gen;
+        dd.key[h] = x;
+        dd.at[h] = u;
+        cnt[u] = 1;
+        aux[u] = aux[i];
+        a[u++] = x;
+    }
+    *n = u;
+}
+
+/* Apply the news "moves of slot k (member mi) lead to positions decided at
+ * depth d" to k: when they are lost there, k is won at d+1; else `moves`
+ * of k's remaining moves are known to lose, and k is lost at d+1 when none
+ * is left.  Returns true when k became decided (a deep one is noted in
+ * `deep`).  Each slot has one writer at a time (see level_member and
+ * forward_member), so no read-modify-write needs to be atomic. */
+static inline __attribute__((always_inline)) bool
+retro_update(struct job *j, int mi, uint64_t k, bool succ_lost, unsigned moves, unsigned d,
+             struct vec64 *deep)
+{
+    struct member *m = &j->m[mi];
+    uint8_t cur = m->st[k], nx;
+    if (cur >= ST_DRAWN)
+        return false;
+    if (succ_lost)
+        nx = st_decided(j, true, d + 1);
+    else if (cur <= moves) /* == moves; less would be a counting bug */
+        nx = st_decided(j, false, d + 1);
+    else
+        nx = (uint8_t)(cur - moves);
+    /* relaxed: forward_member's threads may read the slot meanwhile */
+    __atomic_store_n(&m->st[k], nx, __ATOMIC_RELAXED);
+    if (nx < ST_DRAWN)
+        return false;
+    m->flag_next[k >> CHUNK_SHIFT] = 1;
+    if (d + 1 >= j->deep_from && !deep_push(deep, mi, k, d + 1))
+        __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+    return true;
+}
+
+/*
+ * The updates of a level are not applied where they are found: the partner
+ * array is gigabytes, so each would be a cache miss, serialised by its
+ * atomic update.  Instead each thread appends them to one buffer per
+ * partition of the partner array (PART slots, a cache-sized piece), and
+ * after a batch of source chunks every partition is applied by one thread,
+ * in cache and without atomics.  Within a level the order of updates does
+ * not matter (a position with a lost successor never counts down to 0), so
+ * the result is the same for any thread count and batch size.
+ *
+ * An update is 32 bits: offset in the partition << 8 | lost << 7 | moves.
+ */
+#define UPD_MOVES 0x7fu
+#define UPD_LOST (1u << 7)
+#define UPD_OFF_SHIFT 8
+#define BATCH_CHUNKS 256 /* source chunks between two applications */
+_Static_assert(ST_MAX_COUNT <= UPD_MOVES, "moves must fit an update");
+_Static_assert(PART_SHIFT + UPD_OFF_SHIFT <= 32, "offset must fit an update");
+_Static_assert(PART_SHIFT >= CHUNK_SHIFT, "a chunk's flag belongs to one partition");
+
+static void upd_push(struct job *j, struct updbuf *b, uint32_t e)
+{
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? 2 * b->cap : 256;
+        uint32_t *ne = realloc(b->e, nc * sizeof *ne);
+        if (!ne) {
+            __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        b->e = ne;
+        b->cap = nc;
+    }
+    b->e[b->n++] = e;
+}
+
+/* Find the quiet predecessors of position (mover, opp) of member me
+ * (decided at the current level: lost when `lost`; stab_p the order of its
+ * stabilizer) and queue their updates in this thread's buffers. */
+static void queue_preds(struct job *j, const struct member *me, const struct member *pa,
+                        uint32_t mover, uint32_t opp, int stab_p, bool lost,
+                        struct updbuf *bufs, struct pred_scratch *ps)
+{
+    int n = succ_quiet_preds(j->v, me->s, mover, opp, ps->pm, ps->po);
+    if (n == 0)
+        return;
+    mmtb_index_rank_stab_many(j->ix, pa->s, ps->pm, ps->po, n, ps->r, ps->nst);
+    /* A slot met cnt times takes cnt * nst / stab_p moves off (all its
+     * occurrences are one orbit: one stabilizer order nst).  Only when
+     * stab_p > 1 must the occurrences be summed before the division; else
+     * each may go on its own with nst moves (the sum is the same, and the
+     * order of updates within a level does not matter), and so may a lost
+     * one, which takes no moves off.  That saves the look-up in the dedup
+     * set for nearly every position. */
+    bool each = lost || stab_p == 1;
+    if (!each)
+        dedupe_count(ps->r, ps->nst, ps->cnt, &n);
+    for (int k = 0; k < n; k++) {
+        uint64_t q = ps->r[k];
+        /* at most the predecessor's in-pair moves, which its counter held */
+        uint32_t moves =
+            lost ? 0 : each ? (uint32_t)ps->nst[k] : (uint32_t)(ps->cnt[k] * ps->nst[k] / stab_p);
+        uint32_t off = (uint32_t)(q & (((uint64_t)1 << PART_SHIFT) - 1));
+        upd_push(j, &bufs[q >> PART_SHIFT],
+                 off << UPD_OFF_SHIFT | (lost ? UPD_LOST : 0) | (moves & UPD_MOVES));
+    }
+}
+
+#define APPLY_AHEAD 16
+
+/* Apply the queued updates of partition p of member pi (all threads'
+ * buffers) at level d; returns the positions decided. */
+static uint64_t apply_partition(struct job *j, int pi, uint64_t p, unsigned d,
+                                struct vec64 *deep)
+{
+    const uint8_t *st = j->m[pi].st;
+    uint64_t base = p << PART_SHIFT, found = 0;
+    for (int t = 0; t < j->nthreads; t++) {
+        struct updbuf *b = &j->upd[(size_t)t * j->nparts + p];
+        for (size_t k = 0; k < b->n; k++) {
+            uint32_t e = b->e[k];
+            /* the partition is about the size of L2: fetch ahead */
+            if (k + APPLY_AHEAD < b->n)
+                __builtin_prefetch(&st[base + (b->e[k + APPLY_AHEAD] >> UPD_OFF_SHIFT)], 1);
+            found += retro_update(j, pi, base + (e >> UPD_OFF_SHIFT), e & UPD_LOST,
+                                  e & UPD_MOVES, d, deep);
+        }
+        b->n = 0;
+    }
+    return found;
+}
+
+/* The decided positions of member mi in [lo, hi) at level d: every slot
+ * whose state is want_loss or want_win, or (deep levels, list != NULL) the
+ * sorted slots list[0..n) of that range. */
+struct level_src {
+    uint64_t lo, hi;
+    const uint64_t *list;
+    size_t n;
+};
+
+/* The masks of slot i of sector s, met walking up through [i, hi): the
+ * first call starts the walk, later ones step from the slot before, which
+ * takes a few steps (iter carries the stabilizer order along). */
+static void walk_to(const struct job *j, struct mmtb_index_iter *it, bool *walking,
+                    struct mmtb_sector s, uint64_t i, uint64_t hi, uint32_t *mover, uint32_t *opp)
+{
+    if (!*walking)
+        mmtb_index_iter_start(it, j->ix, s, i, hi);
+    else
+        mmtb_index_iter_skip_to(it, i);
+    *walking = true;
+    uint64_t slot;
+    bool canonical;
+    mmtb_index_iter_next(it, &slot, mover, opp, &canonical);
+}
+
+/* Does some byte of w equal c?  A byte of v = w ^ c is zero where w holds
+ * c, and v has a zero byte exactly when (v - 0x01..) & ~v & 0x80.. is not
+ * 0. */
+static inline bool word_has_byte(uint64_t w, uint8_t c)
+{
+    uint64_t v = w ^ (0x0101010101010101ull * c);
+    return ((v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull) != 0;
+}
+
+static void level_chunk(struct job *j, const struct member *me, const struct member *pa,
+                        const struct level_src *src, uint8_t want_loss, uint8_t want_win,
+                        struct updbuf *bufs, struct pred_scratch *ps)
+{
+    /* the decided positions are visited in slot order: a walk finds each
+     * from the last in a few steps */
+    struct mmtb_index_iter it;
+    bool walking = false;
+    size_t li = 0;
+    for (uint64_t i = src->lo; i < src->hi; i++) {
+        bool lost;
+        if (src->list) {
+            if (li == src->n)
+                break;
+            i = src->list[li++] & (((uint64_t)1 << DEEP_SLOT_BITS) - 1);
+            lost = !(me->st[i] & ST_WIN);
+        } else {
+            if (i + 8 <= src->hi && (i & 7) == 0) {
+                /* skip 8 bytes holding neither state */
+                uint64_t w;
+                memcpy(&w, me->st + i, 8);
+                if (!word_has_byte(w, want_loss) && !word_has_byte(w, want_win)) {
+                    i += 7;
+                    continue;
+                }
+            }
+            uint8_t x = me->st[i];
+            if (x != want_loss && x != want_win)
+                continue;
+            lost = x == want_loss;
+        }
+        uint32_t mover, opp;
+        walk_to(j, &it, &walking, me->s, i, src->hi, &mover, &opp);
+        queue_preds(j, me, pa, mover, opp, it.nstab, lost, bufs, ps);
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+#define DEEP_PIECE 1024 /* deep positions per unit of work */
+
+/*
+ * The forward way through a level: instead of the predecessors of every
+ * position of member mi decided at depth d (the backward way above), visit
+ * every position of the partner still counting and look at its quiet
+ * successors (all in mi): one lost at d makes it a win at d+1, and each
+ * that is won at d takes one move off its counter, which is what the
+ * backward way would have subtracted (moves, not orbits, are counted both
+ * ways).  Successors share their side to move, so they are ranked
+ * together, and a position settled long ago costs nothing.  The result is
+ * the same; which way is cheaper depends on how many positions are still
+ * counting against how many were decided at d (level_forward).
+ *
+ * Each thread writes only the slots of its own chunks.  When the partner is
+ * the member itself (w = b), the slots read may be in other threads'
+ * chunks: reads and writes are relaxed atomics, and a slot being written
+ * is never one that is read as decided at d.
+ */
+static uint64_t forward_apply(struct job *j, int mi, unsigned d, struct pred_scratch *ps, int nq,
+                              struct vec64 *deep)
+{
+    const uint8_t *st = j->m[mi].st;
+    const uint8_t want_loss = st_decided(j, false, d), want_win = st_decided(j, true, d);
+    uint64_t found = 0;
+    for (int q = 0; q < nq; q++) {
+        const uint64_t *r = ps->fr + ps->fq[q].at;
+        bool lost = false;
+        unsigned wins = 0;
+        for (uint32_t k = 0; k < ps->fq[q].n && !lost; k++) {
+            uint8_t x = __atomic_load_n(&st[r[k]], __ATOMIC_RELAXED);
+            lost = x == want_loss;
+            wins += x == want_win;
+        }
+        if (lost || wins) /* the flag set is of this thread's chunk */
+            found += retro_update(j, j->m[mi].partner, ps->fq[q].slot, lost, wins, d, deep);
+    }
+    return found;
+}
+
+static uint64_t forward_member(struct job *j, int mi, unsigned d)
+{
+    const struct member *me = &j->m[mi];
+    const struct member *pa = &j->m[me->partner];
+    const uint64_t nchunks = (pa->slots + CHUNK - 1) / CHUNK;
+    uint64_t found = 0;
+#pragma omp parallel reduction(+ : found)
+    {
+        struct pred_scratch *ps = &j->ps[omp_get_thread_num()];
+        struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
+#pragma omp for schedule(dynamic, 16)
+        for (uint64_t c = 0; c < nchunks; c++) {
+            uint64_t lo = c * CHUNK, hi = lo + CHUNK < pa->slots ? lo + CHUNK : pa->slots;
+            struct mmtb_index_iter it;
+            bool walking = false;
+            int nq = 0;
+            uint32_t used = 0;
+            for (uint64_t i = lo; i < hi; i++) {
+                if (i + 8 <= hi && (i & 7) == 0) {
+                    /* a byte b counts when b < ST_DRAWN (0x7e): bit 7 clear
+                     * in b and in (b & 0x7f) + 2, per byte without carries */
+                    uint64_t w;
+                    memcpy(&w, pa->st + i, 8);
+                    uint64_t u = (w & 0x7f7f7f7f7f7f7f7full) + 0x0202020202020202ull;
+                    if (!(~(w | u) & 0x8080808080808080ull)) {
+                        i += 7;
+                        continue;
+                    }
+                }
+                if (pa->st[i] >= ST_DRAWN)
+                    continue;
+                uint32_t mover, opp;
+                walk_to(j, &it, &walking, pa->s, i, hi, &mover, &opp);
+                int n = succ_quiet_succs(j->v, pa->s, mover, opp, ps->sc, ps->pm);
+                uint64_t *r = ps->fr + used;
+                mmtb_index_rank_same_mover(j->ix, me->s, opp, ps->pm, n, r);
+                for (int k = 0; k < n; k++)
+                    __builtin_prefetch(&me->st[r[k]]);
+                ps->fq[nq].slot = i;
+                ps->fq[nq].at = used;
+                ps->fq[nq++].n = (uint32_t)n;
+                used += (uint32_t)n;
+                if (nq == FWD_GROUP || used >= FWD_GROUP_SLOTS) {
+                    /* the group's states were fetched meanwhile */
+                    found += forward_apply(j, mi, d, ps, nq, deep);
+                    nq = 0;
+                    used = 0;
+                }
+            }
+            found += forward_apply(j, mi, d, ps, nq, deep);
+        }
+    }
+    return found;
+}
+
+/*
+ * Forward or backward at level d from member mi?  Backward works once per
+ * position decided at d, forward once per position of the partner still
+ * counting, and both then handle about as many moves of the partner's side.
+ * Measured per position (nine 8-5 and 9-6, 2 threads): backward 90-165 ns,
+ * forward 110-185 ns (its successors' states are cache misses; the
+ * backward updates are applied in cache).  Forward pays when fewer than
+ * 3/4 as many positions are counting as were decided; that happens at the
+ * early even levels, where one side's positions are nearly all settled
+ * (9-6: levels 2 and 4 went from 32 and 19 s to 19 and 1.7 s).  Deep levels
+ * are backward: their state bytes do not tell the depth.
+ */
+static bool level_forward(const struct job *j, int mi, unsigned d)
+{
+    if (j->forward < 0 || d >= j->deep_from)
+        return false;
+    return j->forward > 0 || 4 * j->undecided[j->m[mi].partner] < 3 * j->mhist[mi][d];
+}
+
+/* n positions of member mi were decided at depth d. */
+static void count_decided(struct job *j, int mi, unsigned d, uint64_t n)
+{
+    j->mhist[mi][d] += n;
+    j->undecided[mi] -= n;
+}
+
+/* Propagate from every position of member mi decided at depth d. */
+static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
+{
+    struct member *me = &j->m[mi];
+    if (me->partner < 0)
+        return;
+    struct member *pa = &j->m[me->partner];
+    if (level_forward(j, mi, d)) {
+        uint64_t found = forward_member(j, mi, d);
+        count_decided(j, me->partner, d + 1, found);
+        *newly += found;
+        return;
+    }
+    const uint64_t chunk = CHUNK;
+    uint64_t nchunks = (me->slots + chunk - 1) / chunk;
+    uint64_t nparts = (pa->slots >> PART_SHIFT) + 1;
+    bool all = (int)d <= j->init_max;
+    uint8_t want_loss = st_decided(j, false, d), want_win = st_decided(j, true, d);
+    /* deep levels: this member's part of the sorted list of depth d */
+    const uint64_t *list = NULL;
+    size_t nlist = 0;
+    if (d >= j->deep_from) {
+        const struct vec64 *dl = &j->deep[d];
+        uint64_t key = (uint64_t)mi << DEEP_SLOT_BITS;
+        size_t a = 0;
+        while (a < dl->n && dl->e[a] < key)
+            a++;
+        while (a + nlist < dl->n && (dl->e[a + nlist] >> DEEP_SLOT_BITS) == (uint64_t)mi)
+            nlist++;
+        if (nlist == 0)
+            return; /* nothing of this member at depth d (dl->e may be NULL) */
+        list = dl->e + a;
+        nchunks = (nlist + DEEP_PIECE - 1) / DEEP_PIECE;
+    }
+    uint64_t found = 0;
+#pragma omp parallel reduction(+ : found)
+    {
+        struct updbuf *bufs = &j->upd[(size_t)omp_get_thread_num() * j->nparts];
+        struct pred_scratch *ps = &j->ps[omp_get_thread_num()];
+        struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
+        for (uint64_t b0 = 0; b0 < nchunks; b0 += BATCH_CHUNKS) {
+            uint64_t b1 = b0 + BATCH_CHUNKS < nchunks ? b0 + BATCH_CHUNKS : nchunks;
+            if (!list && !all && !memchr(me->flag_cur + b0, 1, b1 - b0))
+                continue; /* every thread skips alike: flag_cur is read-only here */
+#pragma omp for schedule(dynamic, 16)
+            for (uint64_t c = b0; c < b1; c++) {
+                struct level_src src = {c * chunk, c * chunk + chunk, NULL, 0};
+                if (list) {
+                    src.list = list + c * DEEP_PIECE;
+                    src.n = nlist - c * DEEP_PIECE < DEEP_PIECE ? nlist - c * DEEP_PIECE
+                                                                : DEEP_PIECE;
+                    src.lo = src.list[0] & (((uint64_t)1 << DEEP_SLOT_BITS) - 1);
+                    src.hi = me->slots;
+                } else if (!all && !me->flag_cur[c]) {
+                    continue;
+                }
+                if (src.hi > me->slots)
+                    src.hi = me->slots;
+                level_chunk(j, me, pa, &src, want_loss, want_win, bufs, ps);
+            }
+#pragma omp for schedule(dynamic, 8)
+            for (uint64_t p = 0; p < nparts; p++)
+                found += apply_partition(j, me->partner, p, d, deep);
+        }
+    }
+    count_decided(j, me->partner, d + 1, found);
+    *newly += found;
+}
+
+/* Bucket entries of level d: external results that take effect now. */
+static uint64_t level_buckets(struct job *j, unsigned d)
+{
+    struct vec64 *b = &j->buckets[d];
+    uint64_t found = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        uint64_t e = b->e[i];
+        int mi = (int)((e >> 1) & 1);
+        if (retro_update(j, mi, e >> 2, e & 1, 1, d, &j->deep_new[0])) {
+            found++;
+            count_decided(j, mi, d + 1, 1);
+        }
+    }
+    free(b->e);
+    b->e = NULL;
+    b->n = b->cap = 0;
+    return found;
+}
+
+/* The levels in order, from 0 to the deepest one with work: the buckets of
+ * the level, then each member's decided positions, then the flags of the
+ * next level. */
+int levels_pass(struct job *j)
+{
+    /* The quiet-move relation is symmetric: without in-pair successors
+     * there are no in-pair predecessors either (placement sectors). */
+    if (!j->any_inpair)
+        return MMTB_OK;
+    for (int mi = 0; mi < j->nm; mi++) {
+        const uint8_t *st = j->m[mi].st;
+        uint64_t u = 0;
+#pragma omp parallel for reduction(+ : u) schedule(static)
+        for (uint64_t i = 0; i < j->m[mi].slots; i++)
+            u += st[i] < ST_DRAWN;
+        j->undecided[mi] = u;
+    }
+    for (int d = 0; d <= j->last_level; d++) {
+        if (d >= (int)MAX_DEPTH)
+            return MMTB_ERR_UNSUPPORTED; /* depth beyond what the deep lists hold */
+        if (d >= (int)j->deep_from && j->deep[d].n > 1)
+            qsort(j->deep[d].e, j->deep[d].n, sizeof *j->deep[d].e, cmp_u64);
+        uint64_t newly = level_buckets(j, (unsigned)d);
+        for (int mi = 0; mi < j->nm; mi++)
+            level_member(j, mi, (unsigned)d, &newly);
+        if (newly && d + 1 > j->last_level)
+            j->last_level = d + 1;
+        for (int mi = 0; mi < j->nm; mi++) {
+            struct member *me = &j->m[mi];
+            uint8_t *t = me->flag_cur;
+            me->flag_cur = me->flag_next;
+            me->flag_next = t;
+            memset(me->flag_next, 0, (me->slots + CHUNK - 1) / CHUNK + 1);
+        }
+        progress_update(j->prog, (uint64_t)d + 1, (uint64_t)j->last_level + 1);
+        if (j->oom || deep_collect(j) != MMTB_OK)
+            return MMTB_ERR_NOMEM;
+    }
+    return MMTB_OK;
+}
+
+/* Gather each member's deep positions, slot << 14 | depth, in slot order,
+ * for the writer. */
+int levels_finish(struct job *j)
+{
+    for (int mi = 0; mi < j->nm; mi++) {
+        struct member *me = &j->m[mi];
+        size_t n = 0;
+        for (int d = (int)j->deep_from; d < MAX_LEVELS; d++)
+            for (size_t k = 0; k < j->deep[d].n; k++)
+                n += (j->deep[d].e[k] >> DEEP_SLOT_BITS) == (uint64_t)mi;
+        me->deep = malloc((n ? n : 1) * sizeof *me->deep);
+        if (!me->deep)
+            return MMTB_ERR_NOMEM;
+        for (int d = (int)j->deep_from; d < MAX_LEVELS; d++)
+            for (size_t k = 0; k < j->deep[d].n; k++) {
+                uint64_t e = j->deep[d].e[k];
+                if ((e >> DEEP_SLOT_BITS) == (uint64_t)mi)
+                    me->deep[me->ndeep++] =
+                        (e & (((uint64_t)1 << DEEP_SLOT_BITS) - 1)) << 14 | (uint64_t)d;
+            }
+        qsort(me->deep, me->ndeep, sizeof *me->deep, cmp_u64);
+        /* one entry per deep state, or the writer would take wrong depths */
+        uint64_t ndeep_st = 0;
+#pragma omp parallel for reduction(+ : ndeep_st) schedule(static)
+        for (uint64_t i = 0; i < me->slots; i++)
+            ndeep_st += (me->st[i] | ST_WIN) == (ST_RESOLVED | ST_WIN | ST_DEEP);
+        bool ok = ndeep_st == me->ndeep;
+        for (size_t k = 0; ok && k < me->ndeep; k++)
+            ok = (me->st[me->deep[k] >> 14] | ST_WIN) == (ST_RESOLVED | ST_WIN | ST_DEEP) &&
+                 (k == 0 || me->deep[k] >> 14 != me->deep[k - 1] >> 14);
+        if (!ok)
+            return MMTB_ERR_INVALID;
+    }
+    return MMTB_OK;
+}

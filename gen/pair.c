@@ -1,0 +1,186 @@
+/*
+ * pair.c - one sector pair (or a lone sector) from start to finish: the
+ * job's memory, its stages in order (deps.c, init.c, levels.c), the phase
+ * times of --verbose, and the writing of its tables through tablewrite.c,
+ * which reads the state bytes through fill_values.  Knows nothing of the
+ * order of the pairs (schedule.c).
+ */
+#include "job.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mmtb.h"
+#include "sectorio.h"
+#include "tablewrite.h"
+
+struct fill_ctx {
+    const struct member *me;
+};
+
+/* Convert working state to table values for the writer (called in
+ * parallel for disjoint ranges). */
+static void fill_values(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+{
+    const struct member *me = ((const struct fill_ctx *)ctx)->me;
+    /* the first deep entry at or after `first` */
+    size_t lo = 0, hi = me->ndeep;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (me->deep[mid] >> 14 < first)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint64_t i = 0; i < count; i++) {
+        uint8_t x = me->st[first + i];
+        if (x == ST_UNUSED) {
+            wdl[i] = 3;
+            dtc[i] = 0;
+        } else if (x & ST_RESOLVED) {
+            wdl[i] = (x & ST_WIN) ? 2 : 0;
+            dtc[i] = x & ST_DEPTH;
+            if (dtc[i] == ST_DEEP) /* there is one: see levels_finish */
+                dtc[i] = (uint16_t)(me->deep[lo++] & 0x3fff);
+        } else {
+            wdl[i] = 1;
+            dtc[i] = 0;
+        }
+    }
+}
+
+/* Release everything a job holds (any of it may be NULL). */
+static void job_free(struct job *j)
+{
+    for (int i = 0; i < j->nm; i++) {
+        free(j->m[i].st);
+        free(j->m[i].flag_cur);
+        free(j->m[i].flag_next);
+        free(j->m[i].deep);
+    }
+    deps_free(j);
+    if (j->buckets)
+        for (int i = 0; i < MAX_LEVELS; i++)
+            free(j->buckets[i].e);
+    free(j->buckets);
+    if (j->deep)
+        for (int i = 0; i < MAX_LEVELS; i++)
+            free(j->deep[i].e);
+    free(j->deep);
+    if (j->deep_new)
+        for (int i = 0; i < j->nthreads; i++)
+            free(j->deep_new[i].e);
+    free(j->deep_new);
+    free(j->mhist[0]);
+    free(j->mhist[1]);
+    levels_free(j);
+}
+
+/* Solve one pair (or a lone sector) and write it: the job's memory, then
+ * the stages in order, with their phase times for --verbose. */
+int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
+               const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
+               struct mmtb_sector_stats *stats, struct progress *prog, const char *tag,
+               char *err, size_t errlen)
+{
+    struct job j;
+    memset(&j, 0, sizeof j);
+    double t_load = 0, t_init = 0, t_levels = 0, t_write = 0;
+    j.v = v;
+    j.ix = ix;
+    j.nm = nss;
+    j.prog = prog;
+    j.deep_from = o->deep_from > 0 && o->deep_from < (int)ST_DEEP ? (unsigned)o->deep_from : ST_DEEP;
+    int rc = MMTB_ERR_NOMEM;
+    for (int i = 0; i < nss; i++) {
+        j.m[i].s = ss[i];
+        j.m[i].slots = mmtb_index_slots(ix, ss[i]);
+        j.m[i].st = gen_alloc_big(j.m[i].slots);
+        size_t nf = (size_t)((j.m[i].slots + CHUNK - 1) / CHUNK + 1);
+        j.m[i].flag_cur = calloc(nf, 1);
+        j.m[i].flag_next = calloc(nf, 1);
+        if (!j.m[i].st || !j.m[i].flag_cur || !j.m[i].flag_next)
+            goto out;
+    }
+    for (int i = 0; i < nss; i++)
+        j.m[i].partner = member_of(&j, sector_partner(ss[i]));
+    j.nthreads = omp_get_max_threads();
+    if (levels_setup(&j) != MMTB_OK)
+        goto out;
+    j.buckets = calloc(MAX_LEVELS, sizeof *j.buckets);
+    j.deep = calloc(MAX_LEVELS, sizeof *j.deep);
+    j.deep_new = calloc((size_t)j.nthreads, sizeof *j.deep_new);
+    j.mhist[0] = calloc(MAX_LEVELS + 1, sizeof *j.mhist[0]);
+    j.mhist[1] = calloc(MAX_LEVELS + 1, sizeof *j.mhist[1]);
+    j.forward = o->forward < 0 ? -1 : o->forward > 0;
+    if (!j.buckets || !j.deep || !j.deep_new || !j.mhist[0] || !j.mhist[1])
+        goto out;
+
+    t_load = progress_now();
+    /* the solved sectors are re-filed for walks in the members' own order */
+    bool own_order = true;
+    for (int i = 0; i < nss; i++)
+        own_order = own_order && !init_by_opponent(&j, &j.m[i]);
+    rc = deps_load(&j, o->outdir, own_order && o->swap_deps >= 0, err, errlen);
+    if (rc != MMTB_OK)
+        goto out;
+
+    char label[96];
+    snprintf(label, sizeof label, "%s init", tag);
+    progress_phase(prog, label);
+    t_init = progress_now();
+    rc = init_pass(&j);
+    if (rc != MMTB_OK) {
+        if (rc == MMTB_ERR_NOMEM)
+            snprintf(err, errlen, "out of memory");
+        else if (rc == MMTB_ERR_UNSUPPORTED)
+            snprintf(err, errlen,
+                     "%s: a position has more than %u moves into the partner sector, more "
+                     "than the solver's one-byte counters hold",
+                     tag, ST_MAX_COUNT - 2);
+        else
+            snprintf(err, errlen, "internal error: init pass missed positions");
+        goto out;
+    }
+    snprintf(label, sizeof label, "%s levels", tag);
+    progress_phase(prog, label);
+    t_levels = progress_now();
+    rc = levels_pass(&j);
+    if (rc != MMTB_OK) {
+        if (rc == MMTB_ERR_NOMEM)
+            snprintf(err, errlen, "out of memory");
+        else
+            snprintf(err, errlen, "depth to conversion exceeds %u plies", (unsigned)MAX_DEPTH);
+        goto out;
+    }
+    rc = levels_finish(&j);
+    if (rc != MMTB_OK) {
+        snprintf(err, errlen, "%s", rc == MMTB_ERR_NOMEM ? "out of memory"
+                                                          : "internal error: the deep positions "
+                                                            "do not match their states");
+        goto out;
+    }
+    t_write = progress_now();
+    snprintf(label, sizeof label, "%s write", tag);
+    progress_phase(prog, label);
+    for (int i = 0; i < nss; i++) {
+        struct fill_ctx fc = {&j.m[i]};
+        struct mmtb_write_opts wo;
+        memset(&wo, 0, sizeof wo);
+        wo.zstd_level = o->zstd_level;
+        wo.dtc_zstd_level = o->dtc_zstd_level;
+        rc = mmtb_table_write_sector(o->outdir, v, ss[i], j.m[i].slots, fill_values, &fc, &wo,
+                                     &stats[i], err, errlen);
+        if (rc != MMTB_OK)
+            goto out;
+    }
+    if (o->verbose)
+        fprintf(stderr, "%s: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs\n", tag,
+                t_init - t_load, t_levels - t_init, t_write - t_levels, j.last_level,
+                progress_now() - t_write);
+    rc = MMTB_OK;
+out:
+    job_free(&j);
+    return rc;
+}
