@@ -1,5 +1,5 @@
 /*
- * check_naive.c - slow tests: the retrograde solver (gen/solve.c, read back
+ * check_naive.c - slow tests: the retrograde solver (gen/, read back
  * through libmmtb) against the naive oracle (testlib_naive.c) on every
  * position of the movement sectors of small variants; the oracle's own
  * published answers (Nine Men's Morris 3-3 and 4-4, Gasser's Fig. 9); the

@@ -1,6 +1,6 @@
 /*
  * testlib_naive.h - a naive, independent solver of the movement phase, the
- * oracle the real solver (gen/solve.c) is checked against.  Explicit game
+ * oracle the real solver (gen/) is checked against.  Explicit game
  * graph, no symmetry, no unmoves: its own indexing and a forward level
  * iteration.  Moves come from format/movegen.c; it must not use
  * sector_index.c, succ.c or anything in gen/ or probe/.
