@@ -309,13 +309,5 @@ int main(void)
     tcase_add_test(te, missing_child_tables);
     tcase_add_test(te, full_disk_then_resume);
     suite_add_tcase(s, te);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "check_crash: could not remove %s\n", tdir);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tl_run_suite(s, tdir, "check_crash");
 }

@@ -510,13 +510,5 @@ int main(void)
     tcase_add_test(tl, cli_exit_codes_and_names);
     suite_add_tcase(s, tl);
 
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "check_integrity: could not remove %s\n", tdir);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tl_run_suite(s, tdir, "check_integrity");
 }

@@ -60,3 +60,18 @@ uint8_t *tl_read_file(const char *path, size_t *len)
     *len = (size_t)n;
     return buf;
 }
+
+int tl_run_suite(Suite *s, const char *tmpdir, const char *name)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    if (tmpdir) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "%s: could not remove %s\n", name, tmpdir);
+    }
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -6,6 +6,7 @@
 #ifndef MMTB_TESTLIB_UTIL_H
 #define MMTB_TESTLIB_UTIL_H
 
+#include <check.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,5 +24,10 @@ void tl_rmdir_all(const char *dir);
 /* A whole file in a malloc'd buffer (one spare byte), its size in *len;
  * fails the test when the file cannot be read. */
 uint8_t *tl_read_file(const char *path, size_t *len);
+
+/* Run suite s (CK_NORMAL), then remove tmpdir and everything below it (a
+ * suite's generated tables; NULL: nothing); name labels a failed removal.
+ * Returns the suite's exit status: EXIT_SUCCESS when no test failed. */
+int tl_run_suite(Suite *s, const char *tmpdir, const char *name);
 
 #endif
