@@ -940,6 +940,81 @@ START_TEST(match_runner_judges_the_games)
 }
 END_TEST
 
+/* Write an engine script under tdir that answers every `go` with
+ * `bestmove ANSWER`; its path goes to path. */
+static void answering_engine(char *path, size_t len, const char *answer)
+{
+    snprintf(path, len, "%s/answer-%s.sh", tdir, answer);
+    FILE *f = fopen(path, "w");
+    ck_assert(f != NULL);
+    fprintf(f, "#!/bin/sh\nwhile read -r cmd rest; do case $cmd in\n"
+               "uci) echo uciok;; isready) echo readyok;; go) echo 'bestmove %s';;\n"
+               "quit) exit 0;; esac; done\n", answer);
+    fclose(f);
+    ck_assert_int_eq(chmod(path, 0755), 0);
+}
+
+/* Run two games of the perfect player (engine 2) against an engine that
+ * answers ANSWER at once (engine 1, White in game 1); the JSON summary. */
+static struct tl_jv *claim_match(const char *answer, const char *no_move)
+{
+    char perfect[400], other[400];
+    snprintf(perfect, sizeof perfect, "%s engine -t %s", PROBE_BIN, t3d);
+    answering_engine(other, sizeof other, answer);
+    char *argv[] = {"/usr/bin/env", "python3", MMTB_SOURCE_DIR "/scripts/match", "-t", t3d,
+                    "-e", other, "-e", perfect, "-n", "2", "--random-plies", "0", "--json",
+                    "--probe", PROBE_BIN, "--no-move", (char *)no_move, NULL};
+    struct tl_result r;
+    tl_run_argv(&r, NULL, argv);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    struct tl_jv *doc = tl_json_parse(r.out);
+    ck_assert_msg(doc != NULL, "%s", r.out);
+    tl_result_free(&r);
+    return doc;
+}
+
+/* An engine may end a game with `bestmove draw` (a claim; Sanmill's engine
+ * claims under its own repetition and N-move rules) or with no move.  On
+ * three-diag, White wins from the start (b2) and Black, after b2, loses:
+ * the claimant claims once as White (in a won position: it gave a win
+ * away) and once as Black (in a lost one).  No move is a loss, or a claim
+ * with --no-move draw. */
+START_TEST(match_runner_scores_draw_claims)
+{
+    struct tl_jv *doc = claim_match("draw", "loss");
+    const struct tl_jv *e1 = tl_jget(tl_jget(doc, "engines"), "engine 1");
+    const struct tl_jv *e2 = tl_jget(tl_jget(doc, "engines"), "engine 2");
+    ck_assert_int_eq(tl_jget_u(e1, "draws"), 2);
+    ck_assert_int_eq(tl_jget_u(e2, "draws"), 2);
+    const struct tl_jv *c = tl_jget(e1, "draw_claims");
+    ck_assert_int_eq(tl_jget_u(c, "total"), 2);
+    ck_assert_int_eq(tl_jget_u(c, "win"), 1);
+    ck_assert_int_eq(tl_jget_u(c, "loss"), 1);
+    ck_assert_int_eq(tl_jget_u(tl_jget(e2, "draw_claims"), "total"), 0);
+    const struct tl_jv *g2 = jitem(doc, "results", 1);
+    ck_assert_str_eq(tl_jget_s(g2, "reason"), "engine 1 claimed a draw (bestmove draw)");
+    ck_assert_int_eq(tl_jget_u(g2, "actions"), 1); /* the perfect player's b2 */
+    tl_json_free(doc);
+
+    doc = claim_match("none", "loss");
+    e1 = tl_jget(tl_jget(doc, "engines"), "engine 1");
+    ck_assert_int_eq(tl_jget_u(e1, "losses"), 2);
+    ck_assert_int_eq(tl_jget_u(tl_jget(e1, "draw_claims"), "total"), 0);
+    ck_assert_str_eq(tl_jget_s(jitem(doc, "results", 0), "reason"),
+                     "engine 1 gave no move (bestmove none)");
+    tl_json_free(doc);
+
+    doc = claim_match("none", "draw");
+    e1 = tl_jget(tl_jget(doc, "engines"), "engine 1");
+    ck_assert_int_eq(tl_jget_u(e1, "draws"), 2);
+    c = tl_jget(e1, "draw_claims");
+    ck_assert_int_eq(tl_jget_u(c, "total"), 2);
+    ck_assert_int_eq(tl_jget_u(c, "win"), 1);
+    ck_assert_int_eq(tl_jget_u(c, "loss"), 1);
+    tl_json_free(doc);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------- */
 
 /* Run mmtb-gen with the given arguments; false when it fails. */
@@ -1013,6 +1088,7 @@ int main(void)
     tcase_add_test(te, engine_bad_input_and_outside_the_tables);
     tcase_add_test(te, moves_play_actions);
     tcase_add_test(te, match_runner_judges_the_games);
+    tcase_add_test(te, match_runner_scores_draw_claims);
     suite_add_tcase(s, te);
 
     return tl_run_suite(s, tdir, "check_verify");
