@@ -83,6 +83,12 @@ struct worst {
                        ((unsigned)(s).w_hand & 31) << 5 | ((unsigned)(s).b_hand & 31))
 #define SECTOR_KEYS (1u << 20)
 
+/* One thread's libmmtb context and move scratch. */
+struct slot {
+    mmtb_ctx *ctx;
+    struct mmtb_move_value *scratch;
+};
+
 struct check {
     const char *cmd, *dir;
     mmtb_tb *tb;
@@ -98,6 +104,7 @@ struct check {
     int nw;
     int table_rc;
     long printed;
+    struct slot slot[64]; /* per thread: its context and scratch */
 };
 
 static const char *const phase_names[3] = {"placement", "movement", "flying"};
@@ -189,23 +196,27 @@ static void judge_item(const struct check *c, mmtb_ctx *ctx, struct mmtb_move_va
 
 struct worker {
     const struct check *c;
+    struct slot *slot; /* the worker's context, kept from batch to batch */
     struct item *items;
     int n, tid, nthreads;
     int rc; /* MMTB_OK or why the worker could not start */
 };
 
-/* Judge items tid, tid + T, ... with a context of the worker's own. */
+/* Judge items tid, tid + T, ... with the context of slot tid, created on
+ * its first batch and kept for the next ones, so that its block cache
+ * stays warm over the whole input (batches run one after another). */
 static void *worker_run(void *arg)
 {
     struct worker *w = arg;
-    mmtb_ctx *ctx = NULL;
-    struct mmtb_move_value *scratch = malloc(sizeof *scratch * MMTB_MAX_MOVES);
-    w->rc = scratch ? mmtb_ctx_create(&ctx, w->c->tb, w->c->cache) : MMTB_ERR_NOMEM;
+    struct slot *s = w->slot;
+    if (!s->scratch)
+        s->scratch = malloc(sizeof *s->scratch * MMTB_MAX_MOVES);
+    w->rc = !s->scratch ? MMTB_ERR_NOMEM
+            : s->ctx    ? MMTB_OK
+                        : mmtb_ctx_create(&s->ctx, w->c->tb, w->c->cache);
     if (w->rc == MMTB_OK)
         for (int i = w->tid; i < w->n; i += w->nthreads)
-            judge_item(w->c, ctx, scratch, &w->items[i]);
-    mmtb_ctx_free(ctx);
-    free(scratch);
+            judge_item(w->c, s->ctx, s->scratch, &w->items[i]);
     return NULL;
 }
 
@@ -341,7 +352,7 @@ static void run_batch(struct check *c, struct item *items, int n)
     pthread_t th[64];
     int T = c->threads < n ? c->threads : n;
     for (int t = 0; t < T; t++) {
-        w[t] = (struct worker){c, items, n, t, T, MMTB_OK};
+        w[t] = (struct worker){c, &c->slot[t], items, n, t, T, MMTB_OK};
         if (T == 1 || pthread_create(&th[t], NULL, worker_run, &w[t]) != 0) {
             worker_run(&w[t]);
             th[t] = 0;
@@ -619,6 +630,10 @@ int cli_cmd_check(int argc, char **argv)
         ret = CLI_EXIT_TABLE;
     }
 out:
+    for (int t = 0; t < 64; t++) {
+        mmtb_ctx_free(c.slot[t].ctx);
+        free(c.slot[t].scratch);
+    }
     free(items);
     free(c.worst);
     free(c.sec_err);
