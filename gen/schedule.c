@@ -1,9 +1,11 @@
 /*
  * schedule.c - mmtb_solve: the sectors of the game in dependency order,
  * those the run needs (--sectors and what they lead to), the ones already
- * solved in the directory (kept: a rerun resumes), the pairs handed one by
- * one to pair_solve (pair.c), the per-sector lines and the summary.  Knows
- * nothing of how a pair is solved.
+ * solved in the directory (kept: a rerun resumes), the pairs and the pairs
+ * each reads, the plan that shares them among the ranks of a transport
+ * (mmtb-gen-mpi; one process: all of them, in order), the pairs handed one
+ * by one to pair_solve (pair.c), the per-sector lines and the summary.
+ * Knows nothing of how a pair is solved, nor of MPI (solve.h's callbacks).
  */
 #include "job.h"
 
@@ -105,6 +107,135 @@ static void print_stats_line(FILE *f, struct mmtb_sector s, const struct mmtb_se
             st->max_loss, secs, note);
 }
 
+/* A pair to solve (or a lone sector): list[first..first+nss). */
+struct pair {
+    int first, nss;
+    bool have;    /* already solved in the directory */
+    int ord;      /* 1 + the needed sectors before it: the [k/todo] of the display */
+    int ndeps;    /* the pairs its moves lead into */
+    int deps[16];
+    int owner;    /* the rank that solves it */
+};
+
+/* What a rank announces when it has written a pair (mmtb_transport). */
+struct pair_done {
+    int32_t pair, rank;
+    double secs, peak_rss_mib;
+    struct mmtb_sector_stats st[2];
+};
+
+/* Group the needed sectors of list[0..n) into pairs (a sector and its
+ * partner when it follows and moves link them), in list order, which is
+ * dependency order; pair_of[i] receives the pair of list[i] (-1: not
+ * needed).  Returns the number of pairs. */
+static int make_pairs(const struct mmtb_variant *v, const struct mmtb_sector *list, int n,
+                      const bool *need, struct pair *P, int *pair_of)
+{
+    int np = 0, ord = 1;
+    for (int i = 0; i < n; i++)
+        pair_of[i] = -1;
+    for (int i = 0; i < n; i++) {
+        if (!need[i])
+            continue;
+        struct pair *q = &P[np];
+        q->first = i;
+        q->nss = 1;
+        q->ord = ord;
+        if (i + 1 < n && need[i + 1] && sector_eq(list[i + 1], sector_partner(list[i])) &&
+            !sector_eq(list[i], list[i + 1]) && partners_linked(v, list[i]))
+            q->nss = 2;
+        for (int k = 0; k < q->nss; k++)
+            pair_of[i + k] = np;
+        for (int k = 0; k < q->nss; k++) {
+            struct mmtb_sector ch[8];
+            int nc = mmtb_sector_moves_to(v, list[i + k], ch);
+            for (int c = 0; c < nc; c++) {
+                int at = -1;
+                for (int x = 0; x < i && at < 0; x++)
+                    if (sector_eq(list[x], ch[c]))
+                        at = pair_of[x];
+                bool dup = at < 0;
+                for (int e = 0; e < q->ndeps && !dup; e++)
+                    dup = q->deps[e] == at;
+                if (!dup && q->ndeps < 16)
+                    q->deps[q->ndeps++] = at;
+            }
+        }
+        ord += q->nss;
+        i += q->nss - 1;
+        np++;
+    }
+    return np;
+}
+
+/*
+ * Share the pairs not yet solved among nranks ranks, the same way on every
+ * rank: in dependency order, each pair goes to the rank that can start it
+ * first (the ranks' loads and the pairs' finishing times estimated by
+ * their index slots; ties to the lowest rank).  Every rank then solves
+ * its pairs in list order, so the first pair nobody has finished always
+ * has its inputs and its rank free: the plan cannot deadlock.
+ */
+static void plan_owners(const mmtb_index *ix, const struct mmtb_sector *list, struct pair *P,
+                        int np, int nranks)
+{
+    double busy[64] = {0}; /* the plan spreads over at most 64 ranks' estimates */
+    double *fin = calloc((size_t)np, sizeof *fin);
+    for (int p = 0; p < np; p++) {
+        P[p].owner = 0;
+        if (nranks <= 1 || P[p].have || !fin)
+            continue;
+        double ready = 0, cost = 0;
+        for (int d = 0; d < P[p].ndeps; d++)
+            ready = fin[P[p].deps[d]] > ready ? fin[P[p].deps[d]] : ready;
+        for (int k = 0; k < P[p].nss; k++)
+            cost += (double)mmtb_index_slots(ix, list[P[p].first + k]);
+        int best = 0;
+        double best_start = 0;
+        for (int r = 0; r < nranks && r < 64; r++) {
+            double s = busy[r] > ready ? busy[r] : ready;
+            if (r == 0 || s < best_start) {
+                best = r;
+                best_start = s;
+            }
+        }
+        P[p].owner = best;
+        fin[p] = busy[best] = best_start + cost;
+    }
+    free(fin);
+}
+
+/* The per-sector lines of pair q (its time shared among its sectors). */
+static void print_pair(FILE *rep, const struct mmtb_sector *list,
+                       const struct mmtb_sector_stats *all, const struct pair *q, double secs,
+                       const char *note)
+{
+    for (int k = 0; k < q->nss; k++)
+        print_stats_line(rep, list[q->first + k], &all[q->first + k], secs / q->nss, note);
+}
+
+/* A pair was written (by this rank or, announced, by another): note it,
+ * take its statistics, count it, and print its lines when this rank
+ * reports. */
+static void took_news(const struct mmtb_solve_opts *o, FILE *rep, bool quiet,
+                      const struct mmtb_sector *list, struct mmtb_sector_stats *all,
+                      const struct pair *P, int np, bool *done, const struct pair_done *msg,
+                      int *left, uint64_t *solved, double *peak)
+{
+    int p = msg->pair;
+    if (p < 0 || p >= np || done[p])
+        return;
+    done[p] = true;
+    (*left)--;
+    for (int k = 0; k < P[p].nss; k++) {
+        all[P[p].first + k] = msg->st[k];
+        *solved += msg->st[k].slots;
+    }
+    *peak = msg->peak_rss_mib > *peak ? msg->peak_rss_mib : *peak;
+    if (!quiet && !o->json)
+        print_pair(rep, list, all, &P[p], msg->secs, "");
+}
+
 int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
 {
     struct mmtb_variant *v = NULL;
@@ -112,7 +243,13 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
     struct mmtb_sector *list = NULL;
     bool *need = NULL;
     struct mmtb_sector_stats *all = NULL;
+    struct pair *P = NULL;
+    int *pair_of = NULL;
+    bool *done = NULL;
     FILE *rep = o->report ? o->report : stdout;
+    const struct mmtb_transport *t = o->transport;
+    int me = t ? t->rank : 0;
+    bool quiet = o->quiet || me != 0; /* rank 0 reports */
     int rc = mmtb_variant_load(&v, o->variant, err, errlen);
     if (rc != MMTB_OK)
         return rc;
@@ -190,64 +327,117 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "cannot build the index tables: %s", mmtb_strerror(rc));
         goto out;
     }
-    if (make_dirs(o->outdir) != 0) {
+    /* rank 0 prepares the directory; the others wait for its list of
+     * what is already solved (share) before they touch it */
+    if (me == 0 && make_dirs(o->outdir) != 0) {
         snprintf(err, errlen, "%s: cannot create directory: %s", o->outdir, strerror(errno));
         rc = MMTB_ERR_IO;
         goto out;
     }
-    rc = mmtb_table_write_manifest(o->outdir, v, list, n, err, errlen);
+    if (me == 0)
+        rc = mmtb_table_write_manifest(o->outdir, v, list, n, err, errlen);
     if (rc != MMTB_OK)
         goto out;
 
+    P = calloc((size_t)n, sizeof *P);
+    pair_of = malloc((size_t)n * sizeof *pair_of);
+    done = calloc((size_t)n, sizeof *done);
+    if (!P || !pair_of || !done) {
+        rc = MMTB_ERR_NOMEM;
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    int np = make_pairs(v, list, n, need, P, pair_of);
+    /* kept files: make sure the manifest records them (a kill may have
+     * come between a rename and the manifest update) */
+    for (int p = 0; me == 0 && p < np; p++) {
+        bool have = true;
+        for (int k = 0; k < P[p].nss; k++)
+            have = have && already_solved(o->outdir, list[P[p].first + k], &all[P[p].first + k]);
+        for (int k = 0; have && k < P[p].nss && rc == MMTB_OK; k++)
+            rc = mmtb_table_record_file(o->outdir, v, list[P[p].first + k], err, errlen);
+        if (rc != MMTB_OK)
+            goto out;
+        P[p].have = have;
+    }
+    if (t) {
+        for (int p = 0; p < np; p++)
+            done[p] = P[p].have;
+        rc = t->share(t->ctx, done, (size_t)np * sizeof *done, err, errlen);
+        if (rc == MMTB_OK)
+            rc = t->share(t->ctx, all, (size_t)n * sizeof *all, err, errlen);
+        if (rc != MMTB_OK)
+            goto out;
+        for (int p = 0; p < np; p++)
+            P[p].have = done[p];
+    }
+    plan_owners(ix, list, P, np, t ? t->nranks : 1);
+
     struct progress prog;
-    progress_init(&prog, o->quiet);
+    progress_init(&prog, quiet);
     int todo = 0;
     for (int i = 0; i < n; i++)
         todo += need[i];
-    if (!o->quiet && !o->json)
+    if (!quiet && !o->json)
         fprintf(rep, "%-10s %14s %14s %14s %14s %5s %5s %9s\n", "sector", "canonical", "wins",
                 "draws", "losses", "maxW", "maxL", "time");
     double t_all = progress_now();
     uint64_t solved_positions = 0;
-    int done = 0;
-    for (int i = 0; i < n; i++) {
-        if (!need[i])
+    double peak = peak_rss_mib();
+    int left = 0; /* pairs solved by nobody yet, as far as this rank knows */
+    for (int p = 0; p < np; p++) {
+        done[p] = P[p].have;
+        left += !P[p].have;
+    }
+    for (int p = 0; p < np; p++) {
+        if (P[p].have) {
+            if (!quiet && !o->json)
+                print_pair(rep, list, all, &P[p], 0, "(already solved)");
             continue;
-        /* a pair: this sector and its partner if it follows */
-        struct mmtb_sector ss[2] = {list[i], list[i]};
-        int nss = 1;
-        if (i + 1 < n && need[i + 1] && sector_eq(list[i + 1], sector_partner(list[i])) &&
-            !sector_eq(list[i], list[i + 1]) && partners_linked(v, list[i]))
-            ss[nss++] = list[++i];
-        int first = i - (nss - 1);
-        bool have = true;
-        for (int k = 0; k < nss; k++)
-            have = have && already_solved(o->outdir, ss[k], &all[first + k]);
+        }
+        if (P[p].owner != me)
+            continue;
+        /* the pairs it reads must be written: take the others' news until they are */
+        for (int d = 0; d < P[p].ndeps; d++)
+            while (!done[P[p].deps[d]]) {
+                struct pair_done msg;
+                rc = t->next(t->ctx, &msg, sizeof msg, err, errlen);
+                if (rc != MMTB_OK)
+                    goto out;
+                took_news(o, rep, quiet, list, all, P, np, done, &msg, &left, &solved_positions,
+                          &peak);
+            }
         double t0 = progress_now();
         char tag[64], nm[32];
-        mmtb_sector_format(ss[0], nm, sizeof nm);
-        snprintf(tag, sizeof tag, "[%d/%d] %s", done + 1, todo, nm);
-        /* kept files: make sure the manifest records them (a kill may have
-         * come between a rename and the manifest update) */
-        for (int k = 0; have && k < nss && rc == MMTB_OK; k++)
-            rc = mmtb_table_record_file(o->outdir, v, ss[k], err, errlen);
+        mmtb_sector_format(list[P[p].first], nm, sizeof nm);
+        snprintf(tag, sizeof tag, "[%d/%d] %s", P[p].ord, todo, nm);
+        rc = pair_solve(o, v, ix, &list[P[p].first], P[p].nss, &all[P[p].first], &prog, tag,
+                        err, errlen);
+        progress_clear(&prog);
         if (rc != MMTB_OK)
             goto out;
-        if (!have) {
-            rc = pair_solve(o, v, ix, ss, nss, &all[first], &prog, tag, err, errlen);
-            progress_clear(&prog);
+        struct pair_done msg;
+        memset(&msg, 0, sizeof msg);
+        msg.pair = p;
+        msg.rank = me;
+        msg.secs = progress_now() - t0;
+        msg.peak_rss_mib = peak_rss_mib();
+        for (int k = 0; k < P[p].nss; k++)
+            msg.st[k] = all[P[p].first + k];
+        if (t && t->nranks > 1) {
+            rc = t->announce(t->ctx, &msg, sizeof msg, err, errlen);
             if (rc != MMTB_OK)
                 goto out;
         }
-        double secs = progress_now() - t0;
-        for (int k = 0; k < nss; k++) {
-            if (!have)
-                solved_positions += all[first + k].slots;
-            if (!o->quiet && !o->json)
-                print_stats_line(rep, ss[k], &all[first + k], secs / nss,
-                                 have ? "(already solved)" : "");
-        }
-        done += nss;
+        took_news(o, rep, quiet, list, all, P, np, done, &msg, &left, &solved_positions, &peak);
+    }
+    /* the others' last pairs: every rank hears of every pair before it ends */
+    while (left > 0) {
+        struct pair_done msg;
+        rc = t->next(t->ctx, &msg, sizeof msg, err, errlen);
+        if (rc != MMTB_OK)
+            goto out;
+        took_news(o, rep, quiet, list, all, P, np, done, &msg, &left, &solved_positions, &peak);
     }
     double total = progress_now() - t_all;
     uint64_t can = 0, w = 0, d = 0, l = 0;
@@ -259,23 +449,32 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
             l += all[i].losses;
         }
     int nthreads = omp_get_max_threads();
+    int nranks = t ? t->nranks : 1;
     double rate = total > 0 ? (double)solved_positions / total : 0;
-    if (o->json) {
+    if (me != 0) {
+        /* rank 0 reports */
+    } else if (o->json) {
+        char ranks[32] = "";
+        if (t)
+            snprintf(ranks, sizeof ranks, ",\"ranks\":%d", nranks);
         fprintf(rep,
                 "{\"variant\":\"%s\",\"sectors\":%d,\"canonical\":%llu,\"wins\":%llu,"
                 "\"draws\":%llu,\"losses\":%llu,\"seconds\":%.3f,\"slots_solved\":%llu,"
-                "\"slots_per_second\":%.0f,\"threads\":%d,\"peak_rss_mib\":%.1f}\n",
+                "\"slots_per_second\":%.0f,\"threads\":%d%s,\"peak_rss_mib\":%.1f}\n",
                 v->name, todo, (unsigned long long)can, (unsigned long long)w,
                 (unsigned long long)d, (unsigned long long)l, total,
-                (unsigned long long)solved_positions, rate, nthreads, peak_rss_mib());
+                (unsigned long long)solved_positions, rate, nthreads, ranks, peak);
     } else if (!o->quiet) {
+        char ranks[48] = "";
+        if (t)
+            snprintf(ranks, sizeof ranks, " on each of %d ranks", nranks);
         fprintf(rep,
                 "total: %d sectors, %llu canonical positions (%llu wins, %llu draws, %llu "
-                "losses)\n%.2f s, %.2f M slots/s (%.2f M/s per thread, %d threads), peak RSS "
-                "%.0f MiB\n",
+                "losses)\n%.2f s, %.2f M slots/s (%.2f M/s per thread, %d threads%s), peak RSS "
+                "%.0f MiB%s\n",
                 todo, (unsigned long long)can, (unsigned long long)w, (unsigned long long)d,
-                (unsigned long long)l, total, rate / 1e6, rate / 1e6 / nthreads, nthreads,
-                peak_rss_mib());
+                (unsigned long long)l, total, rate / 1e6, rate / 1e6 / nthreads / nranks,
+                nthreads, ranks, peak, t ? " (the largest rank)" : "");
     }
     rc = MMTB_OK;
 out:
@@ -284,5 +483,8 @@ out:
     free(list);
     free(need);
     free(all);
+    free(P);
+    free(pair_of);
+    free(done);
     return rc;
 }

@@ -11,6 +11,24 @@
 #include "mmtb_common.h"
 #include <stdio.h>
 
+/*
+ * Several processes solving one game together (mmtb-gen-mpi): every rank
+ * runs mmtb_solve with the same options and its own transport; the pairs
+ * are shared out by a fixed plan that respects their dependencies, each
+ * rank writes its pairs' tables into the shared directory and announces
+ * them.  The callbacks return MMTB_OK or a status (a message in err).
+ */
+struct mmtb_transport {
+    int rank, nranks;
+    void *ctx;
+    /* copy rank 0's len bytes at buf to every other rank */
+    int (*share)(void *ctx, void *buf, size_t len, char *err, size_t errlen);
+    /* send msg (len bytes) to every other rank */
+    int (*announce)(void *ctx, const void *msg, size_t len, char *err, size_t errlen);
+    /* wait for the next message another rank announced (len bytes) */
+    int (*next)(void *ctx, void *msg, size_t len, char *err, size_t errlen);
+};
+
 struct mmtb_solve_opts {
     const char *variant; /* built-in name or descriptor file */
     const char *outdir;  /* table directory (created if needed) */
@@ -32,6 +50,7 @@ struct mmtb_solve_opts {
                           * possible, 0: each level the cheaper way */
     int swap_deps;       /* tests: -1 solved sectors kept in their own order,
                           * 0: re-filed by the side not to move where it helps */
+    const struct mmtb_transport *transport; /* NULL: this process solves everything */
 };
 
 /*

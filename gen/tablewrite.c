@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -155,6 +156,33 @@ static int write_atomic(const char *dir, const char *name, const char *data, siz
 /* MANIFEST                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* The manifest is read, changed and written back under an exclusive
+ * flock of the directory itself (no extra file), so that several processes
+ * writing sectors into one directory (mmtb-gen-mpi) never lose each other's
+ * entries.  Returns the descriptor to pass to dir_unlock, or -1 when the
+ * directory cannot be opened or locked (errno). */
+static int dir_lock(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+    }
+    return fd;
+}
+
+static void dir_unlock(int fd)
+{
+    flock(fd, LOCK_UN);
+    close(fd);
+}
+
 /* Load DIR/MANIFEST.  MMTB_ERR_MISSING when there is none. */
 static int manifest_load(const char *dir, struct mmtb_manifest *m, char *err, size_t errlen)
 {
@@ -242,8 +270,9 @@ static int manifest_set_file(struct mmtb_manifest *m, struct mmtb_sector s, uint
     return MMTB_OK;
 }
 
-int mmtb_table_write_manifest(const char *dir, const struct mmtb_variant *v,
-                              const struct mmtb_sector *game, int n, char *err, size_t errlen)
+static int write_manifest_locked(const char *dir, const struct mmtb_variant *v,
+                                 const struct mmtb_sector *game, int n, char *err,
+                                 size_t errlen)
 {
     if (!dir || !v || (n > 0 && !game) || n < 0)
         return fail(err, errlen, MMTB_ERR_INVALID, "bad arguments");
@@ -277,11 +306,24 @@ int mmtb_table_write_manifest(const char *dir, const struct mmtb_variant *v,
     return rc;
 }
 
+int mmtb_table_write_manifest(const char *dir, const struct mmtb_variant *v,
+                              const struct mmtb_sector *game, int n, char *err, size_t errlen)
+{
+    if (!dir)
+        return fail(err, errlen, MMTB_ERR_INVALID, "bad arguments");
+    int lk = dir_lock(dir);
+    if (lk < 0)
+        return fail(err, errlen, MMTB_ERR_IO, "%s: cannot lock: %s", dir, strerror(errno));
+    int rc = write_manifest_locked(dir, v, game, n, err, errlen);
+    dir_unlock(lk);
+    return rc;
+}
+
 /* Before a sector file is replaced: drop its manifest entry (so a crash
  * never leaves an entry describing another file), and check the variant.
  * No manifest: nothing to do. */
-static int manifest_forget(const char *dir, const struct mmtb_variant *v, struct mmtb_sector s,
-                           char *err, size_t errlen)
+static int manifest_forget_locked(const char *dir, const struct mmtb_variant *v,
+                                  struct mmtb_sector s, char *err, size_t errlen)
 {
     struct mmtb_manifest m;
     int rc = manifest_load(dir, &m, err, errlen);
@@ -303,8 +345,9 @@ static int manifest_forget(const char *dir, const struct mmtb_variant *v, struct
 
 /* After a sector file is in place: record it (adding s to the game if
  * needed).  No manifest: nothing to do. */
-static int manifest_record(const char *dir, const struct mmtb_variant *v, struct mmtb_sector s,
-                           uint64_t size, uint64_t hash, char *err, size_t errlen)
+static int manifest_record_locked(const char *dir, const struct mmtb_variant *v,
+                                  struct mmtb_sector s, uint64_t size, uint64_t hash,
+                                  char *err, size_t errlen)
 {
     struct mmtb_manifest m;
     int rc = manifest_load(dir, &m, err, errlen);
@@ -319,6 +362,29 @@ static int manifest_record(const char *dir, const struct mmtb_variant *v, struct
     if (rc == MMTB_OK)
         rc = manifest_store(dir, &m, err, errlen);
     mmtb_manifest_clear(&m);
+    return rc;
+}
+
+/* manifest_forget and manifest_record under the directory's lock. */
+static int manifest_forget(const char *dir, const struct mmtb_variant *v, struct mmtb_sector s,
+                           char *err, size_t errlen)
+{
+    int lk = dir_lock(dir);
+    if (lk < 0)
+        return fail(err, errlen, MMTB_ERR_IO, "%s: cannot lock: %s", dir, strerror(errno));
+    int rc = manifest_forget_locked(dir, v, s, err, errlen);
+    dir_unlock(lk);
+    return rc;
+}
+
+static int manifest_record(const char *dir, const struct mmtb_variant *v, struct mmtb_sector s,
+                           uint64_t size, uint64_t hash, char *err, size_t errlen)
+{
+    int lk = dir_lock(dir);
+    if (lk < 0)
+        return fail(err, errlen, MMTB_ERR_IO, "%s: cannot lock: %s", dir, strerror(errno));
+    int rc = manifest_record_locked(dir, v, s, size, hash, err, errlen);
+    dir_unlock(lk);
     return rc;
 }
 
