@@ -1,0 +1,215 @@
+/*
+ * cli.c - mmtb-gen's command line, shared by mmtb-gen and mmtb-gen-mpi:
+ * the usage text and the parsing of the solve and verify options (cli.h).
+ * Runs nothing itself.
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sector_index.h"
+
+static const char usage_gen[] =
+    "usage: mmtb-gen -v VARIANT -o DIR [options]\n"
+    "       mmtb-gen verify -t DIR [--sectors LIST] [--threads N] [--quiet] [--json]\n"
+    "\n"
+    "Solves a Morris variant by retrograde analysis and writes its tables to DIR.\n"
+    "Without --start, solves the movement phase (no stones in hand).\n"
+    "\n"
+    "  -v, --variant NAME|FILE  built-in variant (nine, nine-nofly, nine-diag, lasker,\n"
+    "                           morabaraba, six, three, three-diag) or a descriptor file\n"
+    "  -o, --out DIR            table directory (created; finished sectors are kept,\n"
+    "                           so a rerun resumes)\n"
+    "      --start [W,B]        solve the whole game from the empty board with W and B\n"
+    "                           stones in hand (default: the variant's own numbers)\n"
+    "      --max-stones N       movement phase: sectors with at most N stones a side\n"
+    "      --sectors LIST       only these sectors and what they need, e.g. 3-3,4-3\n"
+    "                           (movement w-b, or w-b-wh-bh with stones in hand)\n"
+    "      --threads N          worker threads (default: all cores)\n"
+    "      --level N            zstd level of both planes (default: 15 for W/D/L, 6 for depths)\n"
+    "      --dtc-level N        zstd level of the depth plane only (12: a few % smaller,\n"
+    "                           the write about twice as slow)\n"
+    "      --quiet              no progress display and no per-sector lines\n"
+    "      --json               print the summary as one JSON object\n"
+    "      --verbose            phase times per sector (load, init, levels, write)\n"
+    "  -h, --help               this text\n"
+    "\n"
+    "verify re-derives every stored value of the sectors in DIR (or only of the\n"
+    "sectors in --sectors LIST) from their successors, one ply forward.\n"
+    "\n"
+    "Exit codes: 0 done, 1 bad usage or input, 2 table or file problem,\n"
+    "            3 (verify) mismatches found.\n";
+
+/* A message on msg, when there is one to write to. */
+static void say(FILE *msg, const char *fmt, ...)
+{
+    if (!msg)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(msg, fmt, ap);
+    va_end(ap);
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long x = strtol(s, &end, 10);
+    if (!*s || *end || x < lo || x > hi)
+        return -1;
+    *out = (int)x;
+    return 0;
+}
+
+/* Parse a comma-separated sector list ("3-3,4-3" or "w-b-wh-bh" items) into
+ * out[0..cap); returns the count, or -1 after a message naming the bad item. */
+static int parse_sectors(FILE *msg, const char *cmd, const char *text, struct mmtb_sector *out,
+                         int cap)
+{
+    char buf[1024];
+    if (snprintf(buf, sizeof buf, "%s", text) >= (int)sizeof buf) {
+        say(msg, "%s: --sectors: list too long\n", cmd);
+        return -1;
+    }
+    int n = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (n == cap || mmtb_sector_parse(tok, &out[n]) != MMTB_OK) {
+            say(msg, "%s: --sectors: '%s' is not a sector (w-b or w-b-wh-bh)\n", cmd, tok);
+            return -1;
+        }
+        n++;
+    }
+    if (n == 0)
+        say(msg, "%s: --sectors: empty list\n", cmd);
+    return n ? n : -1;
+}
+
+int gen_cli_exit_code(int rc)
+{
+    return (rc == MMTB_ERR_INVALID || rc == MMTB_ERR_PARSE || rc == MMTB_ERR_UNSUPPORTED) ? 1 : 2;
+}
+
+/* `verify -t DIR [...]`: argv[0] is "verify". */
+static int parse_verify(struct gen_cli *c, const char *cmd, int argc, char **argv, FILE *out,
+                        FILE *msg)
+{
+    struct mmtb_verify_opts *o = &c->verify_opts;
+    c->verify = true;
+    o->mismatches = &c->mismatches;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            if (out)
+                fputs(usage_gen, out);
+            return 0;
+        } else if ((!strcmp(a, "-t") || !strcmp(a, "--tables")) && i + 1 < argc) {
+            o->dir = argv[++i];
+        } else if (!strcmp(a, "--threads") && i + 1 < argc) {
+            if (parse_int(argv[++i], 1, 4096, &o->threads)) {
+                say(msg, "%s verify: --threads: expected a number 1..4096, got '%s'\n", cmd,
+                    argv[i]);
+                return 1;
+            }
+        } else if (!strcmp(a, "--sectors") && i + 1 < argc) {
+            char vcmd[64];
+            snprintf(vcmd, sizeof vcmd, "%s verify", cmd);
+            o->n_only = parse_sectors(msg, vcmd, argv[++i], c->only, GEN_CLI_MAX_SECTORS);
+            if (o->n_only < 0)
+                return 1;
+            o->only = c->only;
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = true;
+        } else if (!strcmp(a, "--json")) {
+            o->json = true;
+        } else {
+            say(msg, "%s verify: unknown or incomplete option '%s' (see --help)\n", cmd, a);
+            return 1;
+        }
+    }
+    if (!o->dir) {
+        say(msg, "%s verify: -t DIR is required (see --help)\n", cmd);
+        return 1;
+    }
+    return -1;
+}
+
+int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FILE *out,
+                  FILE *msg)
+{
+    memset(c, 0, sizeof *c);
+    if (argc > 1 && !strcmp(argv[1], "verify"))
+        return parse_verify(c, cmd, argc - 1, argv + 1, out, msg);
+    struct mmtb_solve_opts *o = &c->solve;
+    bool start = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            if (out)
+                fputs(usage_gen, out);
+            return 0;
+        } else if ((!strcmp(a, "-v") || !strcmp(a, "--variant")) && val) {
+            o->variant = argv[++i];
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && val) {
+            o->outdir = argv[++i];
+        } else if (!strcmp(a, "--start")) {
+            start = true;
+            if (val && val[0] >= '0' && val[0] <= '9') {
+                i++;
+                if (sscanf(val, "%d,%d", &o->start_w_hand, &o->start_b_hand) != 2 ||
+                    o->start_w_hand < 0 || o->start_b_hand < 0 || o->start_w_hand > 32 ||
+                    o->start_b_hand > 32 || (o->start_w_hand == 0 && o->start_b_hand == 0)) {
+                    say(msg, "%s: --start: expected W,B stones in hand such as 5,5, got '%s'\n",
+                        cmd, val);
+                    return 1;
+                }
+            }
+        } else if (!strcmp(a, "--max-stones") && val) {
+            if (parse_int(argv[++i], 1, 32, &o->max_stones)) {
+                say(msg, "%s: --max-stones: expected a number 1..32, got '%s'\n", cmd, val);
+                return 1;
+            }
+        } else if (!strcmp(a, "--sectors") && val) {
+            o->n_only = parse_sectors(msg, cmd, argv[++i], c->only, GEN_CLI_MAX_SECTORS);
+            if (o->n_only < 0)
+                return 1;
+            o->only = c->only;
+        } else if (!strcmp(a, "--threads") && val) {
+            if (parse_int(argv[++i], 1, 4096, &o->threads)) {
+                say(msg, "%s: --threads: expected a number 1..4096, got '%s'\n", cmd, val);
+                return 1;
+            }
+        } else if (!strcmp(a, "--level") && val) {
+            if (parse_int(argv[++i], 1, 22, &o->zstd_level)) {
+                say(msg, "%s: --level: expected a zstd level 1..22, got '%s'\n", cmd, val);
+                return 1;
+            }
+        } else if (!strcmp(a, "--dtc-level") && val) {
+            if (parse_int(argv[++i], 1, 22, &o->dtc_zstd_level)) {
+                say(msg, "%s: --dtc-level: expected a zstd level 1..22, got '%s'\n", cmd, val);
+                return 1;
+            }
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = true;
+        } else if (!strcmp(a, "--json")) {
+            o->json = true;
+        } else if (!strcmp(a, "--verbose")) {
+            o->verbose = true;
+        } else {
+            say(msg, "%s: unknown or incomplete option '%s' (see --help)\n", cmd, a);
+            return 1;
+        }
+    }
+    if (!o->variant || !o->outdir) {
+        say(msg, "%s: -v VARIANT and -o DIR are required (see --help)\n", cmd);
+        return 1;
+    }
+    if (start && o->start_w_hand == 0 && o->start_b_hand == 0) {
+        /* the variant's own start: resolved after loading */
+        o->start_w_hand = -1;
+        o->start_b_hand = -1;
+    }
+    return -1;
+}
