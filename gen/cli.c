@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,9 @@ static const char usage_gen[] =
     "      --sectors LIST       only these sectors and what they need, e.g. 3-3,4-3\n"
     "                           (movement w-b, or w-b-wh-bh with stones in hand)\n"
     "      --threads N          worker threads (default: all cores)\n"
+    "      --memory LIMIT       refuse, before solving anything, a sector pair that would\n"
+    "                           need more than LIMIT bytes (such as 512M, 2G; per rank\n"
+    "                           with mmtb-gen-mpi)\n"
     "      --level N            zstd level of both planes (default: 15 for W/D/L, 6 for depths)\n"
     "      --dtc-level N        zstd level of the depth plane only (12: a few % smaller,\n"
     "                           the write about twice as slow)\n"
@@ -40,7 +44,8 @@ static const char usage_gen[] =
     "sectors in --sectors LIST) from their successors, one ply forward.\n"
     "\n"
     "Exit codes: 0 done, 1 bad usage or input, 2 table or file problem,\n"
-    "            3 (verify) mismatches found.\n";
+    "            3 (verify) mismatches found, 4 not enough memory (over --memory\n"
+    "            LIMIT, or an allocation failed).\n";
 
 /* A message on msg, when there is one to write to. */
 static void say(FILE *msg, const char *fmt, ...)
@@ -60,6 +65,31 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     if (!*s || *end || x < lo || x > hi)
         return -1;
     *out = (int)x;
+    return 0;
+}
+
+/* A size in bytes: digits with an optional K, M, G or T (powers of 1024),
+ * at least 1 MiB.  Returns 0, or -1 when s is not one. */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (end == s || errno || *s == '-')
+        return -1;
+    int shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'B') /* 2GiB, 2GB: the same here */
+        end += *end == 'i' && end[1] == 'B' ? 2 : 1;
+    if (*end || x > (UINT64_MAX >> shift) || (x << shift) < ((uint64_t)1 << 20))
+        return -1;
+    *out = (uint64_t)x << shift;
     return 0;
 }
 
@@ -88,6 +118,8 @@ static int parse_sectors(FILE *msg, const char *cmd, const char *text, struct mm
 
 int gen_cli_exit_code(int rc)
 {
+    if (rc == MMTB_ERR_NOMEM)
+        return 4;
     return (rc == MMTB_ERR_INVALID || rc == MMTB_ERR_PARSE || rc == MMTB_ERR_UNSUPPORTED) ? 1 : 2;
 }
 
@@ -189,6 +221,12 @@ int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FIL
         } else if (!strcmp(a, "--dtc-level") && val) {
             if (parse_int(argv[++i], 1, 22, &o->dtc_zstd_level)) {
                 say(msg, "%s: --dtc-level: expected a zstd level 1..22, got '%s'\n", cmd, val);
+                return 1;
+            }
+        } else if (!strcmp(a, "--memory") && val) {
+            if (parse_bytes(argv[++i], &o->memory_limit)) {
+                say(msg, "%s: --memory: expected a size such as 512M or 2G, got '%s'\n", cmd,
+                    val);
                 return 1;
             }
         } else if (!strcmp(a, "--quiet")) {

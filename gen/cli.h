@@ -32,7 +32,8 @@ int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FIL
                   FILE *msg);
 
 /* The exit code of a failed mmtb_solve or mmtb_verify status: 1 bad usage
- * or input, 2 table or file problem. */
+ * or input, 2 table or file problem, 4 not enough memory (over --memory,
+ * or an allocation failed). */
 int gen_cli_exit_code(int rc);
 
 #endif

@@ -136,6 +136,34 @@ int deps_load(struct job *j, const char *dir, bool swap, char *err, size_t errle
     return rc;
 }
 
+/* What deps_load will hold at its peak, in bytes: every solved sector's
+ * values (and depths), and while one is re-filed (dep_swap) its new copy
+ * beside the others, those before it already re-filed. */
+uint64_t deps_bytes(const struct job *j, bool swap)
+{
+    struct job t = *j; /* add_deps fills a copy: j keeps no deps */
+    t.ndeps = 0;
+    bool need_dtc[16] = {false};
+    for (int i = 0; i < t.nm; i++)
+        add_deps(&t, t.m[i].s, need_dtc);
+    uint64_t held = 0, peak = 0, size[16], swapped[16];
+    for (int i = 0; i < t.ndeps; i++) {
+        size[i] = mmtb_index_slots(t.ix, t.deps[i].s);
+        swapped[i] = swap && !need_dtc[i] ? mmtb_index_slots(t.ix, sector_partner(t.deps[i].s))
+                                          : 0;
+        held += size[i] * (need_dtc[i] ? 1 + sizeof(uint16_t) : 1);
+    }
+    peak = held;
+    for (int i = 0; i < t.ndeps; i++) {
+        if (!swapped[i])
+            continue;
+        /* dep_swap of i: the old array and the new one, then the old freed */
+        peak = held + swapped[i] > peak ? held + swapped[i] : peak;
+        held = held - size[i] + swapped[i];
+    }
+    return peak > held ? peak : held;
+}
+
 /* Their arrays, at the end of the job. */
 void deps_free(struct job *j)
 {

@@ -202,6 +202,10 @@ static inline int deep_collect(struct job *j)
  */
 int deps_load(struct job *j, const char *dir, bool swap, char *err, size_t errlen);
 
+/* deps.c: the bytes deps_load(j, ..., swap) will hold at its peak (j's
+ * members set; j itself is not changed). */
+uint64_t deps_bytes(const struct job *j, bool swap);
+
 /* deps.c: release the solved sectors' arrays. */
 void deps_free(struct job *j);
 
@@ -245,5 +249,23 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
                struct mmtb_sector_stats *stats, struct progress *prog, const char *tag,
                char *err, size_t errlen);
+
+/* What a pair needs in memory, in bytes, by part (pair_memory). */
+struct pair_mem {
+    uint64_t state;  /* the members' state bytes and chunk flags */
+    uint64_t deps;   /* the solved sectors it reads, at their peak */
+    uint64_t work;   /* the levels' update buffers and the writer's scratch:
+                      * an allowance per thread, from measurements */
+    uint64_t total;
+};
+
+/*
+ * pair.c: what solving pair ss[0..nss) with the options o and the current
+ * OpenMP thread count needs on top of what the process already holds
+ * (the index tables): *out, by part.  Allocates nothing.
+ */
+void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
+                 const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
+                 struct pair_mem *out);
 
 #endif

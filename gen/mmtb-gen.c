@@ -3,7 +3,7 @@
  * solves a game's sectors and writes the tables; `mmtb-gen verify -t DIR`
  * re-derives every stored value.  The options are cli.c's (shared with
  * mmtb-gen-mpi).  Exit codes: 0 success, 1 bad usage or input, 2 table or
- * file problem, 3 verification found mismatches.
+ * file problem, 3 verification found mismatches, 4 not enough memory.
  */
 #include <stdio.h>
 

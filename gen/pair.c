@@ -77,6 +77,36 @@ static void job_free(struct job *j)
     levels_free(j);
 }
 
+/* The working allowance per thread (the levels' update buffers, which keep
+ * their largest size, the writer's blocks and zstd contexts) and for the
+ * job's per-level lists; see docs/SCALING.md for the measurements. */
+#define WORK_PER_THREAD ((uint64_t)24 << 20)
+#define WORK_FIXED ((uint64_t)16 << 20)
+
+void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
+                 const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
+                 struct pair_mem *out)
+{
+    struct job j;
+    memset(&j, 0, sizeof j);
+    memset(out, 0, sizeof *out);
+    j.v = v;
+    j.ix = ix;
+    j.nm = nss;
+    for (int i = 0; i < nss; i++) {
+        j.m[i].s = ss[i];
+        j.m[i].slots = mmtb_index_slots(ix, ss[i]);
+        /* st, flag_cur and flag_next (pair_solve) */
+        out->state += j.m[i].slots + 2 * ((j.m[i].slots + CHUNK - 1) / CHUNK + 1);
+    }
+    bool own_order = true;
+    for (int i = 0; i < nss; i++)
+        own_order = own_order && !init_by_opponent(&j, &j.m[i]);
+    out->deps = deps_bytes(&j, own_order && o->swap_deps >= 0);
+    out->work = WORK_FIXED + WORK_PER_THREAD * (uint64_t)omp_get_max_threads();
+    out->total = out->state + out->deps + out->work;
+}
+
 /* Solve one pair (or a lone sector) and write it: the job's memory, then
  * the stages in order, with their phase times for --verbose. */
 int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,

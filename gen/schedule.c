@@ -15,9 +15,23 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mmtb.h"
 #include "tablewrite.h"
+
+/* The bytes the process holds now (resident), 0 when unknown. */
+static uint64_t rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size = 0, res = 0;
+    if (!f)
+        return 0;
+    if (fscanf(f, "%llu %llu", &size, &res) != 2)
+        res = 0;
+    fclose(f);
+    return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
+}
 
 static double peak_rss_mib(void)
 {
@@ -236,6 +250,51 @@ static void took_news(const struct mmtb_solve_opts *o, FILE *rep, bool quiet,
         print_pair(rep, list, all, &P[p], msg->secs, "");
 }
 
+/*
+ * --memory: every pair this rank is to solve must fit in o->memory_limit
+ * with what the process already holds (base: the index tables); the
+ * first that does not is refused, named with its bytes by part.  With
+ * --verbose, each pair's plan is printed.  Returns MMTB_OK or
+ * MMTB_ERR_NOMEM.
+ */
+static int check_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
+                        const mmtb_index *ix, const struct mmtb_sector *list,
+                        const struct pair *P, int np, int me, char *err, size_t errlen)
+{
+    uint64_t base = rss_bytes();
+    for (int p = 0; p < np; p++) {
+        if (P[p].have || P[p].owner != me)
+            continue;
+        struct pair_mem pm;
+        pair_memory(o, v, ix, &list[P[p].first], P[p].nss, &pm);
+        char names[48], b[32];
+        mmtb_sector_format(list[P[p].first], names, sizeof names);
+        if (P[p].nss == 2) {
+            mmtb_sector_format(list[P[p].first + 1], b, sizeof b);
+            snprintf(names + strlen(names), sizeof names - strlen(names), " and %s", b);
+        }
+        uint64_t need = base + pm.total;
+        if (o->verbose)
+            fprintf(stderr,
+                    "%s: plan %.1f MiB (state %.1f, solved sectors %.1f, work %.1f, base %.1f)\n",
+                    names, need / 1048576.0, pm.state / 1048576.0, pm.deps / 1048576.0,
+                    pm.work / 1048576.0, base / 1048576.0);
+        if (o->memory_limit && need > o->memory_limit) {
+            snprintf(err, errlen,
+                     "sectors %s need %llu bytes (%.2f GiB: %llu of states, %llu of solved "
+                     "sectors read, %llu of working buffers for %d threads, %llu held "
+                     "already), over the memory limit of %llu bytes (%.2f GiB)",
+                     names, (unsigned long long)need, need / 1073741824.0,
+                     (unsigned long long)pm.state, (unsigned long long)pm.deps,
+                     (unsigned long long)pm.work, omp_get_max_threads(),
+                     (unsigned long long)base, (unsigned long long)o->memory_limit,
+                     o->memory_limit / 1073741824.0);
+            return MMTB_ERR_NOMEM;
+        }
+    }
+    return MMTB_OK;
+}
+
 int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
 {
     struct mmtb_variant *v = NULL;
@@ -372,6 +431,11 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
             P[p].have = done[p];
     }
     plan_owners(ix, list, P, np, t ? t->nranks : 1);
+    if (o->memory_limit || o->verbose) {
+        rc = check_memory(o, v, ix, list, P, np, me, err, errlen);
+        if (rc != MMTB_OK)
+            goto out;
+    }
 
     struct progress prog;
     progress_init(&prog, quiet);

@@ -819,6 +819,43 @@ START_TEST(gen_refuses_counter_overflow)
 }
 END_TEST
 
+/* --memory: a limit below what the first pair needs refuses it before
+ * anything is solved (exit 4, the pair and its bytes named, no sector
+ * file); a generous one changes nothing; a malformed one is bad usage. */
+START_TEST(gen_memory_limit)
+{
+    char dir[] = "/tmp/check_cli_mem_XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    char out[600], f33[700];
+    snprintf(out, sizeof out, "%s/t", dir);
+    snprintf(f33, sizeof f33, "%s/3-3.mmtb", out);
+    struct tl_result r;
+    char *low[] = {GEN_BIN, "-v", "nine", "--max-stones", "3", "-o", out, "--quiet",
+                   "--memory", "1M", NULL};
+    tl_run_argv(&r, NULL, low);
+    ck_assert_msg(r.code == 4, "exit %d: %s", r.code, r.err);
+    unsigned long long need = 0;
+    const char *at = strstr(r.err, "sectors 3-3 need ");
+    ck_assert_msg(at && sscanf(at, "sectors 3-3 need %llu bytes", &need) == 1, "%s", r.err);
+    /* at least one state byte per canonical position of 3-3 (169,626) */
+    ck_assert_msg(need > (1u << 20) && need > 169626, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "limit of 1048576 bytes") != NULL, "%s", r.err);
+    struct stat sb;
+    ck_assert_msg(stat(f33, &sb) != 0, "a sector was solved over the limit");
+    tl_result_free(&r);
+    char *high[] = {GEN_BIN, "-v", "nine", "--max-stones", "3", "-o", out, "--quiet",
+                    "--memory", "4G", NULL};
+    tl_run_argv(&r, NULL, high);
+    ck_assert_msg(r.code == 0 && stat(f33, &sb) == 0, "exit %d: %s", r.code, r.err);
+    tl_result_free(&r);
+    char *bad[] = {GEN_BIN, "-v", "nine", "-o", out, "--memory", "lots", NULL};
+    tl_run_argv(&r, NULL, bad);
+    ck_assert_msg(r.code == 1 && strstr(r.err, "--memory") != NULL, "exit %d: %s", r.code, r.err);
+    tl_result_free(&r);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
 /* A start where a side has fewer stones than min-stones is a game lost
  * before the first move: mmtb-gen refuses it with the rule named, exit 1,
  * and writes nothing (it used to crash on nine --start 2,2). */
@@ -944,6 +981,7 @@ int main(void)
     tcase_add_test(tc, sectors_three_json_is_valid);
     tcase_add_test(tc, gen_refuses_counter_overflow);
     tcase_add_test(tc, gen_refuses_a_start_below_min_stones);
+    tcase_add_test(tc, gen_memory_limit);
     suite_add_tcase(s, tc);
 
     TCase *tt = tcase_create("tables");
