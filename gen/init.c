@@ -250,9 +250,9 @@ bool init_by_opponent(const struct job *j, const struct member *me)
  * cache and TLB miss each would cost more than the rest of the work.  They
  * are queued per thread and partition of the array (as the level updates
  * in levels.c) and applied partition by partition after each batch of chunks.
- * An entry is offset in the partition << 16 | state byte.
+ * An entry is offset in the partition << 16 | state byte.  INIT_BATCH_CHUNKS
+ * is job.h's (pair_memory counts the queues).
  */
-#define INIT_BATCH_CHUNKS 1024
 
 int init_pass(struct job *j)
 {

@@ -60,6 +60,9 @@
 /* Scattered writes (the level updates, the by-opponent init) are queued
  * per partition of 2^PART_SHIFT slots, 512 KiB of state, applied in cache. */
 #define PART_SHIFT 19
+/* The init pass walks placement sectors by the side not to move in batches
+ * of this many chunks, queueing one 8-byte write per slot (init.c). */
+#define INIT_BATCH_CHUNKS 1024
 
 /* A solved sector held in memory for look-ups. */
 struct dep {
@@ -254,7 +257,8 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
 struct pair_mem {
     uint64_t state;  /* the members' state bytes and chunk flags */
     uint64_t deps;   /* the solved sectors it reads, at their peak */
-    uint64_t work;   /* the levels' update buffers and the writer's scratch:
+    uint64_t work;   /* the init pass's queued writes (placement sectors);
+                      * the levels' update buffers and the writer's scratch:
                       * an allowance per thread, from measurements */
     uint64_t total;
 };

@@ -100,10 +100,23 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
         out->state += j.m[i].slots + 2 * ((j.m[i].slots + CHUNK - 1) / CHUNK + 1);
     }
     bool own_order = true;
-    for (int i = 0; i < nss; i++)
-        own_order = own_order && !init_by_opponent(&j, &j.m[i]);
+    uint64_t nth = (uint64_t)omp_get_max_threads();
+    out->work = WORK_FIXED + WORK_PER_THREAD * nth;
+    for (int i = 0; i < nss; i++) {
+        if (!init_by_opponent(&j, &j.m[i]))
+            continue;
+        own_order = false;
+        /* a batch's writes, 8 bytes a slot, in vectors that double as they
+         * grow (so twice), and each thread's first 1024 entries of each
+         * partition */
+        uint64_t batch = INIT_BATCH_CHUNKS * CHUNK, nparts = (j.m[i].slots >> PART_SHIFT) + 1;
+        uint64_t q = 2 * 8 * (batch < j.m[i].slots ? batch : j.m[i].slots) +
+                     nth * nparts * 1024 * 8;
+        out->work = q + WORK_FIXED + WORK_PER_THREAD * nth > out->work
+                        ? q + WORK_FIXED + WORK_PER_THREAD * nth
+                        : out->work;
+    }
     out->deps = deps_bytes(&j, own_order && o->swap_deps >= 0);
-    out->work = WORK_FIXED + WORK_PER_THREAD * (uint64_t)omp_get_max_threads();
     out->total = out->state + out->deps + out->work;
 }
 

@@ -262,6 +262,7 @@ static int check_memory(const struct mmtb_solve_opts *o, const struct mmtb_varia
                         const struct pair *P, int np, int me, char *err, size_t errlen)
 {
     uint64_t base = rss_bytes();
+    int rc = MMTB_OK;
     for (int p = 0; p < np; p++) {
         if (P[p].have || P[p].owner != me)
             continue;
@@ -279,7 +280,7 @@ static int check_memory(const struct mmtb_solve_opts *o, const struct mmtb_varia
                     "%s: plan %.1f MiB (state %.1f, solved sectors %.1f, work %.1f, base %.1f)\n",
                     names, need / 1048576.0, pm.state / 1048576.0, pm.deps / 1048576.0,
                     pm.work / 1048576.0, base / 1048576.0);
-        if (o->memory_limit && need > o->memory_limit) {
+        if (rc == MMTB_OK && o->memory_limit && need > o->memory_limit) {
             snprintf(err, errlen,
                      "sectors %s need %llu bytes (%.2f GiB: %llu of states, %llu of solved "
                      "sectors read, %llu of working buffers for %d threads, %llu held "
@@ -289,10 +290,12 @@ static int check_memory(const struct mmtb_solve_opts *o, const struct mmtb_varia
                      (unsigned long long)pm.work, omp_get_max_threads(),
                      (unsigned long long)base, (unsigned long long)o->memory_limit,
                      o->memory_limit / 1073741824.0);
-            return MMTB_ERR_NOMEM;
+            rc = MMTB_ERR_NOMEM;
+            if (!o->verbose)
+                break;
         }
     }
-    return MMTB_OK;
+    return rc;
 }
 
 int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
