@@ -6,5 +6,5 @@ if(NOT TARGET mmtb-gen-mpi)
 endif()
 add_test(NAME mpi_gen
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_test.sh $<TARGET_FILE:mmtb-gen>
-          $<TARGET_FILE:mmtb-gen-mpi> ${MPIEXEC_EXECUTABLE})
+          $<TARGET_FILE:mmtb-gen-mpi> ${MPIEXEC_EXECUTABLE} $<BOOL:${MMTB_SANITIZE}>)
 set_tests_properties(mpi_gen PROPERTIES LABELS slow TIMEOUT 600)
