@@ -193,11 +193,11 @@ static int make_pairs(const struct mmtb_variant *v, const struct mmtb_sector *li
 static void plan_owners(const mmtb_index *ix, const struct mmtb_sector *list, struct pair *P,
                         int np, int nranks)
 {
-    double busy[64] = {0}; /* the plan spreads over at most 64 ranks' estimates */
+    double *busy = calloc((size_t)(nranks > 0 ? nranks : 1), sizeof *busy);
     double *fin = calloc((size_t)np, sizeof *fin);
     for (int p = 0; p < np; p++) {
-        P[p].owner = 0;
-        if (nranks <= 1 || P[p].have || !fin)
+        P[p].owner = 0; /* (out of memory for the plan: rank 0 solves everything) */
+        if (nranks <= 1 || P[p].have || !fin || !busy)
             continue;
         double ready = 0, cost = 0;
         for (int d = 0; d < P[p].ndeps; d++)
@@ -206,7 +206,7 @@ static void plan_owners(const mmtb_index *ix, const struct mmtb_sector *list, st
             cost += (double)mmtb_index_slots(ix, list[P[p].first + k]);
         int best = 0;
         double best_start = 0;
-        for (int r = 0; r < nranks && r < 64; r++) {
+        for (int r = 0; r < nranks; r++) {
             double s = busy[r] > ready ? busy[r] : ready;
             if (r == 0 || s < best_start) {
                 best = r;
@@ -217,6 +217,7 @@ static void plan_owners(const mmtb_index *ix, const struct mmtb_sector *list, st
         fin[p] = busy[best] = best_start + cost;
     }
     free(fin);
+    free(busy);
 }
 
 /* The per-sector lines of pair q (its time shared among its sectors). */
@@ -507,6 +508,7 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         took_news(o, rep, quiet, list, all, P, np, done, &msg, &left, &solved_positions, &peak);
     }
     double total = progress_now() - t_all;
+    peak = peak_rss_mib() > peak ? peak_rss_mib() : peak;
     uint64_t can = 0, w = 0, d = 0, l = 0;
     for (int i = 0; i < n; i++)
         if (need[i]) {
