@@ -49,6 +49,7 @@ struct mmtb_index {
      * lowest, t = 1, 2, ...) of C(p, c + t). */
     uint32_t colex_byte[4][NP + 1][256];
     uint8_t compress[256][256]; /* compress[e][x]: the bits of x on e, gathered */
+    bool have_compress;         /* compress is filled (only the portable code reads it) */
     uint8_t pop8[256];
     uint32_t ncanon[NP + 1];
     uint32_t *lookup[NP + 1]; /* C(n,k) entries, by colex rank */
@@ -247,6 +248,21 @@ static bool cpu_has_fast_pext(void)
 #endif
 }
 
+/* The compress table of the portable pext, once per index (with BMI2 it
+ * is never read).  Recurrence on bit 0 of e: when it is set, bit 0 of x
+ * becomes bit 0 of the result and the rest moves up by one place;
+ * otherwise only the rest counts. */
+static void build_compress(mmtb_index *ix)
+{
+    if (ix->have_compress)
+        return;
+    for (int e = 1; e < 256; e++)
+        for (int x = 0; x < 256; x++)
+            ix->compress[e][x] = e & 1 ? (uint8_t)(ix->compress[e >> 1][x >> 1] << 1 | (x & 1))
+                                       : ix->compress[e >> 1][x >> 1];
+    ix->have_compress = true;
+}
+
 /* Build every table for subsets of at most max_stones points (FORMAT.md,
  * "Index scheme 1"); see the header for the contract. */
 int mmtb_index_create(mmtb_index **out, const struct mmtb_variant *v, int max_stones)
@@ -266,35 +282,34 @@ int mmtb_index_create(mmtb_index **out, const struct mmtb_variant *v, int max_st
     ix->n = v->npoints;
     ix->kmax = max_stones < ix->n ? max_stones : ix->n;
 
-    for (int a = 0; a <= NP; a++)
-        for (int b = 0; b <= NP; b++)
-            ix->binom[a][b] = binomial(a, b);
+    /* Pascal's triangle, row by row (calloc left the zeros for b > a) */
+    for (int a = 0; a <= NP; a++) {
+        ix->binom[a][0] = 1;
+        for (int b = 1; b <= a; b++)
+            ix->binom[a][b] = ix->binom[a - 1][b - 1] + ix->binom[a - 1][b];
+    }
     for (int i = 0; i <= NP; i++)
         for (int p = 0; p < NP; p++)
             ix->colex[i][p] = (uint32_t)ix->binom[p][i];
-    for (int x = 0; x < 256; x++) {
+    /* colex_byte by a recurrence on the lowest point b of x, one step per
+     * entry (every handle open builds it): b is the (c+1)-th smallest and
+     * adds C(8j + b, c + 1), the others are the entry of x without b at
+     * c + 1.  Only what a mask of at most n points reaches: bytes below
+     * point n, c <= n (at c = n the rest reads the zero entries of c = n + 1,
+     * right since C(p, t) = 0 for p < n < t). */
+    for (int x = 0; x < 256; x++)
         ix->pop8[x] = (uint8_t)__builtin_popcount((unsigned)x);
-        for (int e = 0; e < 256; e++) {
-            int t = 0, r = 0;
-            for (int bit = 0; bit < 8; bit++)
-                if (e & (1 << bit)) {
-                    if (x & (1 << bit))
-                        r |= 1 << t;
-                    t++;
-                }
-            ix->compress[e][x] = (uint8_t)r;
-        }
-        for (int j = 0; j < 4; j++)
-            for (int c = 0; c <= NP; c++) {
-                uint64_t r = 0;
-                int t = c;
-                for (int bit = 0; bit < 8; bit++)
-                    if ((x & (1 << bit)) && ++t <= NP)
-                        r += ix->binom[8 * j + bit][t];
-                ix->colex_byte[j][c][x] = (uint32_t)r;
+    for (int j = 0; 8 * j < ix->n; j++)
+        for (int c = ix->n; c >= 0; c--)
+            for (int x = 1; x < 256; x++) {
+                int b = __builtin_ctz((unsigned)x);
+                if (c < NP) /* nothing past the 32nd point */
+                    ix->colex_byte[j][c][x] = (uint32_t)(ix->binom[8 * j + b][c + 1] +
+                                                         ix->colex_byte[j][c + 1][x & (x - 1)]);
             }
-    }
     ix->bmi2 = cpu_has_fast_pext();
+    if (!ix->bmi2)
+        build_compress(ix);
 
     /* refuse oversized tables before allocating any */
     for (int k = 0; k <= ix->kmax; k++)
@@ -318,6 +333,8 @@ int mmtb_index_create(mmtb_index **out, const struct mmtb_variant *v, int max_st
 bool mmtb_index_set_portable(mmtb_index *ix, bool portable)
 {
     ix->bmi2 = !portable && cpu_has_fast_pext();
+    if (!ix->bmi2)
+        build_compress(ix);
     return ix->bmi2;
 }
 

@@ -64,7 +64,8 @@ struct mmtb_verify_result {
  * Returns MMTB_OK with *res filled in (res->problems says whether the file
  * holds), or MMTB_ERR_INVALID (bad arguments) / MMTB_ERR_NOMEM.  Thread-safe:
  * run it for different sectors in parallel, each thread with its own
- * buffers (it allocates about twice read_bytes plus 8 MiB).
+ * buffers (it allocates about twice read_bytes, at most twice the file's
+ * size, plus its largest decompressed block: at most 8 MiB).
  */
 int mmtb_tb_verify_file(const mmtb_tb *tb, int i, const struct mmtb_verify_opts *opts,
                         struct mmtb_verify_result *res);

@@ -117,12 +117,21 @@ static int verify_pass(struct vrun *r, const struct tb_sector *sec, size_t chunk
 {
     const struct mmtb_tf_header *h = &sec->h;
     const struct mmtb_tf_layout *l = &sec->l;
-    size_t maxblock = 0;
+    /* Buffers sized by this file, not by the format's largest block (8 MiB):
+     * a pass over a small file allocates little.  The block tables were
+     * checked on open: a W/D/L block expands to exactly its slots' bytes, a
+     * DTC block to at most its slots' depths, so rawcap holds any of them;
+     * reads never need to be larger than the file. */
+    size_t maxblock = 0, rawcap = 1;
     for (int pl = 0; pl < 2; pl++)
-        for (uint64_t b = 0; b < l->nblocks[pl]; b++)
+        for (uint64_t b = 0; b < l->nblocks[pl]; b++) {
             if (sec->tab[pl][b].csize > maxblock)
                 maxblock = sec->tab[pl][b].csize;
-    size_t rawcap = (size_t)2 << MMTB_TF_MAX_BLOCK_LOG2; /* a DTC block of 2-byte depths */
+            if (sec->tab[pl][b].raw_size > rawcap)
+                rawcap = sec->tab[pl][b].raw_size;
+        }
+    if (chunk > l->file_size)
+        chunk = (size_t)l->file_size;
     size_t cap = chunk + maxblock;
     uint8_t *buf = malloc(cap), *raw = malloc(rawcap);
     uint64_t *decided = malloc((l->nblocks[1] + 1) * sizeof *decided);
