@@ -6,7 +6,9 @@
  * while incomplete; a read-only directory, missing child tables and a full
  * disk (a small tmpfs, when this process may mount one) give an error
  * naming the file and a non-zero exit, and a rerun after space is freed
- * resumes.  MMTB_CRASH_ROUNDS=N runs N rounds of kills per game (long run).
+ * resumes; some kills are made to land while a table file is being written
+ * (its NAME.mmtb.tmp seen, and still there after the kill).
+ * MMTB_CRASH_ROUNDS=N runs N rounds of kills per game (long run).
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -162,6 +164,103 @@ static int kill_rounds(const char *a1, const char *a2, const char *tag, int roun
     return kills;
 }
 
+/* The name of a file in dir ending in suffix into buf (empty when there is
+ * none). */
+static void find_tmp(const char *dir, const char *suffix, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n > strlen(suffix) && strcmp(e->d_name + n - strlen(suffix), suffix) == 0) {
+            snprintf(buf, len, "%s", e->d_name);
+            break;
+        }
+    }
+    closedir(d);
+}
+
+/* Run and kill with SIGKILL as soon as the nth (0-based) sector file write
+ * is seen: a NAME.mmtb.tmp in dir (renamed to NAME.mmtb when complete).
+ * The directory is polled every 0.1 ms.  True when it was killed. */
+static bool run_and_kill_writing(char **argv, const char *dir, int nth)
+{
+    int pid = tl_spawn(argv, NULL);
+    ck_assert(pid > 0);
+    char last[256] = "", cur[256];
+    int seen = 0, status;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid) {
+            ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                          "mmtb-gen failed on its own (status %d)", status);
+            return false;
+        }
+        find_tmp(dir, ".mmtb.tmp", cur, sizeof cur);
+        if (cur[0] && strcmp(cur, last) != 0) {
+            snprintf(last, sizeof last, "%s", cur);
+            if (seen++ == nth)
+                break;
+        }
+        struct timespec ts = {0, 100 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    ck_assert_int_eq(tl_wait(pid), 128 + SIGKILL);
+    return true;
+}
+
+/*
+ * Kills that land while a table file is being written: each attempt
+ * starts from an empty directory and kills the run at the moment the nth
+ * sector file write (n drawn from the sector files of a clean run) is seen;
+ * it counts as a write kill when the NAME.mmtb.tmp is still there
+ * afterwards (the kill came before the rename).  Then the rerun must end in the clean run's files.  Attempts
+ * go on until `want` write kills or max_attempts.  Returns the write kills.
+ */
+static int write_kills(const char *a1, const char *a2, const char *tag, int want, int max_attempts)
+{
+    char clean[400], work[400], cmd[900];
+    snprintf(clean, sizeof clean, "%s/%s-wclean", tdir, tag);
+    snprintf(work, sizeof work, "%s/%s-wwork", tdir, tag);
+    ck_assert_int_eq(run(gen_argv(a1, a2, clean), NULL), 0);
+    int files = 0;
+    DIR *d = opendir(clean);
+    ck_assert(d != NULL);
+    for (struct dirent *e; (e = readdir(d));)
+        files += strstr(e->d_name, ".mmtb") != NULL;
+    closedir(d);
+    unsigned seed = 1919u;
+    int hits = 0, attempts = 0;
+    char names[600] = "";
+    for (; hits < want && attempts < max_attempts; attempts++) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+        ck_assert_int_eq(system(cmd), 0);
+        ck_assert_int_eq(mkdir(work, 0755), 0);
+        int nth = (int)((unsigned)rand_r(&seed) % (unsigned)files);
+        if (run_and_kill_writing(gen_argv(a1, a2, work), work, nth)) {
+            char tmpname[256];
+            find_tmp(work, ".mmtb.tmp", tmpname, sizeof tmpname);
+            ck_assert_int_ge(check_dir(work), tmpname[0] != '\0'); /* and no damaged file */
+            if (tmpname[0]) {
+                hits++;
+                size_t l = strlen(names);
+                snprintf(names + l, sizeof names - l, "%s%s", l ? " " : "", tmpname);
+            }
+        }
+        ck_assert_int_eq(run(gen_argv(a1, a2, work), NULL), 0);
+        same_files(clean, work);
+    }
+    printf("check_crash: nine %s %s: %d of %d kills landed while a table file was written (%s), all "
+           "reruns identical\n",
+           a1, a2, hits, attempts, names);
+    fflush(stdout);
+    return hits;
+}
+
 static int rounds_env(int dflt)
 {
     const char *e = getenv("MMTB_CRASH_ROUNDS");
@@ -179,6 +278,18 @@ START_TEST(kill_anywhere_resumes_identical)
     kills += kill_rounds("--start", "3,3", "s33", rounds_env(6), 10, &tmps);
     printf("check_crash: %d kills in total, %d of them left a *.tmp file\n", kills, tmps);
     ck_assert_int_ge(kills, 20);
+}
+END_TEST
+
+/* Kills while a table file is being written (a random one of the run's
+ * sector files): at least 3 per game, every rerun identical. */
+START_TEST(kill_while_writing_resumes_identical)
+{
+    int want = rounds_env(6) > 6 ? rounds_env(6) / 2 : 3;
+    int hits = write_kills("--max-stones", "4", "m4", want, 8 * want);
+    ck_assert_int_ge(hits, want);
+    hits = write_kills("--start", "3,3", "s33", want, 8 * want);
+    ck_assert_int_ge(hits, want);
 }
 END_TEST
 
@@ -302,6 +413,7 @@ int main(void)
     TCase *tk = tcase_create("kill");
     tcase_set_timeout(tk, 1200);
     tcase_add_test(tk, kill_anywhere_resumes_identical);
+    tcase_add_test(tk, kill_while_writing_resumes_identical);
     suite_add_tcase(s, tk);
     TCase *te = tcase_create("errors");
     tcase_set_timeout(te, 300);
