@@ -812,9 +812,10 @@ static int check_ranges(struct parser *ps)
     if (v->fly > v->stones)
         return fail(ps, ps->key_line[K_FLYING], "flying at %d exceeds the %d stones", v->fly,
                     v->stones);
-    if (v->min_stones > v->stones)
-        return fail(ps, ps->key_line[K_MIN_STONES], "min-stones %d exceeds the %d stones",
-                    v->min_stones, v->stones);
+    if (v->min_stones > v->stones) /* the default 3: name the stones line */
+        return fail(ps, ps->key_line[K_MIN_STONES] ? ps->key_line[K_MIN_STONES]
+                                                   : ps->key_line[K_STONES],
+                    "min-stones %d exceeds the %d stones", v->min_stones, v->stones);
     return MMTB_OK;
 }
 
