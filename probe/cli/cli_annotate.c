@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mmtb.h"
+#include "mmtb_integrity.h"
 #include "movegen.h"
 #include "notation.h"
 #include "probe_cli.h"
@@ -310,8 +311,12 @@ static void annotate_game(struct annotate *a, char *text, int line)
         struct cli_judgement j;
         int rc = cli_judge(a->tb, a->ctx, a->dir, &p, &m, a->scratch, &j);
         if (rc != MMTB_OK && rc != MMTB_ERR_MISSING && rc != MMTB_ERR_NOT_IN_GAME &&
-            rc != MMTB_ERR_UNSUPPORTED)
-            table_rc = rc;
+            rc != MMTB_ERR_UNSUPPORTED && table_rc == MMTB_OK) {
+            table_rc = rc; /* exit 2; named on standard error once per game */
+            const char *where = mmtb_ctx_error(a->ctx); /* file and block */
+            cli_error(a->cmd, "line %d, ply %d: %s%s%s", line, ply, mmtb_strerror(rc),
+                      where[0] ? ": " : "", where);
+        }
         t.plies++;
         if (j.verdict == CLI_UNKNOWN) {
             t.unknown++;
@@ -409,8 +414,11 @@ static void annotate_game(struct annotate *a, char *text, int line)
         printf("\n");
     }
     if (frc != MMTB_OK && frc != MMTB_ERR_MISSING && frc != MMTB_ERR_NOT_IN_GAME &&
-        frc != MMTB_ERR_UNSUPPORTED)
+        frc != MMTB_ERR_UNSUPPORTED) {
+        if (table_rc == MMTB_OK)
+            cli_error(a->cmd, "line %d: the last position: %s", line, mmtb_strerror(frc));
         a->exit_code = worse(a->exit_code, CLI_EXIT_TABLE);
+    }
     add_tally(&a->file, &t);
 }
 
