@@ -805,6 +805,48 @@ START_TEST(preds_small)
 }
 END_TEST
 
+/* twelve-immune (document 002's optional rule): a mill removes no stone
+ * that stands in a mill, diagonal mills included, and nothing at all when
+ * every opposing stone does; twelve removes any. */
+START_TEST(twelve_immune_removal)
+{
+    struct mmtb_variant *v = load("twelve-immune"), *t = load("twelve");
+    ck_assert_int_eq(v->removal, MMTB_REMOVE_IMMUNE);
+    struct mmtb_move mv[MMTB_MAX_MOVES];
+    /* g4-g7 closes a7-d7-g7.  Black's b2 stands in b2-d2-f2 and in the
+     * diagonal a1-b2-c3; only e4 is in no mill. */
+    const char *board = "a7,d7,g4 b2,d2,f2,a1,c3,e4 w";
+    struct mmtb_pos p = pos(v, board);
+    int n = mmtb_gen_moves(v, &p, mv);
+    ck_assert(has_move(v, mv, n, "g4-g7xe4"));
+    ck_assert(!has_move(v, mv, n, "g4-g7"));
+    static const char *const immune[] = {"g4-g7xb2", "g4-g7xd2", "g4-g7xf2", "g4-g7xa1",
+                                         "g4-g7xc3"};
+    for (int i = 0; i < 5; i++)
+        ck_assert_msg(!has_move(v, mv, n, immune[i]), "%s listed", immune[i]);
+    struct mmtb_pos pt_ = pos(t, board);
+    int nt = mmtb_gen_moves(t, &pt_, mv);
+    ck_assert_int_eq(nt, n + 5);
+    for (int i = 0; i < 5; i++)
+        ck_assert_msg(has_move(t, mv, nt, immune[i]), "twelve lacks %s", immune[i]);
+    /* Every black stone in a mill: the mill is closed and removes nothing. */
+    p = pos(v, "a7,d7,g4 b2,d2,f2,a1,c3 w");
+    n = mmtb_gen_moves(v, &p, mv);
+    ck_assert(has_move(v, mv, n, "g4-g7"));
+    for (int i = 0; i < n; i++)
+        ck_assert_int_eq(mv[i].remove, -1);
+    struct mmtb_pos q;
+    struct mmtb_move m;
+    char err[128];
+    ck_assert_int_eq(mmtb_move_parse(v, "g4-g7", &m, err, sizeof err), MMTB_OK);
+    mmtb_pos_apply(v, &p, &m, &q);
+    ck_assert_int_eq(__builtin_popcount(q.stones[MMTB_BLACK]), 5);
+    ck_assert_int_eq(q.side, MMTB_BLACK);
+    mmtb_variant_free(v);
+    mmtb_variant_free(t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("movegen");
@@ -821,6 +863,7 @@ static Suite *suite(void)
     tcase_add_test(tc, terminal_cases);
     tcase_add_test(tc, move_lists);
     tcase_add_test(tc, twelve_no_reclose);
+    tcase_add_test(tc, twelve_immune_removal);
     suite_add_tcase(s, tc);
     tc = tcase_create("predecessors");
     tcase_set_timeout(tc, 120);
