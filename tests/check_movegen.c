@@ -847,6 +847,44 @@ START_TEST(twelve_immune_removal)
 }
 END_TEST
 
+/* twelve-nine (document 002's "Nine-man variation"): the diagonals still
+ * carry slides but close no mill; twelve's diagonals do both, nine-nofly
+ * has none. */
+START_TEST(twelve_nine_diagonals)
+{
+    struct mmtb_variant *v = load("twelve-nine"), *t = load("twelve"), *n9 = load("nine-nofly");
+    ck_assert_int_eq(v->stones, 9);
+    ck_assert_int_eq(v->nlines, 20);
+    ck_assert_int_eq(v->nmills, 16);
+    struct mmtb_move mv[MMTB_MAX_MOVES];
+    /* b4-b6 fills the diagonal a7-b6-c5; a7-b6 and c5-b6 are diagonal slides. */
+    const char *board = "a7,c5,b4 d2,f4,g1 w";
+    struct mmtb_pos p = pos(v, board);
+    int n = mmtb_gen_moves(v, &p, mv);
+    ck_assert(has_move(v, mv, n, "a7-b6"));
+    ck_assert(has_move(v, mv, n, "c5-b6"));
+    ck_assert(has_move(v, mv, n, "b4-b6"));
+    ck_assert(!has_move(v, mv, n, "b4-b6xd2"));
+    for (int i = 0; i < n; i++)
+        ck_assert_int_eq(mv[i].remove, -1);
+    ck_assert(!mmtb_closes_mill(v, p.stones[0] | BIT(pt(v, "b6")), pt(v, "b6")));
+    /* twelve: the same slide closes the diagonal mill. */
+    struct mmtb_pos pt_ = pos(t, board);
+    n = mmtb_gen_moves(t, &pt_, mv);
+    ck_assert(has_move(t, mv, n, "b4-b6xd2"));
+    ck_assert(!has_move(t, mv, n, "b4-b6"));
+    /* nine-nofly: no diagonal slide at all. */
+    struct mmtb_pos pn = pos(n9, board);
+    n = mmtb_gen_moves(n9, &pn, mv);
+    ck_assert(!has_move(n9, mv, n, "a7-b6"));
+    ck_assert(!has_move(n9, mv, n, "c5-b6"));
+    ck_assert(has_move(n9, mv, n, "b4-b6"));
+    mmtb_variant_free(v);
+    mmtb_variant_free(t);
+    mmtb_variant_free(n9);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("movegen");
@@ -864,6 +902,7 @@ static Suite *suite(void)
     tcase_add_test(tc, move_lists);
     tcase_add_test(tc, twelve_no_reclose);
     tcase_add_test(tc, twelve_immune_removal);
+    tcase_add_test(tc, twelve_nine_diagonals);
     suite_add_tcase(s, tc);
     tc = tcase_create("predecessors");
     tcase_set_timeout(tc, 120);

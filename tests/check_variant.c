@@ -14,7 +14,7 @@
 
 static const char *const expected_names[] = {
     "lasker", "morabaraba", "nine",       "nine-diag", "nine-nofly",
-    "six",    "three",      "three-diag", "twelve",    "twelve-immune",
+    "six",    "three",      "three-diag", "twelve",    "twelve-immune", "twelve-nine",
 };
 #define NBUILTIN ((int)(sizeof expected_names / sizeof expected_names[0]))
 
@@ -164,6 +164,7 @@ START_TEST(test_builtin_rules)
         {"nine-diag", 24, 20, 20, 9, 3, MMTB_REMOVE_STANDARD, false, false, false, false},
         {"twelve", 24, 20, 20, 12, 0, MMTB_REMOVE_ANY, false, false, false, true},
         {"twelve-immune", 24, 20, 20, 12, 0, MMTB_REMOVE_IMMUNE, false, false, false, true},
+        {"twelve-nine", 24, 20, 16, 9, 0, MMTB_REMOVE_ANY, false, false, false, true},
         {"morabaraba", 24, 20, 20, 12, 3, MMTB_REMOVE_STANDARD, false, true, false, false},
         {"lasker", 24, 16, 16, 10, 3, MMTB_REMOVE_STANDARD, false, false, true, false},
         {"six", 16, 12, 8, 6, 3, MMTB_REMOVE_STANDARD, false, false, false, false},
@@ -296,7 +297,7 @@ START_TEST(test_group_order)
         const char *name;
         int order;
     } want[] = {{"nine", 16},   {"nine-nofly", 16}, {"nine-diag", 16},
-                {"twelve", 16}, {"twelve-immune", 16}, {"morabaraba", 16}, {"lasker", 16},
+                {"twelve", 16}, {"twelve-immune", 16}, {"twelve-nine", 16}, {"morabaraba", 16}, {"lasker", 16},
                 {"six", 16},    {"three", 8},       {"three-diag", 8}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         struct mmtb_variant *v = load(want[i].name);
