@@ -63,7 +63,15 @@ enum mmtb_colour { MMTB_WHITE = 0, MMTB_BLACK = 1 };
  * restriction per side, encoded as described in format/movegen.c; decode
  * them with mmtb_pos_ban().  Both are -1 when no restriction applies (always,
  * outside variants with no_reclose).
+ *
+ * first_mill is Shah's "the player who was the first one to create a mill"
+ * (variants with first_mill_removal): MMTB_FIRST_MILL_NONE (0, the default,
+ * and always outside those variants and once the movement phase has begun)
+ * or MMTB_FIRST_MILL_OF(colour).  While it is set with both hands empty,
+ * that colour's next turn is the removal that opens the movement phase.
  */
+#define MMTB_FIRST_MILL_NONE 0
+#define MMTB_FIRST_MILL_OF(c) ((uint8_t)(1 + (c)))
 struct mmtb_pos {
     uint32_t stones[2];
     uint8_t hand[2];
@@ -71,6 +79,7 @@ struct mmtb_pos {
     uint8_t remove;
     int8_t ban_from;
     int8_t ban_to;
+    uint8_t first_mill;
 };
 
 /*

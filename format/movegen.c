@@ -25,6 +25,20 @@
  * and sets ban_to to the restriction the mover just earned.  Positions of
  * variants without no_reclose always have both fields -1.  Flights never
  * create a restriction (the rule speaks of sliding).
+ *
+ * Shah (first_mill_removal, trapped_capture, both_trapped_draw).  A placement
+ * that closes a mill while first_mill is none records its placer in
+ * first_mill (placements remove nothing: the variant has place_captures
+ * off).  When both hands are empty and first_mill is set, the position is
+ * the *opening*: its owner's turn is one removal of an opposing stone
+ * (from = to = -1; an empty removal when the removal rule leaves none),
+ * which clears first_mill; the other side, if it is to move, can only pass.
+ * A colour is *trapped* when it has no placement, slide or flight on the
+ * board (re-close restrictions not counted).  Without trapped_capture a
+ * mill closed while the opponent is trapped at the start of the turn
+ * removes nothing ("you can capture a piece only on the move that traps
+ * them").  With both_trapped_draw a side to move with no move whose
+ * opponent is trapped too has a drawn game.
  */
 #include "movegen.h"
 
@@ -70,6 +84,32 @@ static uint32_t removable(const struct mmtb_variant *v, uint32_t opp)
     if (v->removal == MMTB_REMOVE_IMMUNE)
         return free_;
     return free_ ? free_ : opp; /* standard */
+}
+
+/* True when colour c has no placement, slide or flight on p's board
+ * (restrictions not counted): Shah's "trapped". */
+static bool colour_stuck(const struct mmtb_variant *v, const struct mmtb_pos *p, int c)
+{
+    uint32_t own = p->stones[c];
+    uint32_t empty = v->full & ~(own | p->stones[c ^ 1]);
+    if (!empty)
+        return true;
+    if (p->hand[c] > 0)
+        return false;
+    if (own && v->fly > 0 && popc(own) <= v->fly)
+        return false;
+    for (uint32_t f = own; f; f &= f - 1)
+        if (v->adj[__builtin_ctz(f)] & empty)
+            return false;
+    return true;
+}
+
+/* True when p is Shah's opening: both hands empty and a first-mill owner
+ * whose removal starts the movement phase. */
+static inline bool is_opening(const struct mmtb_variant *v, const struct mmtb_pos *p)
+{
+    return v->first_mill_removal && p->first_mill != MMTB_FIRST_MILL_NONE && p->hand[0] == 0 &&
+           p->hand[1] == 0;
 }
 
 /* Whether colour c flies, from its total count (board + hand). */
@@ -183,6 +223,19 @@ int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p, ch
                     maxrem);
     if (p->remove > 0 && v->first_mill_wins)
         return fail(err, errlen, "stones to remove in a first-mill-wins variant");
+    if (p->first_mill != MMTB_FIRST_MILL_NONE) {
+        if (!v->first_mill_removal)
+            return fail(err, errlen, "a first-mill owner in a variant without first-mill-removal");
+        if (p->first_mill > MMTB_FIRST_MILL_OF(MMTB_BLACK))
+            return fail(err, errlen, "first-mill owner %d is neither none (0), white (1) nor "
+                        "black (2)", p->first_mill);
+        if (p->remove > 0)
+            return fail(err, errlen, "a first-mill owner while a removal is pending");
+        int c = p->first_mill - 1;
+        if (!has_mill(v, p->stones[c]))
+            return fail(err, errlen, "first-mill owner %s has no mill on the board",
+                        colour_name[c]);
+    }
     if (p->ban_from == -1 && p->ban_to == -1)
         return MMTB_OK;
     if (!v->no_reclose)
@@ -257,7 +310,11 @@ int mmtb_pos_terminal(const struct mmtb_variant *v, const struct mmtb_pos *p)
     int t = terminal_static(v, p);
     if (t != MMTB_NOT_TERMINAL)
         return t;
-    if (!has_raw_move(v, p) && v->nomove == MMTB_NOMOVE_LOSES)
+    if (is_opening(v, p) || has_raw_move(v, p))
+        return MMTB_NOT_TERMINAL;
+    if (v->both_trapped_draw && colour_stuck(v, p, p->side ^ 1))
+        return MMTB_DRAW;
+    if (v->nomove == MMTB_NOMOVE_LOSES)
         return MMTB_LOSS;
     return MMTB_NOT_TERMINAL;
 }
@@ -305,6 +362,8 @@ static void gen_raw(const struct mmtb_variant *v, const struct mmtb_pos *p,
     uint32_t own = p->stones[s], opp = p->stones[s ^ 1];
     uint32_t empty = v->full & ~(own | opp);
     uint32_t rem = v->first_mill_wins ? 0 : removable(v, opp);
+    if (rem && !v->trapped_capture && colour_stuck(v, p, s ^ 1))
+        rem = 0; /* the opponent is trapped already: no capture */
 
     if (p->hand[s] > 0) {
         bool cap = v->place_captures && !v->first_mill_wins;
@@ -355,9 +414,24 @@ int mmtb_gen_moves(const struct mmtb_variant *v, const struct mmtb_pos *p,
     }
     if (terminal_static(v, p) != MMTB_NOT_TERMINAL)
         return 0;
+    if (is_opening(v, p)) {
+        /* Shah: the first-mill owner removes; the other side waits. */
+        if (p->side != p->first_mill - 1) {
+            push(&ml, MMTB_MOVE_PASS, -1, -1);
+            return ml.n;
+        }
+        uint32_t rem = removable(v, p->stones[p->side ^ 1]);
+        if (!rem)
+            push(&ml, -1, -1, -1);
+        for (; rem; rem &= rem - 1)
+            push(&ml, -1, -1, __builtin_ctz(rem));
+        return ml.n;
+    }
     gen_raw(v, p, &ml);
     if (ml.overflow)
         return MMTB_ERR_INVALID;
+    if (ml.n == 0 && v->both_trapped_draw && colour_stuck(v, p, p->side ^ 1))
+        return 0; /* both trapped: a drawn game */
     if (ml.n == 0 && v->nomove == MMTB_NOMOVE_PASSES)
         push(&ml, MMTB_MOVE_PASS, -1, -1);
     return ml.n;
@@ -392,8 +466,20 @@ void mmtb_pos_apply(const struct mmtb_variant *v, const struct mmtb_pos *p,
         *out = q;
         return;
     }
+    if (is_opening(v, p) && m->from == -1 && m->to == -1) {
+        /* Shah's opening removal: the movement phase begins. */
+        if (m->remove >= 0)
+            q.stones[o] &= ~BIT(m->remove);
+        q.first_mill = MMTB_FIRST_MILL_NONE;
+        q.side = (uint8_t)o;
+        *out = q;
+        return;
+    }
     int8_t earned = -1;
     if (m->from != MMTB_MOVE_PASS) {
+        if (m->from < 0 && v->first_mill_removal && q.first_mill == MMTB_FIRST_MILL_NONE &&
+            mmtb_closes_mill(v, p->stones[s] | BIT(m->to), m->to))
+            q.first_mill = MMTB_FIRST_MILL_OF(s);
         if (m->from >= 0) {
             q.stones[s] &= ~BIT(m->from);
             /* Sliding out of one of the mover's complete mills earns a
@@ -415,6 +501,13 @@ void mmtb_pos_apply(const struct mmtb_variant *v, const struct mmtb_pos *p,
 }
 
 /* ---- predecessors ------------------------------------------------------ */
+
+/* True when the only move of q is a pass. */
+static bool only_pass(const struct mmtb_variant *v, const struct mmtb_pos *q)
+{
+    struct mmtb_move mv[MMTB_MAX_MOVES];
+    return mmtb_gen_moves(v, q, mv) == 1 && mv[0].from == MMTB_MOVE_PASS;
+}
 
 int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p,
                           unsigned flags, struct mmtb_pos *out, int cap)
@@ -453,15 +546,42 @@ int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p
         out[n++] = q;                                                                     \
     } while (0)
 
-    /* A pass: q is p with m to move, where m had nothing else to do. */
-    if ((flags & MMTB_PRED_QUIET) && v->nomove == MMTB_NOMOVE_PASSES) {
+    /* A pass: q is p with m to move, where m had nothing else to do (or,
+     * in Shah's opening, waits for the owner's removal). */
+    if ((flags & MMTB_PRED_QUIET) &&
+        (v->nomove == MMTB_NOMOVE_PASSES || v->first_mill_removal)) {
         q.stones[m] = mine;
         q.stones[s] = theirs;
         q.hand[m] = p->hand[m];
-        if (terminal_static(v, &q) == MMTB_NOT_TERMINAL && !has_raw_move(v, &q))
+        q.first_mill = p->first_mill;
+        if (only_pass(v, &q))
             ADD_Q();
+        q.first_mill = MMTB_FIRST_MILL_NONE;
     }
 
+    /* Shah's opening removal: q has both hands empty, m as first-mill
+     * owner with a mill, and s's stones plus the removed one. */
+    if (v->first_mill_removal && p->first_mill == MMTB_FIRST_MILL_NONE && p->hand[0] == 0 &&
+        p->hand[1] == 0 && has_mill(v, mine)) {
+        q.stones[m] = mine;
+        q.hand[m] = 0;
+        q.first_mill = MMTB_FIRST_MILL_OF(m);
+        if ((flags & MMTB_PRED_QUIET) && removable(v, theirs) == 0) {
+            q.stones[s] = theirs;
+            if (terminal_static(v, &q) == MMTB_NOT_TERMINAL)
+                ADD_Q();
+        }
+        if ((flags & MMTB_PRED_CAPTURE) && popc(theirs) + 1 <= v->stones) {
+            for (uint32_t e = empty; e; e &= e - 1) {
+                int r = __builtin_ctz(e);
+                q.stones[s] = theirs | BIT(r);
+                if ((removable(v, q.stones[s]) & BIT(r)) &&
+                    terminal_static(v, &q) == MMTB_NOT_TERMINAL)
+                    ADD_Q();
+            }
+        }
+        q.first_mill = MMTB_FIRST_MILL_NONE;
+    }
     /* Quiet mill-closing moves exist when the mill removes nothing. */
     bool nocap = v->first_mill_wins || removable(v, theirs) == 0;
     bool place_quiet_ok = nocap || !v->place_captures;
@@ -480,26 +600,56 @@ int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p
     }
     bool place_cap = v->place_captures && capmask;
     bool fly = flies(v, total_m);
-    bool can_move = p->hand[m] == 0 || v->place_or_move;
+    /* Shah: slides only once the opening is over (p has no first-mill
+     * owner; the opening lists no slides). */
+    bool can_move = (p->hand[m] == 0 || v->place_or_move) &&
+                    !(v->first_mill_removal && p->first_mill != MMTB_FIRST_MILL_NONE);
+    /* Without trapped_capture, whether s was trapped in q decides between
+     * a quiet and a capturing mill (checked per q below). */
+    bool trap_rule = !v->trapped_capture;
 
     for (uint32_t tt = mine; tt; tt &= tt - 1) {
         int t = __builtin_ctz(tt);
         uint32_t base = mine & ~BIT(t);
         bool closes = mmtb_closes_mill(v, mine, t);
 
-        /* Placements on t (q has one more stone in hand). */
+        /* Placements on t (q has one more stone in hand).  Shah: q's
+         * first-mill owner is p's, or none when this placement closed the
+         * first mill; placements in q without an owner close no mill
+         * unless they make m the owner; an owner keeps its mill in q. */
         if (p->hand[m] < 255) {
             q.stones[m] = base;
             q.hand[m] = (uint8_t)(p->hand[m] + 1);
-            if ((flags & MMTB_PRED_QUIET) && (!closes || place_quiet_ok)) {
-                q.stones[s] = theirs;
-                ADD_Q();
-            }
-            if (closes && place_cap) {
-                for (uint32_t r = capmask; r; r &= r - 1) {
-                    q.stones[s] = theirs | BIT(__builtin_ctz(r));
-                    ADD_Q();
+            for (int k = 0; k < 2; k++) {
+                uint8_t fm = p->first_mill;
+                if (v->first_mill_removal) {
+                    if (k == 1) {
+                        if (fm != MMTB_FIRST_MILL_OF(m) || !closes)
+                            continue;
+                        fm = MMTB_FIRST_MILL_NONE;
+                    } else if (fm == MMTB_FIRST_MILL_NONE && closes) {
+                        continue;
+                    }
+                    if (fm != MMTB_FIRST_MILL_NONE &&
+                        !has_mill(v, fm - 1 == m ? base : theirs))
+                        continue;
+                } else if (k == 1) {
+                    continue;
                 }
+                q.first_mill = fm;
+                if ((flags & MMTB_PRED_QUIET) && (!closes || place_quiet_ok || trap_rule)) {
+                    q.stones[s] = theirs;
+                    if (!closes || place_quiet_ok || colour_stuck(v, &q, s))
+                        ADD_Q();
+                }
+                if (closes && place_cap) {
+                    for (uint32_t r = capmask; r; r &= r - 1) {
+                        q.stones[s] = theirs | BIT(__builtin_ctz(r));
+                        if (!trap_rule || !colour_stuck(v, &q, s))
+                            ADD_Q();
+                    }
+                }
+                q.first_mill = MMTB_FIRST_MILL_NONE;
             }
         }
         /* Slides and flights f -> t (f empty in p). */
@@ -509,14 +659,16 @@ int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p
             for (; froms; froms &= froms - 1) {
                 int f = __builtin_ctz(froms);
                 q.stones[m] = base | BIT(f);
-                if ((flags & MMTB_PRED_QUIET) && (!closes || move_quiet_ok)) {
+                if ((flags & MMTB_PRED_QUIET) && (!closes || move_quiet_ok || trap_rule)) {
                     q.stones[s] = theirs;
-                    ADD_Q();
+                    if (!closes || move_quiet_ok || colour_stuck(v, &q, s))
+                        ADD_Q();
                 }
                 if (closes && capmask) {
                     for (uint32_t r = capmask & ~BIT(f); r; r &= r - 1) {
                         q.stones[s] = theirs | BIT(__builtin_ctz(r));
-                        ADD_Q();
+                        if (!trap_rule || !colour_stuck(v, &q, s))
+                            ADD_Q();
                     }
                 }
             }

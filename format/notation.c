@@ -8,6 +8,11 @@
  * field), Sanmill's mill history (fields 11-15 are written 0), the plies
  * since the last capture (written 0) and the move number (written 1).  The
  * simple form carries neither a pending removal nor those restrictions.
+ *
+ * Shah's first-mill owner (struct mmtb_pos.first_mill) is one extra field
+ * at the end of either form, "first-mill=w" or "first-mill=b", written only
+ * when an owner is set and accepted only in variants with
+ * first-mill-removal; a FEN with it has 18 fields.
  */
 #include "notation.h"
 
@@ -170,6 +175,27 @@ static int squares_field(const struct mmtb_variant *v, struct tok t, int field,
     return MMTB_OK;
 }
 
+/* The optional last field "first-mill=w|b" of either form: when t is that
+ * field, set *fm and return 1; return 0 when t is something else; a
+ * malformed value is a parse error. */
+#define FIRST_MILL_KEY "first-mill="
+static int first_mill_field(const struct mmtb_variant *v, struct tok t, int field, uint8_t *fm,
+                            char *err, size_t errlen)
+{
+    size_t k = sizeof FIRST_MILL_KEY - 1;
+    char b[40];
+    if (t.n < k || strncmp(t.s, FIRST_MILL_KEY, k) != 0)
+        return 0;
+    if (!v->first_mill_removal)
+        return perr(err, errlen, "field %d (first mill): variant %s has no first-mill-removal",
+                    field, v->name);
+    if (t.n != k + 1 || (t.s[k] != 'w' && t.s[k] != 'b'))
+        return perr(err, errlen, "field %d (first mill): expected first-mill=w or "
+                    "first-mill=b, got '%s'", field, tokstr(t, b, sizeof b));
+    *fm = MMTB_FIRST_MILL_OF(t.s[k] == 'w' ? MMTB_WHITE : MMTB_BLACK);
+    return 1;
+}
+
 /* Final check shared by both notations: validate, as a parse error. */
 static int finish(const struct mmtb_variant *v, const struct mmtb_pos *p, char *err,
                   size_t errlen)
@@ -184,16 +210,22 @@ static int finish(const struct mmtb_variant *v, const struct mmtb_pos *p, char *
 static int parse_simple(const struct mmtb_variant *v, const char *text, struct mmtb_pos *p,
                         char *err, size_t errlen)
 {
-    struct tok t[5];
-    int n = tokenize(text, t, 5);
-    if (n != 3 && n != 5)
-        return perr(err, errlen,
-                    "expected 3 or 5 fields (WHITE BLACK SIDE [WHITE_HAND BLACK_HAND]), got %d",
-                    n);
+    struct tok t[6];
+    int n = tokenize(text, t, 6);
     struct mmtb_pos q;
     memset(&q, 0, sizeof q);
     q.ban_from = q.ban_to = -1;
     int rc;
+    if ((n == 4 || n == 6) && (rc = first_mill_field(v, t[n - 1], n, &q.first_mill, err, errlen))) {
+        if (rc < 0)
+            return rc;
+        n--;
+    }
+    if (n != 3 && n != 5)
+        return perr(err, errlen,
+                    "expected 3 or 5 fields (WHITE BLACK SIDE [WHITE_HAND BLACK_HAND]), "
+                    "then first-mill=w|b in Shah, got %d",
+                    n);
     if ((rc = squares_field(v, t[0], 1, "white", 0, &q.stones[0], err, errlen)) ||
         (rc = squares_field(v, t[1], 2, "black", q.stones[0], &q.stones[1], err, errlen)) ||
         (rc = side_field(t[2], 3, &q.side, err, errlen)))
@@ -251,14 +283,19 @@ static int parse_fen(const struct mmtb_variant *v, const char *text, struct mmtb
         return perr(err, errlen, "FEN needs a 24-point board with the standard square names; "
                                  "variant %s has none",
                     v->name);
-    struct tok t[17];
-    int n = tokenize(text, t, 17);
-    if (n != 17)
-        return perr(err, errlen, "FEN: expected 17 fields, got %d", n);
-
+    struct tok t[18];
+    int n = tokenize(text, t, 18);
     struct mmtb_pos q;
     memset(&q, 0, sizeof q);
     q.ban_from = q.ban_to = -1;
+    int rc;
+    if (n == 18 && (rc = first_mill_field(v, t[17], 18, &q.first_mill, err, errlen))) {
+        if (rc < 0)
+            return rc;
+        n--;
+    }
+    if (n != 17)
+        return perr(err, errlen, "FEN: expected 17 fields (18 with first-mill=w|b), got %d", n);
 
     /* Field 1: three groups of eight cells. */
     if (t[0].n != 26 || t[0].s[8] != '/' || t[0].s[17] != '/')
@@ -277,7 +314,6 @@ static int parse_fen(const struct mmtb_variant *v, const char *text, struct mmtb
                         "field 1 (board): cell %d (%s) is '%c', expected 'O', '@' or '*'",
                         i + 1, fen_square[i], isprint((unsigned char)c) ? c : '?');
     }
-    int rc;
     if ((rc = side_field(t[1], 2, &q.side, err, errlen)))
         return rc;
     if (t[2].n != 1 || !strchr("rpmo", t[2].s[0]))
@@ -381,6 +417,8 @@ int mmtb_pos_format(const struct mmtb_variant *v, const struct mmtb_pos *p, char
     put(&o, " %c", p->side ? 'b' : 'w');
     if (p->hand[0] || p->hand[1])
         put(&o, " %d %d", p->hand[0], p->hand[1]);
+    if (p->first_mill == MMTB_FIRST_MILL_OF(MMTB_WHITE) || p->first_mill == MMTB_FIRST_MILL_OF(MMTB_BLACK))
+        put(&o, " " FIRST_MILL_KEY "%c", p->first_mill == MMTB_FIRST_MILL_OF(MMTB_WHITE) ? 'w' : 'b');
     return (int)o.n;
 }
 
@@ -402,9 +440,12 @@ int mmtb_pos_format_fen(const struct mmtb_variant *v, const struct mmtb_pos *p, 
     char action = p->remove ? 'r' : p->hand[s] ? 'p' : 's';
     int rem[2] = {0, 0};
     rem[s] = p->remove;
-    return snprintf(buf, len, "%s %c %c %c %d %d %d %d %d %d 0 0 0 0 0 0 1", board,
+    const char *fm = p->first_mill == MMTB_FIRST_MILL_OF(MMTB_WHITE)   ? " " FIRST_MILL_KEY "w"
+                     : p->first_mill == MMTB_FIRST_MILL_OF(MMTB_BLACK) ? " " FIRST_MILL_KEY "b"
+                                                                       : "";
+    return snprintf(buf, len, "%s %c %c %c %d %d %d %d %d %d 0 0 0 0 0 0 1%s", board,
                     s ? 'b' : 'w', phase, action, __builtin_popcount(p->stones[0]), p->hand[0],
-                    __builtin_popcount(p->stones[1]), p->hand[1], rem[0], rem[1]);
+                    __builtin_popcount(p->stones[1]), p->hand[1], rem[0], rem[1], fm);
 }
 
 /* Move tokens: "pass", "xb4" (removal; "x-" when nothing is removable),

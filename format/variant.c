@@ -26,7 +26,8 @@
  * yes first-mill-wins yes|no                default no no-move lose|pass
  * default lose full-board-draw yes|no                default no place-or-move
  * yes|no                  default no (Lasker) no-reclose yes|no default no
- * (Twelve Men's) point NAME X Y        one per point; the order of the point
+ * (Twelve Men's) first-mill-removal yes|no default no (Shah) trapped-capture
+ * yes|no default yes both-trapped pass|draw default pass point NAME X Y        one per point; the order of the point
  * lines is the point index (bit index).  NAME is [a-z][0-9]+ (at most 15
  * characters), X and Y are 0..127 grid coordinates with y increasing upwards
  * (a1 = 0 0). At most MMTB_MAX_POINTS points, no two with the same name or the
@@ -47,7 +48,8 @@
  * table above, defaults included, one space between fields, no comments,
  * each line ending in '\n': name, title, stones, flying, min-stones,
  * removal, place-captures, first-mill-wins, no-move, full-board-draw,
- * place-or-move, no-reclose, the points in index order, the lines as given,
+ * place-or-move, no-reclose, then first-mill-removal, trapped-capture and
+ * both-trapped only when not at their defaults, the points in index order, the lines as given,
  * the mills in the order given, each written in the direction of the first
  * line that contains it.  fingerprint = 64-bit FNV-1a of those bytes.
  *
@@ -90,6 +92,9 @@ enum key {
     K_FULL_BOARD_DRAW,
     K_PLACE_OR_MOVE,
     K_NO_RECLOSE,
+    K_FIRST_MILL_REMOVAL,
+    K_TRAPPED_CAPTURE,
+    K_BOTH_TRAPPED,
     K_POINT,
     K_LINE,
     K_MILL,
@@ -99,11 +104,13 @@ enum key {
 static const char *const key_names[NKEYS] = {
     "name",          "title",          "stones",          "flying",  "min-stones",
     "removal",       "place-captures", "first-mill-wins", "no-move", "full-board-draw",
-    "place-or-move", "no-reclose",     "point",           "line",    "mill",
+    "place-or-move", "no-reclose",     "first-mill-removal", "trapped-capture",
+    "both-trapped",  "point",          "line",            "mill",
 };
 
 static const char *const removal_names[] = {"standard", "any", "immune"};
 static const char *const nomove_names[] = {"lose", "pass"};
+static const char *const trapped_names[] = {"pass", "draw"};
 
 struct tok {
     const char *p;
@@ -440,6 +447,16 @@ static int parse_key(struct parser *ps, unsigned long lineno, size_t start, size
     case K_NO_RECLOSE:
         rc = want_bool(ps, lineno, K_NO_RECLOSE, val, &v->no_reclose);
         break;
+    case K_FIRST_MILL_REMOVAL:
+        rc = want_bool(ps, lineno, K_FIRST_MILL_REMOVAL, val, &v->first_mill_removal);
+        break;
+    case K_TRAPPED_CAPTURE:
+        rc = want_bool(ps, lineno, K_TRAPPED_CAPTURE, val, &v->trapped_capture);
+        break;
+    case K_BOTH_TRAPPED:
+        rc = want_word(ps, lineno, K_BOTH_TRAPPED, val, trapped_names, 2, &w);
+        v->both_trapped_draw = w == 1;
+        break;
     default:
         break;
     }
@@ -758,6 +775,14 @@ static bool make_canonical(struct mmtb_variant *v, const struct parser *ps)
         nomove_names[v->nomove]);
     put(&b, "full-board-draw %s\nplace-or-move %s\nno-reclose %s\n", yn[v->full_board_draw],
         yn[v->place_or_move], yn[v->no_reclose]);
+    /* Keys added later are written only when they differ from the default,
+     * so that the variants written before them keep their fingerprint. */
+    if (v->first_mill_removal)
+        put(&b, "first-mill-removal yes\n");
+    if (!v->trapped_capture)
+        put(&b, "trapped-capture no\n");
+    if (v->both_trapped_draw)
+        put(&b, "both-trapped draw\n");
     for (int p = 0; p < v->npoints; p++)
         put(&b, "point %s %d %d\n", v->point_name[p], v->x[p], v->y[p]);
     for (int l = 0; l < v->nlines; l++) {
@@ -816,6 +841,11 @@ static int check_ranges(struct parser *ps)
         return fail(ps, ps->key_line[K_MIN_STONES] ? ps->key_line[K_MIN_STONES]
                                                    : ps->key_line[K_STONES],
                     "min-stones %d exceeds the %d stones", v->min_stones, v->stones);
+    if (v->first_mill_removal &&
+        (v->place_captures || v->first_mill_wins || v->place_or_move || v->no_reclose))
+        return fail(ps, ps->key_line[K_FIRST_MILL_REMOVAL],
+                    "first-mill-removal yes needs place-captures no, first-mill-wins no, "
+                    "place-or-move no and no-reclose no");
     return MMTB_OK;
 }
 
@@ -850,6 +880,7 @@ int mmtb_variant_parse(struct mmtb_variant **out, const char *text, size_t len, 
     v->place_captures = true;
     v->removal = MMTB_REMOVE_STANDARD;
     v->nomove = MMTB_NOMOVE_LOSES;
+    v->trapped_capture = true;
 
     int rc = MMTB_OK;
     size_t pos = 0;

@@ -54,6 +54,13 @@ struct mmtb_variant {
     bool full_board_draw;/* a full board when placement ends is a draw */
     bool place_or_move;  /* Lasker: while stones remain in hand, place or move */
     bool no_reclose;     /* Twelve Men's "may not close the same mill again" */
+    bool first_mill_removal; /* Shah: placement mills remove nothing; the side that
+                                closed the first one opens the movement phase by
+                                removing an opposing stone (struct mmtb_pos.first_mill) */
+    bool trapped_capture;    /* a mill removes a stone even when the opponent has no
+                                move at the start of the turn; default true (Shah: false) */
+    bool both_trapped_draw;  /* no move for either side is a drawn game (else the
+                                no-move rule applies) */
 
     /* Symmetry group: every permutation of the points that preserves the
      * adjacency and the set of mills.  sym[0] is the identity; sym_inv[g] is

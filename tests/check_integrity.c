@@ -102,7 +102,7 @@ static void make_samples(mmtb_tb *tb, mmtb_ctx *ctx, int si, struct sector_sampl
         uint64_t t = ((uint64_t)rand_r(&seed) * 65536u + (uint64_t)rand_r(&seed)) % slots;
         if (!mmtb_index_slot_is_canonical(ix, ss->s, t))
             continue;
-        struct mmtb_pos p = {{0, 0}, {ss->s.w_hand, ss->s.b_hand}, 0, 0, -1, -1};
+        struct mmtb_pos p = {{0, 0}, {ss->s.w_hand, ss->s.b_hand}, 0, 0, -1, -1, 0};
         mmtb_index_unrank(ix, ss->s, t, &p.stones[0], &p.stones[1]);
         if (mmtb_probe(ctx, &p, &ss->val[ss->npos]) != MMTB_OK)
             continue; /* e.g. a successor outside the solved game */
@@ -360,7 +360,7 @@ START_TEST(middle_of_4_3_names_file_and_block)
     uint64_t first = (uint64_t)blk << h.wdl_block_log2, slot = first;
     while (!mmtb_index_slot_is_canonical(ix, s43, slot))
         slot++;
-    struct mmtb_pos p = {{0, 0}, {0, 0}, 0, 0, -1, -1};
+    struct mmtb_pos p = {{0, 0}, {0, 0}, 0, 0, -1, -1, 0};
     mmtb_index_unrank(ix, s43, slot, &p.stones[0], &p.stones[1]);
     struct mmtb_value v;
     ck_assert_int_eq(mmtb_probe(ctx, &p, &v), MMTB_ERR_CORRUPT);

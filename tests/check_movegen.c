@@ -70,7 +70,8 @@ static bool pos_eq(const struct mmtb_pos *a, const struct mmtb_pos *b)
 {
     return a->stones[0] == b->stones[0] && a->stones[1] == b->stones[1] &&
            a->hand[0] == b->hand[0] && a->hand[1] == b->hand[1] && a->side == b->side &&
-           a->remove == b->remove && a->ban_from == b->ban_from && a->ban_to == b->ban_to;
+           a->remove == b->remove && a->ban_from == b->ban_from && a->ban_to == b->ban_to &&
+           a->first_mill == b->first_mill;
 }
 
 static int pt(const struct mmtb_variant *v, const char *name)
@@ -426,6 +427,7 @@ START_TEST(terminal_cases)
     p.side = MMTB_WHITE;
     p.remove = 0;
     p.ban_from = p.ban_to = -1;
+    p.first_mill = MMTB_FIRST_MILL_NONE;
     ck_assert_int_eq(mmtb_pos_validate(v, &p, NULL, 0), MMTB_OK);
     ck_assert_int_eq(mmtb_pos_terminal(v, &p), MMTB_DRAW);
     ck_assert_int_eq(mmtb_gen_moves(v, &p, mv), 0);
@@ -726,7 +728,7 @@ static void inverse_property(struct mmtb_variant *v, int games, int boards)
         }
     }
     for (int b = 0; b < boards; b++) {
-        struct mmtb_pos p = {{0, 0}, {0, 0}, 0, 0, -1, -1};
+        struct mmtb_pos p = {{0, 0}, {0, 0}, 0, 0, -1, -1, 0};
         int tot[2];
         for (int c = 0; c < 2; c++) {
             tot[c] = (int)(rnd() % (uint32_t)(v->stones + 1));
@@ -753,8 +755,9 @@ static void inverse_property(struct mmtb_variant *v, int games, int boards)
 
 START_TEST(preds_inverse)
 {
-    static const char *const names[] = {"nine",   "nine-nofly", "nine-diag", "morabaraba",
-                                        "lasker", "six",        "three",     "three-diag"};
+    static const char *const names[] = {"nine",   "nine-nofly", "nine-diag",  "morabaraba",
+                                        "lasker", "six",        "three",      "three-diag",
+                                        "shah"};
     struct mmtb_variant *v = load(names[_i]);
     inverse_property(v, 6, 400);
     mmtb_variant_free(v);
@@ -764,9 +767,17 @@ END_TEST
 START_TEST(preds_inverse_custom)
 {
     /* Rules no built-in (except twelve) exercises. */
-    static const char *const removal[] = {"removal immune", "removal any", NULL, NULL};
-    static const char *const extra[] = {"", "", "no-move pass", "place-captures no"};
+    static const char *const removal[] = {"removal immune", "removal any", NULL, NULL,
+                                          "removal any", "removal standard"};
+    /* 4, 5: Shah's rules on smaller boards (six: trapped sides are common). */
+    static const char *const shah[] = {"place-captures no\nno-move pass\nfirst-mill-removal "
+                                       "yes\ntrapped-capture no\nboth-trapped draw",
+                                       "no-move pass\ntrapped-capture no"};
+    static const char *const extra[] = {"", "", "no-move pass", "place-captures no", shah[0],
+                                        shah[1]};
     struct mmtb_variant *v = custom(_i < 2 ? "nine" : "six", removal[_i], extra[_i]);
+    if (_i >= 4)
+        ck_assert(!v->trapped_capture);
     inverse_property(v, 4, 400);
     mmtb_variant_free(v);
 }
@@ -885,6 +896,170 @@ START_TEST(twelve_nine_diagonals)
 }
 END_TEST
 
+/* Apply the move `token` (which must be legal in p) to p. */
+static struct mmtb_pos play(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                            const char *token)
+{
+    struct mmtb_move mv[MMTB_MAX_MOVES], m;
+    char err[128];
+    int n = mmtb_gen_moves(v, p, mv);
+    ck_assert_msg(has_move(v, mv, n, token), "%s is not legal", token);
+    ck_assert_int_eq(mmtb_move_parse(v, token, &m, err, sizeof err), MMTB_OK);
+    struct mmtb_pos q;
+    mmtb_pos_apply(v, p, &m, &q);
+    ck_assert_int_eq(mmtb_pos_validate(v, &q, err, sizeof err), MMTB_OK);
+    return q;
+}
+
+/* Shah's placement: mills remove nothing; the first one's placer becomes the
+ * first-mill owner, and a later mill of the other side does not change it. */
+START_TEST(shah_first_mill)
+{
+    struct mmtb_variant *v = load("shah");
+    struct mmtb_move mv[MMTB_MAX_MOVES];
+    struct mmtb_pos p;
+    mmtb_pos_start(v, &p);
+    ck_assert_int_eq(p.first_mill, MMTB_FIRST_MILL_NONE);
+    static const char *const game[] = {"a7", "f6", "d7", "f4", "g7", "f2"};
+    for (int i = 0; i < 6; i++) {
+        int n = mmtb_gen_moves(v, &p, mv);
+        ck_assert_int_eq(n, 24 - i); /* one move per empty point, no removals */
+        for (int k = 0; k < n; k++)
+            ck_assert_int_eq(mv[k].remove, -1);
+        p = play(v, &p, game[i]);
+        ck_assert_int_eq(p.first_mill,
+                         i < 4 ? MMTB_FIRST_MILL_NONE : MMTB_FIRST_MILL_OF(MMTB_WHITE));
+    }
+    ck_assert_int_eq(__builtin_popcount(p.stones[MMTB_BLACK]), 3);
+    ck_assert_int_eq(__builtin_popcount(p.stones[MMTB_WHITE]), 3);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* Shah's opening: on the full board the first-mill owner removes any
+ * opposing stone; the other side only passes; without an owner the full
+ * board is a drawn game. */
+START_TEST(shah_opening)
+{
+    struct mmtb_variant *v = load("shah");
+    struct mmtb_move mv[MMTB_MAX_MOVES];
+    const char *white = "d5,e5,e4,e3,d3,c3,c4,c5,d6,a7,d7,g7";
+    const char *black = "f6,f4,f2,d2,b2,b4,b6,g4,g1,d1,a1,a4";
+    char text[200];
+    snprintf(text, sizeof text, "%s %s w first-mill=w", white, black);
+    struct mmtb_pos p = pos(v, text);
+    ck_assert_int_eq(p.first_mill, MMTB_FIRST_MILL_OF(MMTB_WHITE));
+    ck_assert_int_eq(mmtb_pos_terminal(v, &p), MMTB_NOT_TERMINAL);
+    int n = mmtb_gen_moves(v, &p, mv);
+    ck_assert_int_eq(n, 12); /* any black stone, even those in mills */
+    for (int k = 0; k < n; k++)
+        ck_assert(mv[k].from == -1 && mv[k].to == -1 && mv[k].remove >= 0);
+    ck_assert(has_move(v, mv, n, "xf4")); /* f2-f4-f6 is a mill */
+    struct mmtb_pos q = play(v, &p, "xa1");
+    ck_assert_int_eq(q.first_mill, MMTB_FIRST_MILL_NONE);
+    ck_assert_int_eq(q.side, MMTB_BLACK);
+    ck_assert_int_eq(__builtin_popcount(q.stones[MMTB_BLACK]), 11);
+    /* Black slides into a1 from a4, d1 or b2.  a4-a1 closes a1-d1-g1, but
+     * White has no slide (a1's neighbours are all black): no capture. */
+    n = mmtb_gen_moves(v, &q, mv);
+    ck_assert_int_eq(n, 3);
+    ck_assert(has_move(v, mv, n, "a4-a1"));
+    ck_assert(has_move(v, mv, n, "d1-a1"));
+    ck_assert(has_move(v, mv, n, "b2-a1"));
+    for (int k = 0; k < n; k++)
+        ck_assert_int_eq(mv[k].remove, -1);
+    /* White passes while trapped, then may slide once a1 is free again. */
+    struct mmtb_pos r = play(v, &q, "d1-a1");
+    n = mmtb_gen_moves(v, &r, mv);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(mv[0].from, MMTB_MOVE_PASS);
+    r = play(v, &q, "a4-a1");
+    ck_assert_int_eq(__builtin_popcount(r.stones[MMTB_WHITE]), 12);
+    n = mmtb_gen_moves(v, &r, mv);
+    ck_assert(has_move(v, mv, n, "a7-a4")); /* a4 freed */
+    /* The owner is not to move: a pass, which hands it the removal. */
+    snprintf(text, sizeof text, "%s %s b first-mill=w", white, black);
+    p = pos(v, text);
+    n = mmtb_gen_moves(v, &p, mv);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(mv[0].from, MMTB_MOVE_PASS);
+    q = play(v, &p, "pass");
+    ck_assert_int_eq(q.side, MMTB_WHITE);
+    ck_assert_int_eq(q.first_mill, MMTB_FIRST_MILL_OF(MMTB_WHITE));
+    /* No owner: nobody removes, nobody slides: drawn (both-trapped draw). */
+    snprintf(text, sizeof text, "%s %s w", white, black);
+    p = pos(v, text);
+    ck_assert_int_eq(mmtb_pos_terminal(v, &p), MMTB_DRAW);
+    ck_assert_int_eq(mmtb_gen_moves(v, &p, mv), 0);
+    /* An owner must hold a mill; no owner outside Shah. */
+    char err[160];
+    snprintf(text, sizeof text, "d5,e5,e4 f6,d6 w first-mill=b");
+    struct mmtb_pos bad;
+    ck_assert_int_ne(mmtb_pos_parse(v, text, &bad, err, sizeof err), MMTB_OK);
+    ck_assert_ptr_nonnull(strstr(err, "no mill"));
+    struct mmtb_variant *t = load("twelve");
+    p = pos(t, "a7,d7,g7 f6,f4,f2 w");
+    p.first_mill = MMTB_FIRST_MILL_OF(MMTB_WHITE);
+    ck_assert_int_eq(mmtb_pos_validate(t, &p, err, sizeof err), MMTB_ERR_INVALID);
+    mmtb_variant_free(t);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/* Shah's trapped rule: a side with no slide passes; a mill closed while the
+ * opponent is already trapped removes nothing, the mill that traps them
+ * removes as usual. */
+START_TEST(shah_trapped)
+{
+    struct mmtb_variant *v = load("shah");
+    struct mmtb_move mv[MMTB_MAX_MOVES];
+    /* Black a7, d7, a4 are boxed in by b6, g7, d6, a1, b4. */
+    struct mmtb_pos p = pos(v, "b6,g7,d6,a1,b4,d2 a7,d7,a4 w");
+    int n = mmtb_gen_moves(v, &p, mv);
+    ck_assert(has_move(v, mv, n, "d2-b2")); /* closes b2-b4-b6 */
+    ck_assert(!has_move(v, mv, n, "d2-b2xa7"));
+    for (int k = 0; k < n; k++)
+        ck_assert_int_eq(mv[k].remove, -1);
+    /* With Black to move: a pass, and the game goes on. */
+    p.side = MMTB_BLACK;
+    ck_assert_int_eq(mmtb_pos_terminal(v, &p), MMTB_NOT_TERMINAL);
+    n = mmtb_gen_moves(v, &p, mv);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(mv[0].from, MMTB_MOVE_PASS);
+    struct mmtb_pos q = play(v, &p, "pass");
+    ck_assert(q.stones[0] == p.stones[0] && q.stones[1] == p.stones[1]);
+    ck_assert_int_eq(q.side, MMTB_WHITE);
+    /* d6 still free: d5-d6 closes b6-d6-f6 and traps Black, and captures. */
+    p = pos(v, "b6,f6,g7,a1,b4,d5 a7,d7,a4 w");
+    n = mmtb_gen_moves(v, &p, mv);
+    ck_assert(has_move(v, mv, n, "d5-d6xa7"));
+    ck_assert(has_move(v, mv, n, "d5-d6xd7"));
+    ck_assert(has_move(v, mv, n, "d5-d6xa4"));
+    ck_assert(!has_move(v, mv, n, "d5-d6"));
+    /* Shah with trapped-capture yes: the boxed-in mill captures. */
+    const char *text = mmtb_variant_builtin_text("shah");
+    const char *k = strstr(text, "trapped-capture no\n");
+    ck_assert_ptr_nonnull(k);
+    char *buf = malloc(strlen(text) + 8);
+    ck_assert_ptr_nonnull(buf);
+    size_t pre = (size_t)(k - text);
+    memcpy(buf, text, pre);
+    strcpy(buf + pre, "trapped-capture yes\n");
+    strcat(buf, k + strlen("trapped-capture no\n"));
+    struct mmtb_variant *c = NULL;
+    char err[160];
+    ck_assert_int_eq(mmtb_variant_parse(&c, buf, strlen(buf), "test", err, sizeof err), MMTB_OK);
+    ck_assert(c->trapped_capture);
+    p = pos(c, "b6,g7,d6,a1,b4,d2 a7,d7,a4 w");
+    n = mmtb_gen_moves(c, &p, mv);
+    ck_assert(has_move(c, mv, n, "d2-b2xa7"));
+    ck_assert(!has_move(c, mv, n, "d2-b2"));
+    free(buf);
+    mmtb_variant_free(c);
+    mmtb_variant_free(v);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("movegen");
@@ -903,12 +1078,15 @@ static Suite *suite(void)
     tcase_add_test(tc, twelve_no_reclose);
     tcase_add_test(tc, twelve_immune_removal);
     tcase_add_test(tc, twelve_nine_diagonals);
+    tcase_add_test(tc, shah_first_mill);
+    tcase_add_test(tc, shah_opening);
+    tcase_add_test(tc, shah_trapped);
     suite_add_tcase(s, tc);
     tc = tcase_create("predecessors");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, preds_small);
-    tcase_add_loop_test(tc, preds_inverse, 0, 8);
-    tcase_add_loop_test(tc, preds_inverse_custom, 0, 4);
+    tcase_add_loop_test(tc, preds_inverse, 0, 9);
+    tcase_add_loop_test(tc, preds_inverse_custom, 0, 6);
     suite_add_tcase(s, tc);
     return s;
 }

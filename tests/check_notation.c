@@ -21,8 +21,9 @@
 
 static const char *const all_variants[] = {"nine",       "nine-nofly", "nine-diag",
                                            "twelve",     "morabaraba", "lasker",
-                                           "six",        "three",      "three-diag"};
-#define NVARIANTS 9
+                                           "six",        "three",      "three-diag",
+                                           "shah",       "twelve-immune", "twelve-nine"};
+#define NVARIANTS 12
 
 static struct mmtb_variant *load(const char *name)
 {
@@ -37,7 +38,8 @@ static bool pos_eq(const struct mmtb_pos *a, const struct mmtb_pos *b)
 {
     return a->stones[0] == b->stones[0] && a->stones[1] == b->stones[1] &&
            a->hand[0] == b->hand[0] && a->hand[1] == b->hand[1] && a->side == b->side &&
-           a->remove == b->remove && a->ban_from == b->ban_from && a->ban_to == b->ban_to;
+           a->remove == b->remove && a->ban_from == b->ban_from && a->ban_to == b->ban_to &&
+           a->first_mill == b->first_mill;
 }
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
@@ -53,7 +55,7 @@ static uint32_t rnd(void)
 static struct mmtb_pos random_pos(const struct mmtb_variant *v)
 {
     for (;;) {
-        struct mmtb_pos p = {{0, 0}, {0, 0}, 0, 0, -1, -1};
+        struct mmtb_pos p = {{0, 0}, {0, 0}, 0, 0, -1, -1, 0};
         for (int c = 0; c < 2; c++) {
             int tot = (int)(rnd() % (uint32_t)(v->stones + 1));
             int on = (int)(rnd() % (uint32_t)(tot + 1));
@@ -289,6 +291,68 @@ START_TEST(move_tokens)
 END_TEST
 
 /* Malformed positions: each fails with a message that names the field. */
+/* Shah's first-mill owner in both forms: every position of random games
+ * round-trips (the owner is set in many of them), and bad fields are
+ * refused with a message. */
+START_TEST(shah_first_mill_round_trip)
+{
+    struct mmtb_variant *v = load("shah");
+    char err[256], out[1024];
+    struct mmtb_move mv[MMTB_MAX_MOVES];
+    int owned = 0, seen = 0;
+    for (int g = 0; g < 40; g++) {
+        struct mmtb_pos p, q;
+        mmtb_pos_start(v, &p);
+        for (int ply = 0; ply < 60; ply++) {
+            for (int form = 0; form < 2; form++) {
+                if (form == 0)
+                    mmtb_pos_format(v, &p, out, sizeof out);
+                else
+                    mmtb_pos_format_fen(v, &p, out, sizeof out);
+                ck_assert_msg(mmtb_pos_parse(v, out, &q, err, sizeof err) == MMTB_OK, "%s: %s",
+                              out, err);
+                ck_assert_msg(pos_eq(&p, &q), "%s does not round-trip", out);
+                bool has = strstr(out, "first-mill=") != NULL;
+                ck_assert_int_eq(has, p.first_mill != MMTB_FIRST_MILL_NONE);
+            }
+            seen++;
+            owned += p.first_mill != MMTB_FIRST_MILL_NONE;
+            int n = mmtb_gen_moves(v, &p, mv);
+            if (n <= 0)
+                break;
+            mmtb_pos_apply(v, &p, &mv[rnd() % (uint32_t)n], &q);
+            p = q;
+        }
+    }
+    ck_assert_int_gt(owned, 100);
+    ck_assert_int_gt(seen - owned, 100);
+    struct mmtb_pos p;
+    ck_assert_int_eq(mmtb_pos_parse(v, "a7,d7,g7 f6 b 9 11 first-mill=w", &p, err, sizeof err),
+                     MMTB_OK);
+    ck_assert_int_eq(p.first_mill, MMTB_FIRST_MILL_OF(MMTB_WHITE));
+    ck_assert_int_eq(mmtb_pos_parse(v, "a7,d7,g7 f6 b 9 11 first-mill=x", &p, err, sizeof err),
+                     MMTB_ERR_PARSE);
+    ck_assert_ptr_nonnull(strstr(err, "first-mill=w or first-mill=b"));
+    ck_assert_int_eq(mmtb_pos_parse(v, "a7,d7,g7 f6 b 9 11 first-mill=b", &p, err, sizeof err),
+                     MMTB_ERR_PARSE);
+    ck_assert_ptr_nonnull(strstr(err, "no mill"));
+    ck_assert_int_eq(mmtb_pos_parse(v, "a7,d7,g7 f6 b 9 11 first-mill=w extra", &p, err,
+                                    sizeof err),
+                     MMTB_ERR_PARSE);
+    struct mmtb_variant *nine = load("nine");
+    ck_assert_int_eq(mmtb_pos_parse(nine, "a7,d7,g7 f6 b 6 8 first-mill=w", &p, err, sizeof err),
+                     MMTB_ERR_PARSE);
+    ck_assert_ptr_nonnull(strstr(err, "no first-mill-removal"));
+    ck_assert_int_eq(mmtb_pos_parse(nine,
+                                    "********/*@@@****/OO*****O w p p 3 6 3 6 0 0 0 0 0 0 0 0 1 "
+                                    "first-mill=w",
+                                    &p, err, sizeof err),
+                     MMTB_ERR_PARSE);
+    mmtb_variant_free(nine);
+    mmtb_variant_free(v);
+}
+END_TEST
+
 START_TEST(malformed)
 {
     struct mmtb_variant *v = load("nine");
@@ -425,6 +489,7 @@ static Suite *suite(void)
     tcase_add_loop_test(tc, round_trips, 0, NVARIANTS);
     tcase_add_test(tc, move_tokens);
     tcase_add_test(tc, malformed);
+    tcase_add_test(tc, shah_first_mill_round_trip);
     tcase_add_loop_test(tc, fuzz, 0, 2);
     suite_add_tcase(s, tc);
     return s;

@@ -13,7 +13,7 @@
 #include <string.h>
 
 static const char *const expected_names[] = {
-    "lasker", "morabaraba", "nine",       "nine-diag", "nine-nofly",
+    "lasker", "morabaraba", "nine",       "nine-diag", "nine-nofly", "shah",
     "six",    "three",      "three-diag", "twelve",    "twelve-immune", "twelve-nine",
 };
 #define NBUILTIN ((int)(sizeof expected_names / sizeof expected_names[0]))
@@ -113,7 +113,11 @@ START_TEST(test_builtin_parses)
     ck_assert_str_eq(v->name, name);
     ck_assert_int_gt(strlen(v->title), 0);
     ck_assert_int_eq(v->min_stones, 3);
-    ck_assert_int_eq(v->nomove, MMTB_NOMOVE_LOSES);
+    bool shah = strcmp(name, "shah") == 0;
+    ck_assert_int_eq(v->nomove, shah ? MMTB_NOMOVE_PASSES : MMTB_NOMOVE_LOSES);
+    ck_assert_int_eq(v->first_mill_removal, shah);
+    ck_assert_int_eq(v->trapped_capture, !shah);
+    ck_assert_int_eq(v->both_trapped_draw, shah);
     ck_assert_uint_eq(v->full, v->npoints == 32 ? 0xffffffffu : (1u << v->npoints) - 1);
     /* mills_at agrees with the mill masks. */
     for (int p = 0; p < v->npoints; p++)
@@ -167,6 +171,7 @@ START_TEST(test_builtin_rules)
         {"twelve-nine", 24, 20, 16, 9, 0, MMTB_REMOVE_ANY, false, false, false, true},
         {"morabaraba", 24, 20, 20, 12, 3, MMTB_REMOVE_STANDARD, false, true, false, false},
         {"lasker", 24, 16, 16, 10, 3, MMTB_REMOVE_STANDARD, false, false, true, false},
+        {"shah", 24, 20, 20, 12, 0, MMTB_REMOVE_ANY, false, false, false, false},
         {"six", 16, 12, 8, 6, 3, MMTB_REMOVE_STANDARD, false, false, false, false},
         {"three", 9, 6, 6, 3, 0, MMTB_REMOVE_ANY, true, false, false, false},
         {"three-diag", 9, 8, 8, 3, 0, MMTB_REMOVE_ANY, true, false, false, false},
@@ -179,7 +184,7 @@ START_TEST(test_builtin_rules)
         ck_assert_int_eq(v->stones, want[i].stones);
         ck_assert_int_eq(v->fly, want[i].fly);
         ck_assert_int_eq(v->removal, want[i].removal);
-        ck_assert(v->place_captures);
+        ck_assert_int_eq(v->place_captures, strcmp(want[i].name, "shah") != 0);
         ck_assert_int_eq(v->first_mill_wins, want[i].first_mill);
         ck_assert_int_eq(v->full_board_draw, want[i].full_draw);
         ck_assert_int_eq(v->place_or_move, want[i].place_or_move);
@@ -297,7 +302,7 @@ START_TEST(test_group_order)
         const char *name;
         int order;
     } want[] = {{"nine", 16},   {"nine-nofly", 16}, {"nine-diag", 16},
-                {"twelve", 16}, {"twelve-immune", 16}, {"twelve-nine", 16}, {"morabaraba", 16}, {"lasker", 16},
+                {"twelve", 16}, {"twelve-immune", 16}, {"twelve-nine", 16}, {"morabaraba", 16}, {"lasker", 16}, {"shah", 16},
                 {"six", 16},    {"three", 8},       {"three-diag", 8}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         struct mmtb_variant *v = load(want[i].name);

@@ -354,6 +354,7 @@ static int make_sample(struct bench_state *st, mmtb_tb *tb)
         p->side = MMTB_WHITE;
         p->remove = 0;
         p->ban_from = p->ban_to = -1;
+        p->first_mill = MMTB_FIRST_MILL_NONE;
         if (mmtb_pos_terminal(st->v, p) != MMTB_NOT_TERMINAL)
             st->terminal++;
     }
