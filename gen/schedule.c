@@ -379,6 +379,25 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
             need[i] = true;
     }
 
+    if (v->first_mill_removal) {
+        /* Shah: who closed the first mill is part of every placement
+         * position and of the full board after it; the sector index holds
+         * none of that state, so only the movement phase is solved. */
+        for (int i = 0; i < n; i++) {
+            if (need[i] && (list[i].w_hand > 0 || list[i].b_hand > 0)) {
+                char name[32];
+                mmtb_sector_format(list[i], name, sizeof name);
+                snprintf(err, errlen,
+                         "variant %s: sector %s is in the placement phase, whose positions "
+                         "need the first-mill owner (none, white, black) that the sector "
+                         "tables do not hold; only the movement phase can be solved "
+                         "(--max-stones N)",
+                         v->name, name);
+                rc = MMTB_ERR_UNSUPPORTED;
+                goto out;
+            }
+        }
+    }
     int maxw = 0;
     for (int i = 0; i < n; i++) {
         int a = list[i].w + list[i].w_hand, b = list[i].b + list[i].b_hand;

@@ -28,6 +28,30 @@ static bool has_mill(const struct mmtb_variant *v, uint32_t set)
     return false;
 }
 
+/* A side flies when it has at most v->fly stones on board plus in hand. */
+static inline bool flies(const struct mmtb_variant *v, int board, int hand)
+{
+    return v->fly > 0 && board + hand <= v->fly;
+}
+
+/* True when the side to move of (mover, opp) in sector s has no move at all
+ * (ignoring passes).  Used to recognise pass predecessors. */
+static bool blocked(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                    uint32_t opp)
+{
+    uint32_t empty = v->full & ~(mover | opp);
+    if (s.w_hand > 0 && empty)
+        return false;
+    if (s.w_hand == 0 || v->place_or_move) {
+        if (mover && empty && flies(v, s.w, s.w_hand))
+            return false;
+        for (uint32_t f = mover; f; f &= f - 1)
+            if (v->adj[__builtin_ctz(f)] & empty)
+                return false;
+    }
+    return true;
+}
+
 int succ_terminal(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
                   uint32_t opp)
 {
@@ -36,14 +60,12 @@ int succ_terminal(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m
     if (v->full_board_draw && s.w_hand == 0 && s.b_hand == 0 &&
         (mover | opp) == v->full)
         return MMTB_DRAW;
-    (void)mover;
+    /* both-trapped draw: neither side has a move (the position in the
+     * tables has no first-mill owner, so no opening removal either) */
+    if (v->both_trapped_draw && blocked(v, s, mover, opp) &&
+        blocked(v, sector_partner(s), opp, mover))
+        return MMTB_DRAW;
     return MMTB_NOT_TERMINAL;
-}
-
-/* A side flies when it has at most v->fly stones on board plus in hand. */
-static inline bool flies(const struct mmtb_variant *v, int board, int hand)
-{
-    return v->fly > 0 && board + hand <= v->fly;
 }
 
 /*
@@ -107,6 +129,8 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
 {
     uint32_t empty = v->full & ~(mover | opp);
     int n = 0;
+    /* trapped-capture no: no capture while the opponent has no move */
+    bool cap_ok = v->trapped_capture || !blocked(v, sector_partner(s), opp, mover);
 
     if (s.w_hand > 0) {
         struct mmtb_sector qt = {s.b, (uint8_t)(s.w + 1), s.b_hand, (uint8_t)(s.w_hand - 1)};
@@ -114,8 +138,8 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
         ct.w = (uint8_t)(s.b - 1);
         for (uint32_t e = empty; e; e &= e - 1) {
             int to = __builtin_ctz(e);
-            n = emit(v, mover | (1u << to), opp, to, qt, ct, v->place_captures, out, n, NULL,
-                     NULL);
+            n = emit(v, mover | (1u << to), opp, to, qt, ct, v->place_captures && cap_ok, out, n,
+                     NULL, NULL);
         }
     }
     if (s.w_hand == 0 || v->place_or_move) {
@@ -137,7 +161,7 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
             for (; dests; dests &= dests - 1) {
                 int to = __builtin_ctz(dests);
                 uint32_t nm = mover ^ (1u << from) ^ (1u << to);
-                n = emit(v, nm, opp, to, qt, ct, true, out, n, nquiet, qopp);
+                n = emit(v, nm, opp, to, qt, ct, cap_ok, out, n, nquiet, qopp);
             }
         }
     }
@@ -181,24 +205,6 @@ int succ_quiet_succs(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
     return nquiet;
 }
 
-/* True when the side to move of (mover, opp) in sector s has no move at all
- * (ignoring passes).  Used to recognise pass predecessors. */
-static bool blocked(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
-                    uint32_t opp)
-{
-    uint32_t empty = v->full & ~(mover | opp);
-    if (s.w_hand > 0 && empty)
-        return false;
-    if (s.w_hand == 0 || v->place_or_move) {
-        if (mover && empty && flies(v, s.w, s.w_hand))
-            return false;
-        for (uint32_t f = mover; f; f &= f - 1)
-            if (v->adj[__builtin_ctz(f)] & empty)
-                return false;
-    }
-    return true;
-}
-
 int succ_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
                      uint32_t opp, uint32_t *out_mover, uint32_t *out_opp)
 {
@@ -215,11 +221,16 @@ int succ_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
         if (!q_terminal) {
             for (uint32_t t = opp; t; t &= t - 1) {
                 int to = __builtin_ctz(t);
-                if (!mill_quiet && mmtb_closes_mill(v, opp, to))
+                bool closes = !mill_quiet && mmtb_closes_mill(v, opp, to);
+                if (closes && v->trapped_capture)
                     continue;
                 uint32_t srcs = fly ? empty : (v->adj[to] & empty);
                 for (; srcs; srcs &= srcs - 1) {
                     int from = __builtin_ctz(srcs);
+                    /* trapped-capture no: a closing move was quiet when the
+                     * side to move here had no move before it */
+                    if (closes && !blocked(v, s, mover, opp ^ (1u << to) ^ (1u << from)))
+                        continue;
                     out_mover[n] = opp ^ (1u << to) ^ (1u << from);
                     out_opp[n] = mover;
                     n++;

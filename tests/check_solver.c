@@ -457,13 +457,14 @@ START_TEST(test_succ_matches_movegen)
 END_TEST
 
 /* Rules no built-in uses: passing when blocked, immune mills, a minimum of
- * 4 stones; on Nine Men's Morris's board. */
+ * 4 stones; Shah's trapped rule with flying; on Nine Men's Morris's board. */
 START_TEST(test_succ_matches_movegen_rare_rules)
 {
     static const char *const repl[][2] = {
         {"removal standard", "removal immune\nno-move pass"},
         {"removal standard", "removal any\nmin-stones 4\nplace-captures no"},
         {"removal standard", "removal standard\nplace-or-move yes\nfull-board-draw yes"},
+        {"removal standard", "removal any\nno-move pass\ntrapped-capture no\nboth-trapped draw"},
     };
     const char *text = mmtb_variant_builtin_text("nine");
     ck_assert_ptr_nonnull(text);
