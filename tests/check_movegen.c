@@ -1060,6 +1060,20 @@ START_TEST(shah_trapped)
 }
 END_TEST
 
+/* Nine Men's Morris (documents 000, 001, 003): a stone moved out of a mill
+ * may move back at once and close it again, removing a stone each time. */
+START_TEST(nine_reform_mill)
+{
+    struct mmtb_variant *v = load("nine");
+    struct mmtb_pos p = pos(v, "a7,d7,g7,c4 b2,d2,f4 w");
+    p = play(v, &p, "a7-a4");
+    p = play(v, &p, "f4-e4");
+    p = play(v, &p, "a4-a7xb2");
+    ck_assert_int_eq(__builtin_popcount(p.stones[MMTB_BLACK]), 2);
+    mmtb_variant_free(v);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("movegen");
@@ -1081,6 +1095,7 @@ static Suite *suite(void)
     tcase_add_test(tc, shah_first_mill);
     tcase_add_test(tc, shah_opening);
     tcase_add_test(tc, shah_trapped);
+    tcase_add_test(tc, nine_reform_mill);
     suite_add_tcase(s, tc);
     tc = tcase_create("predecessors");
     tcase_set_timeout(tc, 120);

@@ -356,6 +356,86 @@ START_TEST(test_agree_six_pass_immune)
 }
 END_TEST
 
+/*
+ * Shah's movement rules on a small board: Six Men's Morris's board with
+ * Shah's keys (no flying, removal any, no-move pass, trapped-capture no,
+ * both-trapped draw), 3..5 stones a side.  Besides the agreement, the
+ * compared set must hold passes (a side with no slide) and mills that
+ * removed nothing because the opponent was trapped.
+ */
+START_TEST(test_agree_shah_small)
+{
+    const char *text = mmtb_variant_builtin_text("six");
+    ck_assert_ptr_nonnull(text);
+    const char *body = strstr(text, "\npoint ");
+    ck_assert_ptr_nonnull(body);
+    char dir[128], path[192];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/six-shah.txt", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("name six-shah\nstones 6\nflying off\nremoval any\nplace-captures no\n"
+          "no-move pass\nfirst-mill-removal yes\ntrapped-capture no\nboth-trapped draw\n",
+          f);
+    fputs(body, f);
+    fclose(f);
+    struct mmtb_variant *v = load(path);
+    ck_assert(!v->trapped_capture && v->first_mill_removal && v->both_trapped_draw);
+
+    /* The new rules occur in the compared set: count them with movegen. */
+    struct mmtb_move *mv = malloc(MMTB_MAX_MOVES * sizeof *mv);
+    ck_assert_ptr_nonnull(mv);
+    struct naive *n = naive_or_fail(v, 5);
+    uint64_t passes = 0, trapped_mills = 0;
+    for (int w = 3; w <= 5; w++)
+        for (int b = 3; b <= 5; b++) {
+            uint64_t size = naive_sector_size(n, w, b);
+            for (uint64_t i = 0; i < size; i++) {
+                uint32_t mover, opp;
+                naive_unrank(n, w, b, i, &mover, &opp);
+                struct mmtb_pos p;
+                memset(&p, 0, sizeof p);
+                p.stones[MMTB_WHITE] = mover;
+                p.stones[MMTB_BLACK] = opp;
+                p.ban_from = p.ban_to = -1;
+                int nm = mmtb_gen_moves(v, &p, mv);
+                if (nm == 1 && mv[0].from == MMTB_MOVE_PASS) {
+                    passes++;
+                    continue;
+                }
+                /* opponent without a slide (checked by hand, not by
+                 * movegen's own test) and a mill-closing slide */
+                uint32_t empty = v->full & ~(mover | opp);
+                bool stuck = true;
+                for (uint32_t o = opp; o; o &= o - 1)
+                    stuck = stuck && !(v->adj[__builtin_ctz(o)] & empty);
+                for (int k = 0; k < nm && stuck; k++) {
+                    uint32_t nmv = (mover & ~(UINT32_C(1) << mv[k].from)) |
+                                   (UINT32_C(1) << mv[k].to);
+                    if (mmtb_closes_mill(v, nmv, mv[k].to)) {
+                        REQUIRE(mv[k].remove == -1);
+                        trapped_mills++;
+                        break;
+                    }
+                }
+            }
+        }
+    free(mv);
+    fprintf(stderr, "six-shah: %llu positions pass, %llu close a mill against a trapped side\n",
+            (unsigned long long)passes, (unsigned long long)trapped_mills);
+    ck_assert_uint_gt(passes, 0);
+    ck_assert_uint_gt(trapped_mills, 0);
+
+    char tdir[192];
+    snprintf(tdir, sizeof tdir, "%s/tables", dir);
+    run_solver(path, tdir, 5, 2);
+    compare_with_tables(n, v, tdir);
+    remove_tree(dir);
+    naive_free(n);
+    mmtb_variant_free(v);
+}
+END_TEST
+
 /* The levels go backward (from each decided position to its predecessors)
  * or forward (from each position still counting to its successors),
  * whichever is cheaper: force each way throughout, alone and together with
@@ -569,6 +649,11 @@ static Suite *naive_suite(void)
     tcase_add_test(tc, test_threads_same_bytes);
     suite_add_tcase(s, tc);
 
+    tc = tcase_create("shah");
+    tcase_set_timeout(tc, 1200);
+    tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
+    tcase_add_test(tc, test_agree_shah_small);
+    suite_add_tcase(s, tc);
     tc = tcase_create("nine");
     tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
     tcase_add_unchecked_fixture(tc, nine_setup, nine_teardown);
