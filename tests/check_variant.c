@@ -720,6 +720,56 @@ END_TEST
 
 /* Comments, blank lines, tabs, CRLF, key order and defaults do not change
  * the variant; a reversed mill is written in line order. */
+/* Shah's keys: written in the canonical text only when not at their
+ * defaults (so a descriptor that spells the defaults has the fingerprint of
+ * one that omits them, as before the keys existed), parsed back, and
+ * refused in combinations the rules do not cover. */
+START_TEST(test_shah_keys)
+{
+    static const char base[] = "name t\nstones 3\n"
+                               "point a1 0 0\npoint b1 1 0\npoint c1 2 0\n"
+                               "point a2 0 1\npoint b2 1 1\npoint c2 2 1\n"
+                               "line a1 b1 c1\nline a2 b2 c2\nline a1 a2\nmill a1 b1 c1\n";
+    char text[1024], err[256];
+    struct mmtb_variant *a, *b, *c;
+    ck_assert(mmtb_variant_parse(&a, base, strlen(base), "a", err, sizeof err) == MMTB_OK);
+    ck_assert_ptr_null(strstr(a->text, "first-mill-removal"));
+    ck_assert_ptr_null(strstr(a->text, "trapped"));
+    snprintf(text, sizeof text, "%sfirst-mill-removal no\ntrapped-capture yes\nboth-trapped pass\n",
+             base);
+    ck_assert(mmtb_variant_parse(&b, text, strlen(text), "b", err, sizeof err) == MMTB_OK);
+    ck_assert_uint_eq(a->fingerprint, b->fingerprint);
+    ck_assert_str_eq(a->text, b->text);
+    mmtb_variant_free(b);
+    snprintf(text, sizeof text,
+             "%splace-captures no\nfirst-mill-removal yes\ntrapped-capture no\nboth-trapped draw\n",
+             base);
+    ck_assert_msg(mmtb_variant_parse(&b, text, strlen(text), "b", err, sizeof err) == MMTB_OK,
+                  "%s", err);
+    ck_assert(b->first_mill_removal && !b->trapped_capture && b->both_trapped_draw);
+    ck_assert_ptr_nonnull(strstr(b->text, "\nfirst-mill-removal yes\ntrapped-capture no\n"
+                                          "both-trapped draw\npoint "));
+    ck_assert_uint_ne(a->fingerprint, b->fingerprint);
+    ck_assert(mmtb_variant_parse(&c, b->text, b->text_len, "c", err, sizeof err) == MMTB_OK);
+    ck_assert_str_eq(c->text, b->text);
+    mmtb_variant_free(c);
+    mmtb_variant_free(b);
+    /* first-mill-removal needs captureless placement. */
+    snprintf(text, sizeof text, "%sfirst-mill-removal yes\n", base);
+    ck_assert_int_eq(mmtb_variant_parse(&b, text, strlen(text), "b", err, sizeof err),
+                     MMTB_ERR_PARSE);
+    ck_assert_ptr_nonnull(strstr(err, "needs place-captures no"));
+    snprintf(text, sizeof text, "%sboth-trapped lose\n", base);
+    ck_assert_int_eq(mmtb_variant_parse(&b, text, strlen(text), "b", err, sizeof err),
+                     MMTB_ERR_PARSE);
+    ck_assert_ptr_nonnull(strstr(err, "'both-trapped' expects pass or draw"));
+    snprintf(text, sizeof text, "%strapped-capture maybe\n", base);
+    ck_assert_int_eq(mmtb_variant_parse(&b, text, strlen(text), "b", err, sizeof err),
+                     MMTB_ERR_PARSE);
+    mmtb_variant_free(a);
+}
+END_TEST
+
 START_TEST(test_canonical_normalises)
 {
     static const char a[] = "name t\nstones 3\n"
@@ -1130,6 +1180,7 @@ static Suite *variant_suite(void)
 
     tc = tcase_create("canonical");
     tcase_add_loop_test(tc, test_canonical_roundtrip, 0, NBUILTIN);
+    tcase_add_test(tc, test_shah_keys);
     tcase_add_test(tc, test_fingerprints_distinct);
     tcase_add_test(tc, test_fnv_reference);
     tcase_add_test(tc, test_canonical_normalises);
