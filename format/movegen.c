@@ -182,6 +182,38 @@ static bool ban_bites(const struct mmtb_variant *v, uint32_t own, uint32_t opp, 
     return mmtb_closes_mill(v, (own & ~BIT(y)) | BIT(x), x);
 }
 
+int mmtb_edge_code(const struct mmtb_variant *v, int y, int x)
+{
+    if (y < 0 || x < 0 || y >= v->npoints || x >= v->npoints || !(v->adj[y] & BIT(x)))
+        return -1;
+    return edge_encode(v, y, x);
+}
+
+bool mmtb_edge_points(const struct mmtb_variant *v, int code, int *y, int *x)
+{
+    return edge_decode(v, code, y, x);
+}
+
+int mmtb_live_bans(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int8_t *out)
+{
+    int n = 0, code = 0;
+    uint32_t empty = v->full & ~(own | oth);
+    for (int y = 0; y < v->npoints; y++) {
+        uint32_t a = v->adj[y];
+        if (!(own & BIT(y))) {
+            code += popc(a);
+            continue;
+        }
+        for (; a; a &= a - 1, code++) {
+            int x = __builtin_ctz(a);
+            if ((empty & BIT(x)) && code < MMTB_MAX_BANS &&
+                mmtb_closes_mill(v, (own & ~BIT(y)) | BIT(x), x))
+                out[n++] = (int8_t)code;
+        }
+    }
+    return n;
+}
+
 /* ---- validation ------------------------------------------------------- */
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)

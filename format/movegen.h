@@ -75,6 +75,24 @@ int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p
 bool mmtb_pos_ban(const struct mmtb_variant *v, const struct mmtb_pos *p, int c, int *from,
                   int *to);
 
+/*
+ * Edge codes of the no_reclose restrictions (movegen.c): the code of the
+ * directed edge Y->X (X a neighbour of Y), -1 when they are not neighbours;
+ * and back, false when the code is out of range.
+ */
+int mmtb_edge_code(const struct mmtb_variant *v, int y, int x);
+bool mmtb_edge_points(const struct mmtb_variant *v, int code, int *y, int *x);
+
+/*
+ * The restrictions that would bite for a colour with stones `own` against
+ * `oth`: the codes of the edges Y->X with a stone of own on Y, X empty and
+ * the slide Y->X closing a mill of own, in increasing code order, written to
+ * out[] (room for MMTB_MAX_BANS).  Returns the count.  A restriction field
+ * of a valid position is -1 or one of these.
+ */
+#define MMTB_MAX_BANS 128
+int mmtb_live_bans(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int8_t *out);
+
 /* Number of move sequences of `depth` whole turns from p (perft). */
 uint64_t mmtb_perft(const struct mmtb_variant *v, const struct mmtb_pos *p, int depth);
 

@@ -4,15 +4,19 @@
  * names) and movegen.h (position validation) only; no I/O.  Parse errors
  * are MMTB_ERR_PARSE with a message naming the offending field.
  *
- * What a printed FEN loses: the Twelve Men's re-close restrictions (no FEN
- * field), Sanmill's mill history (fields 11-15 are written 0), the plies
- * since the last capture (written 0) and the move number (written 1).  The
- * simple form carries neither a pending removal nor those restrictions.
- *
- * Shah's first-mill owner (struct mmtb_pos.first_mill) is one extra field
- * at the end of either form, "first-mill=w" or "first-mill=b", written only
- * when an owner is set and accepted only in variants with
- * first-mill-removal; a FEN with it has 18 fields.
+ * Two optional extra fields, one per family of variants (no variant has
+ * both rules), each the last field of either form and a FEN's 18th (our
+ * extension; Sanmill writes 17 fields):
+ *  - Twelve Men's re-close restrictions (variants with no_reclose), written
+ *    only when a restriction is alive: "w:g4-g7" (white's stone on g4 may
+ *    not slide back to g7 if that closes a mill), "b:...", or both
+ *    comma-separated, white first;
+ *  - Shah's first-mill owner (struct mmtb_pos.first_mill), "first-mill=w"
+ *    or "first-mill=b", written only when an owner is set and accepted only
+ *    in variants with first-mill-removal.
+ * What a printed FEN loses: Sanmill's mill history (fields 11-15 are
+ * written 0), the plies since the last capture (written 0) and the move
+ * number (written 1).  The simple form carries no pending removal.
  */
 #include "notation.h"
 
@@ -196,6 +200,54 @@ static int first_mill_field(const struct mmtb_variant *v, struct tok t, int fiel
     return 1;
 }
 
+/* The restrictions field ("w:Y-X", "b:Y-X" or both, comma-separated): sets
+ * q->ban_from/ban_to for q->side (already parsed).  Whether each restriction
+ * bites is left to mmtb_pos_validate. */
+static int bans_field(const struct mmtb_variant *v, struct tok t, int field,
+                      struct mmtb_pos *q, char *err, size_t errlen)
+{
+    char b[40];
+    bool seen[2] = {false, false};
+    const char *c = t.s, *end = t.s + t.n;
+    for (;;) {
+        const char *e = memchr(c, ',', (size_t)(end - c));
+        if (!e)
+            e = end;
+        struct tok it = {c, (size_t)(e - c)};
+        const char *dash = it.n > 2 ? memchr(it.s + 2, '-', it.n - 2) : NULL;
+        if (it.n < 2 || (it.s[0] != 'w' && it.s[0] != 'b') || it.s[1] != ':' || !dash)
+            return perr(err, errlen,
+                        "field %d (restrictions): expected 'w:FROM-TO' or 'b:FROM-TO', got '%s'",
+                        field, tokstr(it, b, sizeof b));
+        int col = it.s[0] == 'w' ? MMTB_WHITE : MMTB_BLACK;
+        int y = square(v, it.s + 2, (size_t)(dash - it.s - 2));
+        int x = square(v, dash + 1, (size_t)(e - dash - 1));
+        if (y < 0 || x < 0)
+            return perr(err, errlen, "field %d (restrictions): unknown square in '%s'", field,
+                        tokstr(it, b, sizeof b));
+        if (seen[col])
+            return perr(err, errlen, "field %d (restrictions): two restrictions for %s", field,
+                        colour_name[col]);
+        seen[col] = true;
+        if (!v->no_reclose)
+            return perr(err, errlen,
+                        "field %d (restrictions): variant %s has no re-close rule", field,
+                        v->name);
+        int code = mmtb_edge_code(v, y, x);
+        if (code < 0 || code >= MMTB_MAX_BANS)
+            return perr(err, errlen, "field %d (restrictions): %s and %s are not neighbours",
+                        field, v->point_name[y], v->point_name[x]);
+        if (col == q->side)
+            q->ban_from = (int8_t)code;
+        else
+            q->ban_to = (int8_t)code;
+        if (e == end)
+            break;
+        c = e + 1;
+    }
+    return MMTB_OK;
+}
+
 /* Final check shared by both notations: validate, as a parse error. */
 static int finish(const struct mmtb_variant *v, const struct mmtb_pos *p, char *err,
                   size_t errlen)
@@ -206,7 +258,7 @@ static int finish(const struct mmtb_variant *v, const struct mmtb_pos *p, char *
     return MMTB_OK;
 }
 
-/* The simple form: WHITE BLACK SIDE [WHITE_HAND BLACK_HAND]. */
+/* The simple form: WHITE BLACK SIDE [WHITE_HAND BLACK_HAND] [RESTRICTIONS]. */
 static int parse_simple(const struct mmtb_variant *v, const char *text, struct mmtb_pos *p,
                         char *err, size_t errlen)
 {
@@ -215,17 +267,21 @@ static int parse_simple(const struct mmtb_variant *v, const char *text, struct m
     struct mmtb_pos q;
     memset(&q, 0, sizeof q);
     q.ban_from = q.ban_to = -1;
-    int rc;
+    int rc, fields = n;
+    bool bans = false; /* the restrictions: the last field, the only one with a ':' */
     if ((n == 4 || n == 6) && (rc = first_mill_field(v, t[n - 1], n, &q.first_mill, err, errlen))) {
         if (rc < 0)
             return rc;
+        n--;
+    } else if ((n == 4 || n == 6) && memchr(t[n - 1].s, ':', t[n - 1].n)) {
+        bans = true;
         n--;
     }
     if (n != 3 && n != 5)
         return perr(err, errlen,
                     "expected 3 or 5 fields (WHITE BLACK SIDE [WHITE_HAND BLACK_HAND]), "
-                    "then first-mill=w|b in Shah, got %d",
-                    n);
+                    "then first-mill=w|b in Shah or the re-close restrictions, got %d",
+                    fields);
     if ((rc = squares_field(v, t[0], 1, "white", 0, &q.stones[0], err, errlen)) ||
         (rc = squares_field(v, t[1], 2, "black", q.stones[0], &q.stones[1], err, errlen)) ||
         (rc = side_field(t[2], 3, &q.side, err, errlen)))
@@ -238,6 +294,8 @@ static int parse_simple(const struct mmtb_variant *v, const char *text, struct m
         q.hand[0] = (uint8_t)h[0];
         q.hand[1] = (uint8_t)h[1];
     }
+    if (bans && (rc = bans_field(v, t[n], n + 1, &q, err, errlen)))
+        return rc;
     if ((rc = finish(v, &q, err, errlen)))
         return rc;
     *p = q;
@@ -289,13 +347,19 @@ static int parse_fen(const struct mmtb_variant *v, const char *text, struct mmtb
     memset(&q, 0, sizeof q);
     q.ban_from = q.ban_to = -1;
     int rc;
+    bool bans = false; /* an 18th field other than first-mill=: the restrictions */
     if (n == 18 && (rc = first_mill_field(v, t[17], 18, &q.first_mill, err, errlen))) {
         if (rc < 0)
             return rc;
         n--;
+    } else if (n == 18) {
+        bans = true;
+        n--;
     }
     if (n != 17)
-        return perr(err, errlen, "FEN: expected 17 fields (18 with first-mill=w|b), got %d", n);
+        return perr(err, errlen,
+                    "FEN: expected 17 fields (18 with first-mill=w|b or the restrictions), got %d",
+                    n);
 
     /* Field 1: three groups of eight cells. */
     if (t[0].n != 26 || t[0].s[8] != '/' || t[0].s[17] != '/')
@@ -363,6 +427,8 @@ static int parse_fen(const struct mmtb_variant *v, const char *text, struct mmtb
         return perr(err, errlen, "field 3 (phase): 'p' (placing), but no stones are in hand");
     if (phase == 'r' && (q.stones[0] | q.stones[1]))
         return perr(err, errlen, "field 3 (phase): 'r' (ready), but the board is not empty");
+    if (bans && (rc = bans_field(v, t[17], 18, &q, err, errlen)))
+        return rc;
 
     if ((rc = finish(v, &q, err, errlen)))
         return rc;
@@ -399,6 +465,20 @@ static void put(struct out *o, const char *fmt, ...)
         o->n += (size_t)k;
 }
 
+/* The restrictions field, when a restriction is set (" w:g4-g7,b:..."). */
+static void put_bans(const struct mmtb_variant *v, const struct mmtb_pos *p, struct out *o)
+{
+    bool first = true;
+    for (int c = 0; c < 2; c++) {
+        int y, x;
+        if (!mmtb_pos_ban(v, p, c, &y, &x))
+            continue;
+        put(o, "%s%c:%s-%s", first ? " " : ",", c ? 'b' : 'w', v->point_name[y],
+            v->point_name[x]);
+        first = false;
+    }
+}
+
 int mmtb_pos_format(const struct mmtb_variant *v, const struct mmtb_pos *p, char *buf,
                     size_t len)
 {
@@ -419,6 +499,7 @@ int mmtb_pos_format(const struct mmtb_variant *v, const struct mmtb_pos *p, char
         put(&o, " %d %d", p->hand[0], p->hand[1]);
     if (p->first_mill == MMTB_FIRST_MILL_OF(MMTB_WHITE) || p->first_mill == MMTB_FIRST_MILL_OF(MMTB_BLACK))
         put(&o, " " FIRST_MILL_KEY "%c", p->first_mill == MMTB_FIRST_MILL_OF(MMTB_WHITE) ? 'w' : 'b');
+    put_bans(v, p, &o);
     return (int)o.n;
 }
 
@@ -443,9 +524,14 @@ int mmtb_pos_format_fen(const struct mmtb_variant *v, const struct mmtb_pos *p, 
     const char *fm = p->first_mill == MMTB_FIRST_MILL_OF(MMTB_WHITE)   ? " " FIRST_MILL_KEY "w"
                      : p->first_mill == MMTB_FIRST_MILL_OF(MMTB_BLACK) ? " " FIRST_MILL_KEY "b"
                                                                        : "";
-    return snprintf(buf, len, "%s %c %c %c %d %d %d %d %d %d 0 0 0 0 0 0 1%s", board,
-                    s ? 'b' : 'w', phase, action, __builtin_popcount(p->stones[0]), p->hand[0],
-                    __builtin_popcount(p->stones[1]), p->hand[1], rem[0], rem[1], fm);
+    struct out o = {buf, len, 0};
+    if (buf && len)
+        buf[0] = 0;
+    put(&o, "%s %c %c %c %d %d %d %d %d %d 0 0 0 0 0 0 1%s", board, s ? 'b' : 'w', phase,
+        action, __builtin_popcount(p->stones[0]), p->hand[0], __builtin_popcount(p->stones[1]),
+        p->hand[1], rem[0], rem[1], fm);
+    put_bans(v, p, &o);
+    return (int)o.n;
 }
 
 /* Move tokens: "pass", "xb4" (removal; "x-" when nothing is removable),

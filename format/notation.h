@@ -1,7 +1,9 @@
 /*
  * notation.h - positions and moves as text: the simple form
- * "WHITE BLACK SIDE [WHITE_HAND BLACK_HAND]" (e.g. "d7,g7,g1 a4,g4,d5 b",
- * "- - w 9 9"), Sanmill FEN on the 24-point boards, and move tokens "d6",
+ * "WHITE BLACK SIDE [WHITE_HAND BLACK_HAND] [RESTRICTIONS]" (e.g.
+ * "d7,g7,g1 a4,g4,d5 b", "- - w 9 9", "a7,d7,b6 a1,d1,g4 b w:b6-c5"),
+ * Sanmill FEN on the 24-point boards (plus an 18th field, the
+ * restrictions, when one is set), and move tokens "d6",
  * "d6-d5", "d6-d5xb4", "xb4".  Pure functions; errors name the offending
  * field.
  */
@@ -18,8 +20,9 @@
 int mmtb_pos_parse(const struct mmtb_variant *v, const char *text, struct mmtb_pos *p,
                    char *err, size_t errlen);
 
-/* Print in the simple form; hands are written when either is non-zero.
- * Returns the length written (snprintf semantics). */
+/* Print in the simple form; hands are written when either is non-zero, the
+ * re-close restrictions when one is set.  Returns the length written
+ * (snprintf semantics). */
 int mmtb_pos_format(const struct mmtb_variant *v, const struct mmtb_pos *p, char *buf,
                     size_t len);
 

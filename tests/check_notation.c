@@ -69,6 +69,18 @@ static struct mmtb_pos random_pos(const struct mmtb_variant *v)
             p.hand[c] = (uint8_t)(tot - on);
         }
         p.side = (uint8_t)(rnd() % 2);
+        /* Twelve's re-close restrictions: a live one for each side half of
+         * the time it can have one. */
+        for (int k = 0; v->no_reclose && k < 2; k++) {
+            int c = k == 0 ? p.side : p.side ^ 1;
+            int8_t live[MMTB_MAX_BANS];
+            int n = mmtb_live_bans(v, p.stones[c], p.stones[c ^ 1], live);
+            int8_t code = n && rnd() % 2 ? live[rnd() % (uint32_t)n] : -1;
+            if (k == 0)
+                p.ban_from = code;
+            else
+                p.ban_to = code;
+        }
         if (mmtb_pos_validate(v, &p, NULL, 0) == MMTB_OK)
             return p;
     }
@@ -476,6 +488,82 @@ START_TEST(fuzz)
 }
 END_TEST
 
+/* Twelve's re-close restrictions in both notations: a known position, the
+ * field's place, and the malformed forms. */
+START_TEST(restrictions)
+{
+    struct mmtb_variant *v = load("twelve"), *nine = load("nine");
+    char err[256], out[256];
+    struct mmtb_pos p;
+    int y, x;
+    /* White slid c5 -> b6 out of the mill c5-d5-e5; black is to move, so
+     * the restriction is the other side's (ban_to). */
+    const char *text = "d5,e5,b6 g4,d1,a1 b w:b6-c5";
+    ck_assert_msg(mmtb_pos_parse(v, text, &p, err, sizeof err) == MMTB_OK, "%s", err);
+    ck_assert_int_eq(p.ban_from, -1);
+    ck_assert_int_eq(p.ban_to, mmtb_edge_code(v, mmtb_variant_point(v, "b6"),
+                                              mmtb_variant_point(v, "c5")));
+    ck_assert(mmtb_pos_ban(v, &p, MMTB_WHITE, &y, &x));
+    ck_assert_str_eq(v->point_name[y], "b6");
+    ck_assert_str_eq(v->point_name[x], "c5");
+    ck_assert(!mmtb_pos_ban(v, &p, MMTB_BLACK, NULL, NULL));
+    mmtb_pos_format(v, &p, out, sizeof out);
+    ck_assert_str_eq(out, text);
+    /* With white to move it is white's own (ban_from), and the slide back
+     * is missing from the legal moves. */
+    ck_assert(mmtb_pos_parse(v, "d5,e5,b6 g4,d1,a1 w 0 0 w:b6-c5", &p, err, sizeof err) ==
+              MMTB_OK);
+    ck_assert_int_ne(p.ban_from, -1);
+    ck_assert_int_eq(p.ban_to, -1);
+    struct mmtb_move mv[MMTB_MAX_MOVES];
+    int n = mmtb_gen_moves(v, &p, mv);
+    for (int i = 0; i < n; i++)
+        ck_assert(!(mv[i].from == mmtb_variant_point(v, "b6") &&
+                    mv[i].to == mmtb_variant_point(v, "c5")));
+    mmtb_pos_format(v, &p, out, sizeof out);
+    ck_assert_str_eq(out, "d5,e5,b6 g4,d1,a1 w w:b6-c5");
+    /* FEN: an 18th field. */
+    int len = mmtb_pos_format_fen(v, &p, out, sizeof out);
+    ck_assert_int_eq(len, (int)strlen(out));
+    ck_assert_msg(strstr(out, " 0 0 0 0 0 0 1 w:b6-c5") != NULL, "%s", out);
+    struct mmtb_pos q;
+    ck_assert(mmtb_pos_parse(v, out, &q, err, sizeof err) == MMTB_OK);
+    ck_assert(pos_eq(&p, &q));
+    /* Both sides. */
+    text = "d5,e5,b6 e3,d3,b2 w w:b6-c5,b:b2-c3";
+    ck_assert_msg(mmtb_pos_parse(v, text, &p, err, sizeof err) == MMTB_OK, "%s", err);
+    ck_assert_int_ne(p.ban_from, -1);
+    ck_assert_int_ne(p.ban_to, -1);
+    mmtb_pos_format(v, &p, out, sizeof out);
+    ck_assert_str_eq(out, text);
+    ck_assert(mmtb_pos_parse(v, "d5,e5,b6 e3,d3,b2 w b:b2-c3,w:b6-c5", &q, err, sizeof err) ==
+              MMTB_OK);
+    ck_assert(pos_eq(&p, &q));
+    static const char *const bad[] = {
+        "d5,e5,b6 g4,d1,a1 b w:b6-d6",         /* restricts nothing */
+        "d5,e5,b6 g4,d1,a1 b w:b6-a1",         /* not neighbours */
+        "d5,e5,b6 g4,d1,a1 b w:b6-z9",         /* unknown square */
+        "d5,e5,b6 g4,d1,a1 b x:b6-c5",         /* no such colour */
+        "d5,e5,b6 g4,d1,a1 b w:b6c5",          /* no dash */
+        "d5,e5,b6 g4,d1,a1 b w:b6-c5,w:b6-c5", /* twice */
+        "d5,e5,b6 g4,d1,a1 b 0 w:b6-c5",       /* half a hand */
+        "d5,e5,b6 g4,d1,a1 b 0 0 w:b6-c5 x",   /* too many fields */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = 0;
+        ck_assert_msg(mmtb_pos_parse(v, bad[i], &p, err, sizeof err) == MMTB_ERR_PARSE, "%s",
+                      bad[i]);
+        ck_assert(err[0] != 0);
+    }
+    err[0] = 0;
+    ck_assert(mmtb_pos_parse(nine, "d5,e5,b6 g4,d1,a1 b w:b6-c5", &p, err, sizeof err) ==
+              MMTB_ERR_PARSE);
+    ck_assert_msg(strstr(err, "re-close") != NULL, "%s", err);
+    mmtb_variant_free(nine);
+    mmtb_variant_free(v);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("notation");
@@ -490,6 +578,7 @@ static Suite *suite(void)
     tcase_add_test(tc, move_tokens);
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, shah_first_mill_round_trip);
+    tcase_add_test(tc, restrictions);
     tcase_add_loop_test(tc, fuzz, 0, 2);
     suite_add_tcase(s, tc);
     return s;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "movegen.h"
 #include "notation.h"
 #include "probe_cli.h"
 
@@ -201,11 +202,14 @@ void cli_draw_position(FILE *f, const struct mmtb_variant *v, const struct mmtb_
     if (p->remove)
         fprintf(f, ", must first remove %d opposing stone%s", p->remove,
                 p->remove == 1 ? "" : "s");
-    if (p->ban_from >= 0 && p->ban_to >= 0 && p->ban_from < v->npoints &&
-        p->ban_to < v->npoints)
-        fprintf(f, " (may not close a mill with %s-%s)", v->point_name[p->ban_from],
-                v->point_name[p->ban_to]);
     fputc('\n', f);
+    for (int c = 0; c < 2; c++) {
+        int y, x;
+        if (mmtb_pos_ban(v, p, c, &y, &x))
+            fprintf(f, "%s may not slide %s-%s to close a mill again on %s turn\n",
+                    cli_colour_name(c, true), v->point_name[y], v->point_name[x],
+                    c == p->side ? "this" : "its next");
+    }
     if (mmtb_pos_format(v, p, buf, sizeof buf) >= 0)
         fprintf(f, "Position: %s\n", buf);
     if (mmtb_fen_supported(v) && mmtb_pos_format_fen(v, p, buf, sizeof buf) >= 0)
