@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ban_index.h"
+#include "movegen.h"
 #include "sector_index.h"
 #include "testlib_index.h"
 
@@ -865,6 +867,120 @@ START_TEST(test_format_parse)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------
+ * Twelve's re-close restrictions (ban_index.h).
+ * ---------------------------------------------------------------------- */
+
+/* The image of edge code c under symmetry g (-1 stays -1). */
+static int sym_edge(const struct mmtb_variant *v, int g, int c)
+{
+    int y, x;
+    if (c < 0)
+        return -1;
+    REQUIRE(mmtb_edge_points(v, c, &y, &x));
+    return mmtb_edge_code(v, v->sym[g][y], v->sym[g][x]);
+}
+
+/* Number of symmetries mapping the state (m, o, f, t) to (m2, o2, f2, t2);
+ * with the same state on both sides, the order of its stabilizer. */
+static int maps_to(const struct mmtb_variant *v, uint32_t m, uint32_t o, int f, int t,
+                   uint32_t m2, uint32_t o2, int f2, int t2)
+{
+    int n = 0;
+    for (int g = 0; g < v->nsyms; g++)
+        n += mmtb_sym_apply(v, g, m) == m2 && mmtb_sym_apply(v, g, o) == o2 &&
+             sym_edge(v, g, f) == f2 && sym_edge(v, g, t) == t2;
+    return n;
+}
+
+/*
+ * A whole twelve sector with every combination of live restrictions: every
+ * slot unranks to a valid position; every state ranks to a canonical slot
+ * holding a symmetric image of it, as do its images; and the canonical
+ * slots number the orbits (Burnside: the stabilizer orders of all states
+ * sum to |G| times the orbits).  Returns the states with a restriction.
+ */
+static uint64_t check_ban_sector(const struct mmtb_variant *v, const mmtb_index *ix,
+                                 struct mmtb_sector s)
+{
+    mmtb_ban_index *bx = NULL;
+    ck_assert_int_eq(mmtb_ban_index_create(&bx, ix, s), MMTB_OK);
+    uint64_t slots = mmtb_ban_index_slots(bx), base = mmtb_ban_index_base(bx);
+    REQUIRE_EQ(base, mmtb_index_slots(ix, s));
+    ck_assert(slots > base);
+    struct mmtb_pos p = {{0, 0}, {s.w_hand, s.b_hand}, MMTB_WHITE, 0, -1, -1};
+    uint64_t canonical = 0;
+    char why[160];
+    for (uint64_t slot = 0; slot < slots; slot++) {
+        mmtb_ban_index_unrank_pos(bx, slot, &p);
+        if (mmtb_pos_validate(v, &p, why, sizeof why) != MMTB_OK)
+            ck_abort_msg("slot %llu: %s", (unsigned long long)slot, why);
+        REQUIRE_EQ(__builtin_popcount(p.stones[0]), s.w);
+        REQUIRE_EQ(__builtin_popcount(p.stones[1]), s.b);
+        canonical += mmtb_ban_index_rank_pos(bx, &p) == slot;
+    }
+    uint64_t stab_sum = 0, banned = 0;
+    int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
+    uint32_t lim = UINT32_C(1) << v->npoints;
+    for (uint32_t m = (1u << s.w) - 1; m < lim; m = (uint32_t)tref_next_subset(m)) {
+        uint32_t e = v->full & ~m;
+        for (uint32_t x = (1u << s.b) - 1; x < (1u << (v->npoints - s.w));
+             x = (uint32_t)tref_next_subset(x)) {
+            uint32_t o = tref_deposit(x, e);
+            int nf = s.w_hand ? 0 : mmtb_live_bans(v, m, o, F);
+            int nt = s.b_hand ? 0 : mmtb_live_bans(v, o, m, T);
+            for (int a = -1; a < nf; a++)
+                for (int b = -1; b < nt; b++) {
+                    int f = a < 0 ? -1 : F[a], t = b < 0 ? -1 : T[b];
+                    uint64_t r = mmtb_ban_index_rank(bx, m, o, f, t);
+                    REQUIRE(r < slots);
+                    REQUIRE((f < 0 && t < 0) == (r < base));
+                    uint32_t m2, o2;
+                    int f2, t2;
+                    mmtb_ban_index_unrank(bx, r, &m2, &o2, &f2, &t2);
+                    if (maps_to(v, m, o, f, t, m2, o2, f2, t2) == 0)
+                        ck_abort_msg("slot %llu holds no image of the state",
+                                     (unsigned long long)r);
+                    REQUIRE_EQ(mmtb_ban_index_rank(bx, m2, o2, f2, t2), r);
+                    int g = (int)((m ^ o) % (uint32_t)v->nsyms);
+                    REQUIRE_EQ(mmtb_ban_index_rank(bx, mmtb_sym_apply(v, g, m),
+                                                      mmtb_sym_apply(v, g, o),
+                                                      sym_edge(v, g, f), sym_edge(v, g, t)),
+                                  r);
+                    stab_sum += (uint64_t)maps_to(v, m, o, f, t, m, o, f, t);
+                    banned += f >= 0 || t >= 0;
+                }
+        }
+    }
+    REQUIRE_EQ(stab_sum, canonical * (uint64_t)v->nsyms);
+    mmtb_ban_index_free(bx);
+    return banned;
+}
+
+START_TEST(test_twelve_ban_sectors)
+{
+    struct mmtb_variant *v = load("twelve");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 4), MMTB_OK);
+    /* movement: both sides may carry one; placement: only the side
+     * without stones in hand */
+    ck_assert(check_ban_sector(v, ix, sec(3, 3, 0, 0)) > 0);
+    ck_assert(check_ban_sector(v, ix, sec(3, 3, 1, 0)) > 0);
+    ck_assert(check_ban_sector(v, ix, sec(4, 2, 0, 0)) > 0);
+    /* a variant without the rule has no restriction index */
+    struct mmtb_variant *nine = load("nine");
+    mmtb_index *ixn = NULL;
+    mmtb_ban_index *bx = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ixn, nine, 3), MMTB_OK);
+    ck_assert_int_eq(mmtb_ban_index_create(&bx, ixn, sec(3, 3, 0, 0)), MMTB_ERR_INVALID);
+    ck_assert(bx == NULL);
+    mmtb_index_free(ixn);
+    mmtb_variant_free(nine);
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
 static Suite *index_suite(void)
 {
     Suite *su = suite_create("index");
@@ -878,6 +994,7 @@ static Suite *index_suite(void)
     tcase_add_test(tc, test_three_worked_example);
     tcase_add_test(tc, test_create_limits);
     tcase_add_test(tc, test_nine_published_totals);
+    tcase_add_test(tc, test_twelve_ban_sectors);
     suite_add_tcase(su, tc);
     TCase *tg = tcase_create("sectors");
     tcase_add_test(tg, test_nine_movement_list);

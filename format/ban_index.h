@@ -1,0 +1,57 @@
+/*
+ * ban_index.h - the index of one sector of a no_reclose variant (Twelve
+ * Men's Morris) with the re-close restrictions as part of the position:
+ * "Index scheme 1 with restrictions" of format/FORMAT.md.  Built on the
+ * sector index (sector_index.h) and the live restrictions of movegen.h;
+ * pure functions, an mmtb_ban_index is immutable and safe to share.
+ *
+ * Slots [0, base) are the sector's scheme 1 slots, the positions without a
+ * restriction; slots [base, slots) list, canonical position by canonical
+ * position, the combinations of live restrictions (at least one set).
+ */
+#ifndef MMTB_BAN_INDEX_H
+#define MMTB_BAN_INDEX_H
+
+#include "sector_index.h"
+
+typedef struct mmtb_ban_index mmtb_ban_index;
+
+/*
+ * Build the restriction index of sector s: one walk over its scheme 1
+ * slots, one byte per slot plus 8 per 256 slots.  ix must outlive it.
+ * Returns MMTB_OK (*out set), MMTB_ERR_INVALID (the variant has no
+ * no_reclose, or ix cannot address s), MMTB_ERR_NOMEM, or
+ * MMTB_ERR_UNSUPPORTED (a position with more than 255 restriction
+ * combinations, or a board with more than MMTB_MAX_BANS directed edges).
+ */
+int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s);
+void mmtb_ban_index_free(mmtb_ban_index *bx);
+
+/* Slots of the sector with restrictions (base + the restriction slots),
+ * and the scheme 1 slots alone (base). */
+uint64_t mmtb_ban_index_slots(const mmtb_ban_index *bx);
+uint64_t mmtb_ban_index_base(const mmtb_ban_index *bx);
+
+/*
+ * Rank the position (mover, opp) of the sector with the mover's restriction
+ * ban_mover and the opponent's ban_opp (edge codes as struct mmtb_pos's
+ * ban_from and ban_to, each -1 or live: see mmtb_live_bans; the sector's
+ * side with stones in hand has none unless the variant has place_or_move).
+ * Every symmetric image (restrictions mapped with the stones) has the same
+ * slot.  Without restrictions this is mmtb_index_rank.  Checks nothing.
+ */
+uint64_t mmtb_ban_index_rank(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
+                             int ban_mover, int ban_opp);
+
+/* The position stored in slot < mmtb_ban_index_slots: for a canonical slot
+ * the representative its rank gives back, for a wasted one a valid
+ * position that ranks elsewhere. */
+void mmtb_ban_index_unrank(const mmtb_ban_index *bx, uint64_t slot, uint32_t *mover,
+                           uint32_t *opp, int *ban_mover, int *ban_opp);
+
+/* A whole position p of the sector (side to move first, as mmtb_pos_sector)
+ * and back; unrank leaves hands and side as they are in *p. */
+uint64_t mmtb_ban_index_rank_pos(const mmtb_ban_index *bx, const struct mmtb_pos *p);
+void mmtb_ban_index_unrank_pos(const mmtb_ban_index *bx, uint64_t slot, struct mmtb_pos *p);
+
+#endif
