@@ -281,6 +281,9 @@ int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p, ch
             continue;
         if (!edge_decode(v, code[k], &y, &x))
             return fail(err, errlen, "re-close restriction code %d out of range", code[k]);
+        if (p->hand[c] > 0 && !v->place_or_move)
+            return fail(err, errlen, "re-close restriction of %s, which has stones to place",
+                        colour_name[c]);
         if (!ban_bites(v, p->stones[c], p->stones[c ^ 1], y, x))
             return fail(err, errlen, "re-close restriction of %s %s-%s restricts nothing",
                         colour_name[c], v->point_name[y], v->point_name[x]);
@@ -541,13 +544,92 @@ static bool only_pass(const struct mmtb_variant *v, const struct mmtb_pos *q)
     return mmtb_gen_moves(v, q, mv) == 1 && mv[0].from == MMTB_MOVE_PASS;
 }
 
+/* True when colour c may carry a restriction in q: it slides (no stones in
+ * hand, or the variant lets it move while it has some). */
+static inline bool may_carry(const struct mmtb_variant *v, const struct mmtb_pos *q, int c)
+{
+    return q->hand[c] == 0 || v->place_or_move;
+}
+
+/*
+ * no_reclose: the predecessors q of p with m = p's other side to move that
+ * differ from the restriction-free q only in their restrictions, for the
+ * move f -> t (f -1 for a placement, MMTB_MOVE_PASS for a pass).  Applying
+ * the move to q must give p's restrictions exactly:
+ *   p.ban_to   = what the move earns (a slide out of one of m's mills),
+ *   p.ban_from = q.ban_to if that still bites in p, else none;
+ * and q.ban_from (m's own, spent by the move) must not forbid it.  Every q
+ * lists only live restrictions, for sides that slide.  Appends to out[n..)
+ * and returns the new count, or MMTB_ERR_INVALID when cap is too small.
+ */
+static int add_with_bans(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                         struct mmtb_pos q, int f, int t, struct mmtb_pos *out, int n, int cap)
+{
+    int s = p->side, m = s ^ 1;
+    int8_t earned = -1;
+    if (f >= 0 && (v->adj[t] & BIT(f)) && (in_mill(v, q.stones[m]) & BIT(f)))
+        earned = (int8_t)edge_encode(v, t, f);
+    if (earned != p->ban_to)
+        return n;
+    /* s's restriction in q */
+    int8_t ts[MMTB_MAX_BANS + 1];
+    int nts = 0;
+    if (p->ban_from >= 0) {
+        int y = -1, x = -1;
+        edge_decode(v, p->ban_from, &y, &x);
+        if (ban_bites(v, q.stones[s], q.stones[m], y, x))
+            ts[nts++] = p->ban_from;
+    } else {
+        ts[nts++] = -1;
+        int8_t live[MMTB_MAX_BANS];
+        int k = may_carry(v, &q, s) ? mmtb_live_bans(v, q.stones[s], q.stones[m], live) : 0;
+        for (int i = 0; i < k; i++) {
+            int y = -1, x = -1;
+            edge_decode(v, live[i], &y, &x);
+            if (!ban_bites(v, p->stones[s], p->stones[m], y, x))
+                ts[nts++] = live[i];
+        }
+    }
+    /* m's restriction in q */
+    int8_t fs[MMTB_MAX_BANS + 1];
+    int nfs = 0;
+    fs[nfs++] = -1;
+    {
+        int8_t live[MMTB_MAX_BANS];
+        int k = may_carry(v, &q, m) ? mmtb_live_bans(v, q.stones[m], q.stones[s], live) : 0;
+        for (int i = 0; i < k; i++) {
+            int y = -1, x = -1;
+            edge_decode(v, live[i], &y, &x);
+            if (f == y && t == x)
+                continue; /* live, so the slide closes the mill: forbidden */
+            fs[nfs++] = live[i];
+        }
+    }
+    for (int a = 0; a < nfs; a++) {
+        q.ban_from = fs[a];
+        if (f == MMTB_MOVE_PASS && has_raw_move(v, &q))
+            continue;
+        for (int b = 0; b < nts; b++) {
+            q.ban_to = ts[b];
+            if (n >= cap)
+                return MMTB_ERR_INVALID;
+            out[n++] = q;
+        }
+    }
+    return n;
+}
+
 int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p,
                           unsigned flags, struct mmtb_pos *out, int cap)
 {
-    if (v->no_reclose)
+    if (v->no_reclose && edge_count(v) > MMTB_MAX_BANS)
         return MMTB_ERR_UNSUPPORTED;
-    /* Whole turns never end with a removal pending or a restriction. */
-    if (p->remove != 0 || p->ban_from != -1 || p->ban_to != -1 || p->side > 1)
+    /* Whole turns never end with a removal pending; restrictions only
+     * with no_reclose, and then live ones. */
+    if (p->remove != 0 || p->side > 1)
+        return 0;
+    if ((p->ban_from != -1 || p->ban_to != -1) &&
+        (!v->no_reclose || mmtb_pos_validate(v, p, NULL, 0) != MMTB_OK))
         return 0;
 
     int s = p->side, m = s ^ 1; /* m moved last; q has m to move */
@@ -571,11 +653,19 @@ int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p
     q.ban_from = q.ban_to = -1;
     q.hand[s] = p->hand[s];
 
-#define ADD_Q()                                                                           \
+    /* ADD_Q(f, t): q, reached by f -> t; with no_reclose once per
+     * restriction pair that leads to p's. */
+#define ADD_Q(f, t)                                                                       \
     do {                                                                                  \
-        if (n >= cap)                                                                     \
-            return MMTB_ERR_INVALID;                                                      \
-        out[n++] = q;                                                                     \
+        if (v->no_reclose) {                                                              \
+            n = add_with_bans(v, p, q, (f), (t), out, n, cap);                            \
+            if (n < 0)                                                                    \
+                return n;                                                                 \
+        } else {                                                                          \
+            if (n >= cap)                                                                 \
+                return MMTB_ERR_INVALID;                                                  \
+            out[n++] = q;                                                                 \
+        }                                                                                 \
     } while (0)
 
     /* A pass: q is p with m to move, where m had nothing else to do (or,
@@ -586,9 +676,10 @@ int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p
         q.stones[s] = theirs;
         q.hand[m] = p->hand[m];
         q.first_mill = p->first_mill;
-        if (only_pass(v, &q))
-            ADD_Q();
+        if (v->no_reclose ? terminal_static(v, &q) == MMTB_NOT_TERMINAL : only_pass(v, &q))
+            ADD_Q(MMTB_MOVE_PASS, -1);
         q.first_mill = MMTB_FIRST_MILL_NONE;
+        q.ban_from = q.ban_to = -1;
     }
 
     /* Shah's opening removal: q has both hands empty, m as first-mill
@@ -601,7 +692,7 @@ int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p
         if ((flags & MMTB_PRED_QUIET) && removable(v, theirs) == 0) {
             q.stones[s] = theirs;
             if (terminal_static(v, &q) == MMTB_NOT_TERMINAL)
-                ADD_Q();
+                ADD_Q(-1, -1);
         }
         if ((flags & MMTB_PRED_CAPTURE) && popc(theirs) + 1 <= v->stones) {
             for (uint32_t e = empty; e; e &= e - 1) {
@@ -609,7 +700,7 @@ int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p
                 q.stones[s] = theirs | BIT(r);
                 if ((removable(v, q.stones[s]) & BIT(r)) &&
                     terminal_static(v, &q) == MMTB_NOT_TERMINAL)
-                    ADD_Q();
+                    ADD_Q(-1, -1);
             }
         }
         q.first_mill = MMTB_FIRST_MILL_NONE;
@@ -672,13 +763,13 @@ int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p
                 if ((flags & MMTB_PRED_QUIET) && (!closes || place_quiet_ok || trap_rule)) {
                     q.stones[s] = theirs;
                     if (!closes || place_quiet_ok || colour_stuck(v, &q, s))
-                        ADD_Q();
+                        ADD_Q(-1, t);
                 }
                 if (closes && place_cap) {
                     for (uint32_t r = capmask; r; r &= r - 1) {
                         q.stones[s] = theirs | BIT(__builtin_ctz(r));
                         if (!trap_rule || !colour_stuck(v, &q, s))
-                            ADD_Q();
+                            ADD_Q(-1, t);
                     }
                 }
                 q.first_mill = MMTB_FIRST_MILL_NONE;
@@ -694,13 +785,13 @@ int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p
                 if ((flags & MMTB_PRED_QUIET) && (!closes || move_quiet_ok || trap_rule)) {
                     q.stones[s] = theirs;
                     if (!closes || move_quiet_ok || colour_stuck(v, &q, s))
-                        ADD_Q();
+                        ADD_Q(f, t);
                 }
                 if (closes && capmask) {
                     for (uint32_t r = capmask & ~BIT(f); r; r &= r - 1) {
                         q.stones[s] = theirs | BIT(__builtin_ctz(r));
                         if (!trap_rule || !colour_stuck(v, &q, s))
-                            ADD_Q();
+                            ADD_Q(f, t);
                     }
                 }
             }

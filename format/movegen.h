@@ -15,7 +15,8 @@ void mmtb_pos_start(const struct mmtb_variant *v, struct mmtb_pos *p);
 /*
  * Check that a position is well-formed for the variant: stones inside the
  * board, colours disjoint, counts within `stones`, remove and ban fields
- * consistent.  Returns MMTB_OK or MMTB_ERR_INVALID with a reason in err.
+ * consistent (a restriction must bite, and its side must be able to slide:
+ * no stones in hand unless the variant has place_or_move).  Returns MMTB_OK or MMTB_ERR_INVALID with a reason in err.
  */
 int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p,
                       char *err, size_t errlen);
@@ -57,9 +58,11 @@ int mmtb_pos_terminal(const struct mmtb_variant *v, const struct mmtb_pos *p);
  *                  passes),
  * MMTB_PRED_CAPTURE moves that closed a mill and removed a stone of the side
  *                  to move in p.
- * Returns the count, or a negative status (MMTB_ERR_UNSUPPORTED for
- * variants with no_reclose; MMTB_ERR_INVALID if cap is too small).  Each q
- * appears once.
+ * With no_reclose, p's restrictions must be valid (else there is none) and
+ * each q comes once per pair of live restrictions it may carry that leads
+ * to p's.  Returns the count, or a negative status (MMTB_ERR_INVALID if cap
+ * is too small; MMTB_ERR_UNSUPPORTED for a no_reclose board with more than
+ * MMTB_MAX_BANS directed edges).  Each q appears once.
  */
 #define MMTB_PRED_QUIET 1u
 #define MMTB_PRED_CAPTURE 2u

@@ -620,8 +620,6 @@ START_TEST(twelve_no_reclose)
     ck_assert(!has_move(v, mv, n, "f4-f2xa4"));
     ck_assert(has_move(v, mv, n, "f4-g4"));
 
-    ck_assert_int_eq(mmtb_gen_predecessors(v, &p, MMTB_PRED_QUIET, NULL, 0),
-                     MMTB_ERR_UNSUPPORTED);
     /* Restrictions are rejected in variants without the rule. */
     struct mmtb_variant *nine = load("nine");
     p = pos(nine, "a4,d7,g7 b2,d2,f4 w");
@@ -664,7 +662,8 @@ static long check_inverse_at(const struct mmtb_variant *v, const struct mmtb_pos
             mmtb_pos_format(v, p, s2, sizeof s2);
             ck_assert_msg(mmtb_pos_validate(v, q, err, sizeof err) == MMTB_OK,
                           "%s: predecessor %s of %s invalid: %s", v->name, s1, s2, err);
-            ck_assert(q->remove == 0 && q->ban_from == -1 && q->ban_to == -1);
+            ck_assert(q->remove == 0);
+            ck_assert(v->no_reclose || (q->ban_from == -1 && q->ban_to == -1));
             for (int j = 0; j < i; j++)
                 ck_assert_msg(!pos_eq(q, &buf[j]), "%s: duplicate predecessor %s", v->name,
                               s1);
@@ -710,13 +709,14 @@ static void inverse_property(struct mmtb_variant *v, int games, int boards)
     struct mmtb_pos *buf = malloc((size_t)cap * sizeof *buf);
     ck_assert(buf);
     struct mmtb_move mv[MMTB_MAX_MOVES];
-    long checked = 0;
+    long checked = 0, banned = 0;
     rng_state = 0x9e3779b97f4a7c15ull ^ (uint64_t)v->npoints;
     for (int g = 0; g < games; g++) {
         struct mmtb_pos p;
         mmtb_pos_start(v, &p);
         for (int ply = 0; ply < 200; ply++) {
             checked += check_inverse_at(v, &p, buf, cap);
+            banned += p.ban_from >= 0 || p.ban_to >= 0;
             int n = mmtb_gen_moves(v, &p, mv);
             if (n <= 0)
                 break;
@@ -745,11 +745,26 @@ static void inverse_property(struct mmtb_variant *v, int games, int boards)
             p.hand[c] = (uint8_t)(tot[c] - on);
         }
         p.side = (uint8_t)(rnd() % 2);
+        /* no_reclose: a random live restriction for each side that can
+         * have one, two times in three */
+        for (int k = 0; v->no_reclose && k < 2; k++) {
+            int c = k == 0 ? p.side : p.side ^ 1;
+            int8_t live[MMTB_MAX_BANS];
+            int n = p.hand[c] ? 0 : mmtb_live_bans(v, p.stones[c], p.stones[c ^ 1], live);
+            int8_t code = n && rnd() % 3 ? live[rnd() % (uint32_t)n] : -1;
+            if (k == 0)
+                p.ban_from = code;
+            else
+                p.ban_to = code;
+        }
         if (mmtb_pos_validate(v, &p, NULL, 0) != MMTB_OK)
             continue;
         checked += check_inverse_at(v, &p, buf, cap);
+        banned += p.ban_from >= 0 || p.ban_to >= 0;
     }
     ck_assert_int_gt(checked, 1000);
+    if (v->no_reclose)
+        ck_assert_int_gt(banned, 50);
     free(buf);
 }
 
@@ -757,7 +772,7 @@ START_TEST(preds_inverse)
 {
     static const char *const names[] = {"nine",   "nine-nofly", "nine-diag",  "morabaraba",
                                         "lasker", "six",        "three",      "three-diag",
-                                        "shah"};
+                                        "shah",   "twelve"};
     struct mmtb_variant *v = load(names[_i]);
     inverse_property(v, 6, 400);
     mmtb_variant_free(v);
@@ -766,17 +781,29 @@ END_TEST
 
 START_TEST(preds_inverse_custom)
 {
-    /* Rules no built-in (except twelve) exercises. */
+    /* Rules no built-in (except twelve and shah) exercises: 0-3 removal
+     * and passes; 4, 5: Shah's rules on the six board (trapped sides are
+     * common); 6-8: no-reclose with flying, with passes and with moving
+     * while stones are in hand. */
+    static const char *const base[] = {"nine", "nine", "six",  "six",   "six",
+                                       "six",  "nine", "six",  "lasker"};
     static const char *const removal[] = {"removal immune", "removal any", NULL, NULL,
-                                          "removal any", "removal standard"};
-    /* 4, 5: Shah's rules on smaller boards (six: trapped sides are common). */
+                                          "removal any",    "removal standard", NULL, NULL,
+                                          NULL};
     static const char *const shah[] = {"place-captures no\nno-move pass\nfirst-mill-removal "
                                        "yes\ntrapped-capture no\nboth-trapped draw",
                                        "no-move pass\ntrapped-capture no"};
-    static const char *const extra[] = {"", "", "no-move pass", "place-captures no", shah[0],
-                                        shah[1]};
-    struct mmtb_variant *v = custom(_i < 2 ? "nine" : "six", removal[_i], extra[_i]);
-    if (_i >= 4)
+    static const char *const extra[] = {"",
+                                        "",
+                                        "no-move pass",
+                                        "place-captures no",
+                                        shah[0],
+                                        shah[1],
+                                        "no-reclose yes",
+                                        "no-reclose yes\nno-move pass",
+                                        "no-reclose yes"};
+    struct mmtb_variant *v = custom(base[_i], removal[_i], extra[_i]);
+    if (_i == 4 || _i == 5)
         ck_assert(!v->trapped_capture);
     inverse_property(v, 4, 400);
     mmtb_variant_free(v);
@@ -1101,7 +1128,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, preds_small);
     tcase_add_loop_test(tc, preds_inverse, 0, 9);
-    tcase_add_loop_test(tc, preds_inverse_custom, 0, 6);
+    tcase_add_loop_test(tc, preds_inverse_custom, 0, 9);
     suite_add_tcase(s, tc);
     return s;
 }
