@@ -272,4 +272,14 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                  const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
                  struct pair_mem *out);
 
+/*
+ * reclose.c: the same for a variant with no_reclose, whose positions carry
+ * the re-close restrictions (format/ban_index.h); none of the stages above
+ * is used.
+ */
+int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
+                       const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
+                       struct mmtb_sector_stats *stats, struct progress *prog, const char *tag,
+                       char *err, size_t errlen);
+
 #endif

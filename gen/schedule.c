@@ -316,14 +316,6 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
     int rc = mmtb_variant_load(&v, o->variant, err, errlen);
     if (rc != MMTB_OK)
         return rc;
-    if (v->no_reclose) {
-        snprintf(err, errlen,
-                 "variant %s: the no-reclose rule needs per-position history the sector "
-                 "tables do not hold; it cannot be solved",
-                 v->name);
-        rc = MMTB_ERR_UNSUPPORTED;
-        goto out;
-    }
     if (o->threads > 0)
         omp_set_num_threads(o->threads);
 
@@ -498,8 +490,9 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         char tag[64], nm[32];
         mmtb_sector_format(list[P[p].first], nm, sizeof nm);
         snprintf(tag, sizeof tag, "[%d/%d] %s", P[p].ord, todo, nm);
-        rc = pair_solve(o, v, ix, &list[P[p].first], P[p].nss, &all[P[p].first], &prog, tag,
-                        err, errlen);
+        rc = (v->no_reclose ? reclose_pair_solve : pair_solve)(o, v, ix, &list[P[p].first],
+                                                               P[p].nss, &all[P[p].first], &prog,
+                                                               tag, err, errlen);
         progress_clear(&prog);
         if (rc != MMTB_OK)
             goto out;

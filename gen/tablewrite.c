@@ -776,9 +776,10 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
         if (total.rc != MMTB_OK)
             return fail(why, whylen, MMTB_ERR_INVALID,
                         "the values break the rules (a win in 0, or a draw with a depth)");
-        /* Readers check the count against the index: catch a wrong unused mark here. */
+        /* Readers check the count against the index: catch a wrong unused mark here
+         * (no_reclose: the index with restrictions has no closed-form count). */
         uint64_t want = mmtb_index_canonical(w->v, w->h.sector);
-        if (total.canonical != want)
+        if (!w->v->no_reclose && total.canonical != want)
             return fail(why, whylen, MMTB_ERR_INVALID,
                         "%llu slots marked canonical, the index scheme has %llu canonical "
                         "positions",

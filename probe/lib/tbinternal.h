@@ -8,6 +8,7 @@
 #define MMTB_TBINTERNAL_H
 
 #include "mmtb.h"
+#include "ban_index.h"
 #include "movegen.h"
 #include "sector_index.h"
 #include "tablefile.h"
@@ -28,6 +29,7 @@ struct tb_sector {
     struct mmtb_tf_header h;
     struct mmtb_tf_layout l;
     struct mmtb_tf_block *tab[2]; /* block tables of both planes */
+    mmtb_ban_index *bx;           /* no_reclose variants: the index with restrictions */
     uint32_t max_dtc;             /* largest stored depth, for block checks */
     struct mmtb_tf_footer footer;
     char detail[160];             /* why the sector is unusable */

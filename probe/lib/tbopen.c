@@ -249,6 +249,7 @@ void mmtb_tb_close(mmtb_tb *tb)
             close(tb->sec[i].fd);
         free(tb->sec[i].tab[0]);
         free(tb->sec[i].tab[1]);
+        mmtb_ban_index_free(tb->sec[i].bx);
     }
     free(tb->sec);
     free(tb->keys);
@@ -367,8 +368,20 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
         msg(detail, dlen, "cannot build the index: %s", mmtb_strerror(rc));
         goto fail;
     }
-    if (h->slots != mmtb_index_slots(tb->ix, sec->s) ||
-        h->canonical != mmtb_index_canonical(tb->v, sec->s)) {
+    /* no_reclose: the slots of the index with restrictions (FORMAT.md,
+     * "Index scheme 1 with restrictions"), whose canonical count has no
+     * closed form */
+    if (tb->v->no_reclose && !sec->bx) {
+        rc = mmtb_ban_index_create(&sec->bx, tb->ix, sec->s);
+        if (rc != MMTB_OK) {
+            msg(detail, dlen, "cannot build the index with restrictions: %s",
+                mmtb_strerror(rc));
+            goto fail;
+        }
+    }
+    if (sec->bx ? h->slots != mmtb_ban_index_slots(sec->bx) || h->canonical > h->slots
+                : h->slots != mmtb_index_slots(tb->ix, sec->s) ||
+                      h->canonical != mmtb_index_canonical(tb->v, sec->s)) {
         rc = MMTB_ERR_CORRUPT;
         msg(detail, dlen, "%s: slot or position counts differ from the index", name);
         goto fail;

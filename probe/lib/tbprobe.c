@@ -27,8 +27,6 @@ static int check_pos(const struct mmtb_variant *v, const struct mmtb_pos *p)
 {
     if (mmtb_pos_validate(v, p, NULL, 0) != MMTB_OK)
         return MMTB_ERR_INVALID;
-    if (p->ban_from >= 0 || p->ban_to >= 0)
-        return MMTB_ERR_UNSUPPORTED;
     return MMTB_OK;
 }
 
@@ -87,7 +85,8 @@ static int lookup(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
     rc = tb_index(tb, &ix);
     if (rc != MMTB_OK)
         return rc;
-    uint64_t slot = mmtb_index_rank(ix, s, p->stones[p->side], p->stones[p->side ^ 1]);
+    uint64_t slot = sec->bx ? mmtb_ban_index_rank_pos(sec->bx, p)
+                            : mmtb_index_rank(ix, s, p->stones[p->side], p->stones[p->side ^ 1]);
     unsigned code, dtc;
     rc = ctx_slot(ctx, si, sec, slot, want_dtc, &code, &dtc);
     if (rc != MMTB_OK)
