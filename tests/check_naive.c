@@ -632,6 +632,62 @@ START_TEST(test_threads_same_bytes)
 }
 END_TEST
 
+/*
+ * Twelve with its re-close rule, three stones a side (every capture ends
+ * the game): the restriction oracle and the tables agree on every state,
+ * the positions with a live restriction included.
+ */
+START_TEST(test_agree_twelve_reclose)
+{
+    struct mmtb_variant *v = load("twelve");
+    char err[256] = "", dir[128];
+    double t0 = now_seconds();
+    struct naive_ban *nb = naive_ban_solve(v, 3, err, sizeof err);
+    ck_assert_msg(nb != NULL, "naive_ban_solve: %s", err);
+    fprintf(stderr, "twelve 3-3 oracle: %llu states in %.2f s\n",
+            (unsigned long long)naive_ban_states(nb), now_seconds() - t0);
+    make_tmpdir(dir, sizeof dir);
+    run_solver("twelve", dir, 3, 2);
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, (size_t)64 << 20), MMTB_OK);
+    uint64_t bad = 0, banned = 0, banned_nondraw = 0, n = naive_ban_states(nb);
+    t0 = now_seconds();
+    for (uint64_t i = 0; i < n; i++) {
+        struct mmtb_pos p;
+        int wdl, dtc;
+        naive_ban_state(nb, i, &p, &wdl, &dtc);
+        struct mmtb_value val = {0, 0};
+        int prc = mmtb_probe(ctx, &p, &val);
+        bool ban = p.ban_from >= 0 || p.ban_to >= 0;
+        banned += ban;
+        banned_nondraw += ban && wdl != MMTB_DRAW;
+        if (prc == MMTB_OK && val.wdl == wdl && val.dtc == dtc)
+            continue;
+        if (bad++ < 10) {
+            char buf[200];
+            mmtb_pos_format(v, &p, buf, sizeof buf);
+            fprintf(stderr, "twelve: %s: naive %s %d, tables %s %d (%s)\n", buf, wdl_name(wdl),
+                    dtc, wdl_name(val.wdl), val.dtc, mmtb_strerror(prc));
+        }
+    }
+    fprintf(stderr,
+            "twelve 3-3: %llu states probed in %.2f s (%llu with a restriction, %llu of them "
+            "won or lost), %llu disagree\n",
+            (unsigned long long)n, now_seconds() - t0, (unsigned long long)banned,
+            (unsigned long long)banned_nondraw, (unsigned long long)bad);
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
+    remove_tree(dir);
+    naive_ban_free(nb);
+    mmtb_variant_free(v);
+    ck_assert_msg(bad == 0, "twelve: %llu of %llu states disagree with the naive solver",
+                  (unsigned long long)bad, (unsigned long long)n);
+    ck_assert(banned > 0 && banned_nondraw > 0);
+}
+END_TEST
+
 static Suite *naive_suite(void)
 {
     Suite *s = suite_create("naive");
@@ -654,6 +710,13 @@ static Suite *naive_suite(void)
     tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
     tcase_add_test(tc, test_agree_shah_small);
     suite_add_tcase(s, tc);
+
+    tc = tcase_create("twelve");
+    tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_agree_twelve_reclose);
+    suite_add_tcase(s, tc);
+
     tc = tcase_create("nine");
     tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
     tcase_add_unchecked_fixture(tc, nine_setup, nine_teardown);

@@ -746,3 +746,304 @@ void naive_format(const struct mmtb_variant *v, uint32_t mover, uint32_t opp, ch
     if (k < len)
         snprintf(buf + k, len - k, "w");
 }
+
+/* ------------------------------------------------------------------------
+ * The re-close restriction oracle (naive_ban_*): one sector, every
+ * arrangement times the live restriction pairs, no symmetry.
+ * ---------------------------------------------------------------------- */
+
+struct naive_ban {
+    const struct mmtb_variant *v;
+    int np, k;
+    uint64_t cm, co;     /* C(np, k), C(np - k, k) */
+    uint64_t npos;       /* cm * co arrangements */
+    uint64_t *first;     /* per arrangement: its first state; npos + 1 entries */
+    uint64_t nstates;
+    uint32_t *succ_off;  /* per state: its successors in succ[]; nstates + 1 */
+    uint32_t *succ;
+    uint8_t *flags;      /* NB_WIN1, NB_DRAW */
+    uint16_t *val;       /* V_DECIDED | V_WIN | depth, as the main oracle */
+};
+
+#define NB_WIN1 1u /* a move ends the game won (a capture, here) */
+#define NB_DRAW 2u /* a move ends the game drawn */
+
+/* C(a, b) for 0 <= a, b <= 32, from a table filled once (Pascal's rule). */
+static uint64_t nb_C[33][33];
+static uint64_t nb_binom(int a, int b)
+{
+    if (nb_C[0][0] == 0)
+        for (int i = 0; i <= 32; i++)
+            for (int j = 0; j <= i; j++)
+                nb_C[i][j] = j == 0 || j == i ? 1 : nb_C[i - 1][j - 1] + nb_C[i - 1][j];
+    return b < 0 || b > a ? 0 : nb_C[a][b];
+}
+
+/* Colex rank of the k-subset x of {0..n-1}. */
+static uint64_t nb_colex(uint32_t x)
+{
+    uint64_t r = 0;
+    int i = 1;
+    for (; x; x &= x - 1, i++)
+        r += nb_binom(__builtin_ctz(x), i);
+    return r;
+}
+
+/* The k-subset of colex rank r (largest element first). */
+static uint32_t nb_uncolex(uint64_t r, int k)
+{
+    uint32_t x = 0;
+    for (int i = k; i >= 1; i--) {
+        int q = i - 1;
+        while (nb_binom(q + 1, i) <= r)
+            q++;
+        x |= UINT32_C(1) << q;
+        r -= nb_binom(q, i);
+    }
+    return x;
+}
+
+/* Squeeze the bits of o that lie outside m together (o's rank among the
+ * free points), and the inverse. */
+static uint32_t nb_squeeze(uint32_t o, uint32_t m, int np)
+{
+    uint32_t r = 0;
+    for (int i = 0, j = 0; i < np; i++) {
+        if (m & (UINT32_C(1) << i))
+            continue;
+        if (o & (UINT32_C(1) << i))
+            r |= UINT32_C(1) << j;
+        j++;
+    }
+    return r;
+}
+static uint32_t nb_spread(uint32_t x, uint32_t m, int np)
+{
+    uint32_t r = 0;
+    for (int i = 0, j = 0; i < np; i++) {
+        if (m & (UINT32_C(1) << i))
+            continue;
+        if (x & (UINT32_C(1) << j))
+            r |= UINT32_C(1) << i;
+        j++;
+    }
+    return r;
+}
+
+static uint64_t nb_pos_index(const struct naive_ban *nb, uint32_t m, uint32_t o)
+{
+    return nb_colex(m) * nb->co + nb_colex(nb_squeeze(o, m, nb->np));
+}
+
+static void nb_pos_at(const struct naive_ban *nb, uint64_t i, uint32_t *m, uint32_t *o)
+{
+    *m = nb_uncolex(i / nb->co, nb->k);
+    *o = nb_spread(nb_uncolex(i % nb->co, nb->k), *m, nb->np);
+}
+
+static int nb_find(const int8_t *list, int n, int code)
+{
+    for (int i = 0; i < n; i++)
+        if (list[i] == code)
+            return i;
+    return -2;
+}
+
+/* The state of position (m, o) with restrictions f (mover) and t, or
+ * UINT64_MAX when a restriction is not live. */
+static uint64_t nb_state(const struct naive_ban *nb, uint32_t m, uint32_t o, int f, int t)
+{
+    if (f < 0 && t < 0)
+        return nb->first[nb_pos_index(nb, m, o)];
+    int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
+    int nf = mmtb_live_bans(nb->v, m, o, F), nt = mmtb_live_bans(nb->v, o, m, T);
+    int a = f < 0 ? 0 : 1 + nb_find(F, nf, f), b = t < 0 ? 0 : 1 + nb_find(T, nt, t);
+    if (a < 0 || b < 0)
+        return UINT64_MAX;
+    return nb->first[nb_pos_index(nb, m, o)] + (uint64_t)(a * (nt + 1) + b);
+}
+
+void naive_ban_state(const struct naive_ban *nb, uint64_t i, struct mmtb_pos *p, int *wdl,
+                     int *dtc)
+{
+    /* the arrangement: the last one whose first state is <= i */
+    uint64_t lo = 0, hi = nb->npos;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (nb->first[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    memset(p, 0, sizeof *p);
+    nb_pos_at(nb, lo, &p->stones[0], &p->stones[1]);
+    p->side = MMTB_WHITE;
+    int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
+    mmtb_live_bans(nb->v, p->stones[0], p->stones[1], F);
+    int nt = mmtb_live_bans(nb->v, p->stones[1], p->stones[0], T);
+    int k = (int)(i - nb->first[lo]), a = k / (nt + 1), b = k % (nt + 1);
+    p->ban_from = (int8_t)(a ? F[a - 1] : -1);
+    p->ban_to = (int8_t)(b ? T[b - 1] : -1);
+    uint16_t x = nb->val[i];
+    if (!(x & V_DECIDED)) {
+        *wdl = MMTB_DRAW;
+        *dtc = -1;
+    } else {
+        *wdl = (x & V_WIN) ? MMTB_WIN : MMTB_LOSS;
+        *dtc = x & V_DEPTH;
+    }
+}
+
+uint64_t naive_ban_states(const struct naive_ban *nb)
+{
+    return nb->nstates;
+}
+
+void naive_ban_free(struct naive_ban *nb)
+{
+    if (!nb)
+        return;
+    free(nb->first);
+    free(nb->succ_off);
+    free(nb->succ);
+    free(nb->flags);
+    free(nb->val);
+    free(nb);
+}
+
+struct naive_ban *naive_ban_solve(const struct mmtb_variant *v, int stones, char *err,
+                                  size_t errlen)
+{
+    struct naive_ban *nb = calloc(1, sizeof *nb);
+    if (!nb) {
+        set_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    nb->v = v;
+    nb->np = v->npoints;
+    nb->k = stones;
+    nb->cm = nb_binom(nb->np, stones);
+    nb->co = nb_binom(nb->np - stones, stones);
+    nb->npos = nb->cm * nb->co;
+    nb->first = malloc((nb->npos + 1) * sizeof *nb->first);
+    if (!v->no_reclose || stones != v->min_stones || !nb->first) {
+        set_err(err, errlen, "naive_ban_solve: needs a no_reclose variant, min_stones a side");
+        naive_ban_free(nb);
+        return NULL;
+    }
+    int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < nb->npos; i++) {
+        uint32_t m, o;
+        nb_pos_at(nb, i, &m, &o);
+        nb->first[i] = total;
+        total += (uint64_t)(mmtb_live_bans(v, m, o, F) + 1) * (uint64_t)(mmtb_live_bans(v, o, m, T) + 1);
+    }
+    nb->first[nb->npos] = total;
+    nb->nstates = total;
+    nb->succ_off = malloc((total + 1) * sizeof *nb->succ_off);
+    nb->flags = calloc(total, 1);
+    nb->val = calloc(total, sizeof *nb->val);
+    size_t cap = (size_t)total * 8, n = 0;
+    nb->succ = malloc(cap * sizeof *nb->succ);
+    if (!nb->succ_off || !nb->flags || !nb->val || !nb->succ || total >= UINT32_MAX) {
+        set_err(err, errlen, "out of memory");
+        naive_ban_free(nb);
+        return NULL;
+    }
+    /* the successor graph */
+    struct mmtb_move mv[MMTB_MAX_MOVES];
+    for (uint64_t i = 0, pi = 0; i < total; i++) {
+        struct mmtb_pos p, q;
+        while (nb->first[pi + 1] <= i)
+            pi++;
+        memset(&p, 0, sizeof p);
+        nb_pos_at(nb, pi, &p.stones[0], &p.stones[1]);
+        int nt = mmtb_live_bans(v, p.stones[1], p.stones[0], T);
+        mmtb_live_bans(v, p.stones[0], p.stones[1], F);
+        int k = (int)(i - nb->first[pi]), a = k / (nt + 1), b = k % (nt + 1);
+        p.ban_from = (int8_t)(a ? F[a - 1] : -1);
+        p.ban_to = (int8_t)(b ? T[b - 1] : -1);
+        nb->succ_off[i] = (uint32_t)n;
+        int t = mmtb_pos_terminal(v, &p);
+        if (t != MMTB_NOT_TERMINAL) {
+            nb->val[i] = t == MMTB_LOSS ? V_DECIDED : 0;
+            nb->flags[i] |= t == MMTB_LOSS ? 0 : NB_DRAW;
+            continue;
+        }
+        int nm = mmtb_gen_moves(v, &p, mv);
+        for (int j = 0; j < nm; j++) {
+            mmtb_pos_apply(v, &p, &mv[j], &q);
+            int tq = mmtb_pos_terminal(v, &q);
+            if (tq == MMTB_LOSS) {
+                nb->flags[i] |= NB_WIN1;
+                continue;
+            }
+            if (tq == MMTB_DRAW) {
+                nb->flags[i] |= NB_DRAW;
+                continue;
+            }
+            uint32_t qm = q.stones[q.side], qo = q.stones[q.side ^ 1];
+            uint64_t st = __builtin_popcount(qm) == stones && __builtin_popcount(qo) == stones
+                              ? nb_state(nb, qm, qo, q.ban_from, q.ban_to)
+                              : UINT64_MAX;
+            if (st == UINT64_MAX) {
+                set_err(err, errlen, "naive_ban_solve: a move leaves the sector or the states");
+                naive_ban_free(nb);
+                return NULL;
+            }
+            if (n == cap) {
+                cap *= 2;
+                uint32_t *ns = realloc(nb->succ, cap * sizeof *ns);
+                if (!ns) {
+                    set_err(err, errlen, "out of memory");
+                    naive_ban_free(nb);
+                    return NULL;
+                }
+                nb->succ = ns;
+            }
+            nb->succ[n++] = (uint32_t)st;
+        }
+    }
+    nb->succ_off[total] = (uint32_t)n;
+    /* forward levels: level d decides what the values of depth < d decide */
+    uint64_t *news = malloc(total * sizeof *news);
+    if (!news) {
+        set_err(err, errlen, "out of memory");
+        naive_ban_free(nb);
+        return NULL;
+    }
+    for (unsigned d = 1;; d++) {
+        size_t nn = 0;
+        for (uint64_t i = 0; i < total; i++) {
+            if ((nb->val[i] & V_DECIDED) || (nb->flags[i] & NB_DRAW && !(nb->flags[i] & NB_WIN1) &&
+                                              nb->succ_off[i] == nb->succ_off[i + 1]))
+                continue;
+            if (nb->val[i] == 0 && d == 1 && (nb->flags[i] & NB_WIN1)) {
+                news[nn++] = i << 16 | V_DECIDED | V_WIN | 1;
+                continue;
+            }
+            bool win = false, all_won = !(nb->flags[i] & (NB_DRAW | NB_WIN1));
+            unsigned deepest = 0;
+            for (uint32_t e = nb->succ_off[i]; e < nb->succ_off[i + 1]; e++) {
+                uint16_t x = nb->val[nb->succ[e]];
+                if ((x & V_DECIDED) && !(x & V_WIN) && (x & V_DEPTH) == d - 1)
+                    win = true;
+                if (!(x & V_DECIDED) || !(x & V_WIN))
+                    all_won = false;
+                else if ((x & V_DEPTH) > deepest)
+                    deepest = x & V_DEPTH;
+            }
+            if (win)
+                news[nn++] = i << 16 | V_DECIDED | V_WIN | d;
+            else if (all_won && deepest + 1 == d)
+                news[nn++] = i << 16 | V_DECIDED | d;
+        }
+        if (nn == 0)
+            break;
+        for (size_t j = 0; j < nn; j++)
+            nb->val[news[j] >> 16] = (uint16_t)(news[j] & 0xffff);
+    }
+    free(news);
+    return nb;
+}

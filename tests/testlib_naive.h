@@ -82,4 +82,26 @@ double naive_seconds(const struct naive *n);
 void naive_format(const struct mmtb_variant *v, uint32_t mover, uint32_t opp, char *buf,
                   size_t len);
 
+
+/*
+ * The oracle for Twelve's re-close restrictions (variants with no_reclose):
+ * the one movement sector with `stones` a side where every capture ends the
+ * game (stones == v->min_stones), every state a position plus a live
+ * restriction (or none) for each side, no symmetry.  Its own indexing (all
+ * arrangements, then the live restriction pairs of each, as mmtb_live_bans
+ * lists them), a successor graph from format/movegen.c and a forward level
+ * iteration.  Returns NULL with a message in err on failure (out of memory,
+ * a move leaving the sector without ending the game).
+ */
+struct naive_ban;
+struct naive_ban *naive_ban_solve(const struct mmtb_variant *v, int stones, char *err,
+                                  size_t errlen);
+void naive_ban_free(struct naive_ban *nb);
+
+/* Number of states, and state i: the position (White to move, the mover)
+ * and its value for the side to move (dtc -1 for a draw). */
+uint64_t naive_ban_states(const struct naive_ban *nb);
+void naive_ban_state(const struct naive_ban *nb, uint64_t i, struct mmtb_pos *p, int *wdl,
+                     int *dtc);
+
 #endif
