@@ -953,15 +953,23 @@ struct naive_ban *naive_ban_solve(const struct mmtb_variant *v, int stones, char
     }
     /* the successor graph */
     struct mmtb_move mv[MMTB_MAX_MOVES];
-    for (uint64_t i = 0, pi = 0; i < total; i++) {
+    uint64_t pi = 0;
+    uint32_t pm = 0, po = 0;
+    int nf = 0, nt = 0;
+    for (uint64_t i = 0; i < total; i++) {
         struct mmtb_pos p, q;
-        while (nb->first[pi + 1] <= i)
-            pi++;
+        if (i == 0 || nb->first[pi + 1] <= i) {
+            while (nb->first[pi + 1] <= i)
+                pi++;
+            nb_pos_at(nb, pi, &pm, &po);
+            nf = mmtb_live_bans(v, pm, po, F);
+            nt = mmtb_live_bans(v, po, pm, T);
+        }
         memset(&p, 0, sizeof p);
-        nb_pos_at(nb, pi, &p.stones[0], &p.stones[1]);
-        int nt = mmtb_live_bans(v, p.stones[1], p.stones[0], T);
-        mmtb_live_bans(v, p.stones[0], p.stones[1], F);
+        p.stones[0] = pm;
+        p.stones[1] = po;
         int k = (int)(i - nb->first[pi]), a = k / (nt + 1), b = k % (nt + 1);
+        (void)nf;
         p.ban_from = (int8_t)(a ? F[a - 1] : -1);
         p.ban_to = (int8_t)(b ? T[b - 1] : -1);
         nb->succ_off[i] = (uint32_t)n;
@@ -1013,11 +1021,27 @@ struct naive_ban *naive_ban_solve(const struct mmtb_variant *v, int stones, char
         naive_ban_free(nb);
         return NULL;
     }
+    /* the undecided states, kept in a list that shrinks level by level */
+    uint32_t *open = malloc(total * sizeof *open);
+    if (!open) {
+        free(news);
+        set_err(err, errlen, "out of memory");
+        naive_ban_free(nb);
+        return NULL;
+    }
+    size_t nopen = 0;
+    for (uint64_t i = 0; i < total; i++)
+        if (!(nb->val[i] & V_DECIDED))
+            open[nopen++] = (uint32_t)i;
     for (unsigned d = 1;; d++) {
-        size_t nn = 0;
-        for (uint64_t i = 0; i < total; i++) {
-            if ((nb->val[i] & V_DECIDED) || (nb->flags[i] & NB_DRAW && !(nb->flags[i] & NB_WIN1) &&
-                                              nb->succ_off[i] == nb->succ_off[i + 1]))
+        size_t nn = 0, keep = 0;
+        for (size_t oi = 0; oi < nopen; oi++) {
+            uint64_t i = open[oi];
+            if (nb->val[i] & V_DECIDED)
+                continue;
+            open[keep++] = (uint32_t)i;
+            if (nb->flags[i] & NB_DRAW && !(nb->flags[i] & NB_WIN1) &&
+                nb->succ_off[i] == nb->succ_off[i + 1])
                 continue;
             if (nb->val[i] == 0 && d == 1 && (nb->flags[i] & NB_WIN1)) {
                 news[nn++] = i << 16 | V_DECIDED | V_WIN | 1;
@@ -1039,11 +1063,13 @@ struct naive_ban *naive_ban_solve(const struct mmtb_variant *v, int stones, char
             else if (all_won && deepest + 1 == d)
                 news[nn++] = i << 16 | V_DECIDED | d;
         }
+        nopen = keep;
         if (nn == 0)
             break;
         for (size_t j = 0; j < nn; j++)
             nb->val[news[j] >> 16] = (uint16_t)(news[j] & 0xffff);
     }
+    free(open);
     free(news);
     return nb;
 }
