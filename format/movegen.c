@@ -194,21 +194,31 @@ bool mmtb_edge_points(const struct mmtb_variant *v, int code, int *y, int *x)
     return edge_decode(v, code, y, x);
 }
 
+/* Mills one point short for `own`: the missing point X is empty, and a
+ * stone Y of own next to X outside that mill could slide in and close it.
+ * The codes Y->X are kept sorted, each once (one edge can close two
+ * mills). */
 int mmtb_live_bans(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int8_t *out)
 {
-    int n = 0, code = 0;
+    int n = 0;
     uint32_t empty = v->full & ~(own | oth);
-    for (int y = 0; y < v->npoints; y++) {
-        uint32_t a = v->adj[y];
-        if (!(own & BIT(y))) {
-            code += popc(a);
+    for (int m = 0; m < v->nmills; m++) {
+        uint32_t mill = v->mill[m], miss = mill & ~own;
+        if (popc(miss) != 1 || !(miss & empty))
             continue;
-        }
-        for (; a; a &= a - 1, code++) {
-            int x = __builtin_ctz(a);
-            if ((empty & BIT(x)) && code < MMTB_MAX_BANS &&
-                mmtb_closes_mill(v, (own & ~BIT(y)) | BIT(x), x))
-                out[n++] = (int8_t)code;
+        int x = __builtin_ctz(miss);
+        for (uint32_t ys = v->adj[x] & own & ~mill; ys; ys &= ys - 1) {
+            int code = edge_encode(v, __builtin_ctz(ys), x), j = n;
+            if (code >= MMTB_MAX_BANS)
+                continue;
+            /* insert in order, once (a handful of codes) */
+            while (j > 0 && out[j - 1] > code)
+                j--;
+            if (j > 0 && out[j - 1] == code)
+                continue;
+            memmove(out + j + 1, out + j, (size_t)(n - j));
+            out[j] = (int8_t)code;
+            n++;
         }
     }
     return n;
