@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ban_index.h"
 #include "mmtb.h"
+#include "movegen.h"
 #include "progress.h"
 #include "sectorio.h"
 #include "sector_index.h"
@@ -112,6 +114,92 @@ static int derive(const struct mmtb_variant *v, const mmtb_index *ix, struct mmt
     return 0;
 }
 
+/*
+ * no_reclose variants (positions with restrictions, format/ban_index.h):
+ * every canonical slot of sector s re-derived from its successors' stored
+ * values, read through mmtb_probe (which applies the rules of game over and
+ * ranks restrictions), and compared with the value stored for it.  Slower
+ * than the walk over loaded arrays above; *checked and *bad are counted.
+ */
+static int verify_reclose(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
+                          uint64_t *checked, uint64_t *bad, uint64_t *first_bad)
+{
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    mmtb_ban_index *bx = NULL;
+    int rc = mmtb_ban_index_create(&bx, ix, s);
+    if (rc != MMTB_OK)
+        return rc;
+    uint64_t slots = mmtb_ban_index_slots(bx), nb = 0, nc = 0, fb = UINT64_MAX;
+#pragma omp parallel reduction(+ : nb, nc)
+    {
+        mmtb_ctx *ctx = NULL;
+        int lrc = mmtb_ctx_create(&ctx, tb, 0);
+        struct mmtb_move *mv = malloc(MMTB_MAX_MOVES * sizeof *mv);
+        if (!mv)
+            lrc = MMTB_ERR_NOMEM;
+#pragma omp for schedule(dynamic, 4096)
+        for (uint64_t i = 0; i < slots; i++) {
+            if (lrc != MMTB_OK)
+                continue;
+            struct mmtb_pos p;
+            memset(&p, 0, sizeof p);
+            p.hand[0] = s.w_hand;
+            p.hand[1] = s.b_hand;
+            mmtb_ban_index_unrank_pos(bx, i, &p);
+            if (mmtb_ban_index_rank_pos(bx, &p) != i)
+                continue;
+            int w = MMTB_LOSS, d = 0, term = mmtb_pos_terminal(v, &p);
+            if (term == MMTB_DRAW) {
+                w = MMTB_DRAW, d = -1;
+            } else if (term != MMTB_LOSS) {
+                int n = mmtb_gen_moves(v, &p, mv), best_win = 0, worst_loss = 0;
+                bool draw = false;
+                for (int k = 0; k < n && lrc == MMTB_OK; k++) {
+                    struct mmtb_pos q;
+                    struct mmtb_value qv;
+                    mmtb_pos_apply(v, &p, &mv[k], &q);
+                    lrc = mmtb_probe(ctx, &q, &qv);
+                    int depth = mv[k].remove >= 0 ? 1 : qv.dtc + 1;
+                    if (qv.wdl == MMTB_LOSS)
+                        best_win = !best_win || depth < best_win ? depth : best_win;
+                    else if (qv.wdl == MMTB_DRAW)
+                        draw = true;
+                    else if (depth > worst_loss)
+                        worst_loss = depth;
+                }
+                if (best_win)
+                    w = MMTB_WIN, d = best_win;
+                else if (draw)
+                    w = MMTB_DRAW, d = -1;
+                else
+                    d = worst_loss;
+            }
+            struct mmtb_value stored;
+            if (lrc == MMTB_OK)
+                lrc = mmtb_probe(ctx, &p, &stored);
+            if (lrc != MMTB_OK)
+                continue;
+            nc++;
+            if (stored.wdl != w || stored.dtc != d) {
+                nb++;
+#pragma omp critical(mmtb_vbad)
+                if (i < fb)
+                    fb = i;
+            }
+        }
+        free(mv);
+        mmtb_ctx_free(ctx);
+#pragma omp critical(mmtb_vrc)
+        if (lrc != MMTB_OK && rc == MMTB_OK)
+            rc = lrc;
+    }
+    mmtb_ban_index_free(bx);
+    *checked = nc;
+    *bad = nb;
+    *first_bad = fb;
+    return rc;
+}
+
 int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
 {
     FILE *rep = o->report ? o->report : stdout;
@@ -175,6 +263,34 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
             continue;
         if (mmtb_tb_sector_stats(tb, s, NULL) != MMTB_OK) {
             nskipped++;
+            continue;
+        }
+        if (v->no_reclose) {
+            uint64_t checked = 0, bad = 0, first_bad = UINT64_MAX;
+            char label[64];
+            snprintf(label, sizeof label, "verify %s", name);
+            progress_phase(&prog, label);
+            rc = verify_reclose(tb, ix, s, &checked, &bad, &first_bad);
+            progress_clear(&prog);
+            if (rc != MMTB_OK) {
+                snprintf(err, errlen, "sector %s: %s", name, mmtb_strerror(rc));
+                goto out;
+            }
+            total_bad += bad;
+            total_checked += checked;
+            if (o->json)
+                fprintf(rep, "%s{\"sector\":\"%s\",\"checked\":%llu,\"mismatches\":%llu}",
+                        nsect ? "," : "", name, (unsigned long long)checked,
+                        (unsigned long long)bad);
+            else if (!o->quiet)
+            {
+                fprintf(rep, "%-10s checked %12llu  mismatches %llu", name,
+                        (unsigned long long)checked, (unsigned long long)bad);
+                if (bad)
+                    fprintf(rep, " (first at slot %llu)", (unsigned long long)first_bad);
+                fprintf(rep, "\n");
+            }
+            nsect++;
             continue;
         }
         struct loaded ls[8];
