@@ -439,7 +439,7 @@ static void check_variant_rules(struct mmtb_variant *v)
 }
 
 /* Every built-in variant except those with Twelve Men's no-reclose rule
- * (which the solver refuses). */
+ * (succ.c does not model it; gen/reclose.c solves those on movegen.c). */
 START_TEST(test_succ_matches_movegen)
 {
     const char *const *names = mmtb_variant_builtin_names();

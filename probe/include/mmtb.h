@@ -191,10 +191,10 @@ struct mmtb_value {
  * looked up (any symmetric image gives the same answer).
  * Returns MMTB_OK, MMTB_ERR_INVALID (p not a valid position of the
  * variant), MMTB_ERR_NOT_IN_GAME (its sector is not in the manifest's game),
- * MMTB_ERR_MISSING (the sector's file is absent), MMTB_ERR_UNSUPPORTED (a
- * position with a Twelve Men's ban, which tables do not store),
- * MMTB_ERR_CORRUPT, MMTB_ERR_IO, MMTB_ERR_NOMEM.  Thread-safe with one
- * context per thread.
+ * MMTB_ERR_MISSING (the sector's file is absent), MMTB_ERR_CORRUPT,
+ * MMTB_ERR_IO, MMTB_ERR_NOMEM.  Twelve Men's re-close restrictions are
+ * part of the position (tables of no_reclose variants store them).
+ * Thread-safe with one context per thread.
  */
 int mmtb_probe(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_value *out);
 
