@@ -908,7 +908,7 @@ static uint64_t check_ban_sector(const struct mmtb_variant *v, const mmtb_index 
     uint64_t slots = mmtb_ban_index_slots(bx), base = mmtb_ban_index_base(bx);
     REQUIRE_EQ(base, mmtb_index_slots(ix, s));
     ck_assert(slots > base);
-    struct mmtb_pos p = {{0, 0}, {s.w_hand, s.b_hand}, MMTB_WHITE, 0, -1, -1};
+    struct mmtb_pos p = {{0, 0}, {s.w_hand, s.b_hand}, MMTB_WHITE, 0, -1, -1, 0};
     uint64_t canonical = 0;
     char why[160];
     for (uint64_t slot = 0; slot < slots; slot++) {
