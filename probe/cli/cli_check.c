@@ -220,6 +220,16 @@ static void *worker_run(void *arg)
     return NULL;
 }
 
+/* Free the threads' contexts and scratch (before the handle is closed). */
+static void free_slots(struct check *c)
+{
+    for (int t = 0; t < 64; t++) {
+        mmtb_ctx_free(c->slot[t].ctx);
+        free(c->slot[t].scratch);
+        c->slot[t] = (struct slot){NULL, NULL};
+    }
+}
+
 /* Keep the nworst worst errors: wins thrown away first, the shortest win
  * first; then draws thrown away, the fastest loss first. */
 static long worst_key(const struct mmtb_value *before, const struct mmtb_value *after)
@@ -630,10 +640,7 @@ int cli_cmd_check(int argc, char **argv)
         ret = CLI_EXIT_TABLE;
     }
 out:
-    for (int t = 0; t < 64; t++) {
-        mmtb_ctx_free(c.slot[t].ctx);
-        free(c.slot[t].scratch);
-    }
+    free_slots(&c);
     free(items);
     free(c.worst);
     free(c.sec_err);

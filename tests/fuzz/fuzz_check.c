@@ -57,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(f != NULL);
     bool ok = size > 1 ? check_stream(&c, f, items) : true;
     fclose(f);
+    free_slots(&c);
     FUZZ_ASSERT(ok);
     FUZZ_ASSERT(c.table_rc == MMTB_OK);
     FUZZ_ASSERT(c.lines == c.judged + c.unknown + c.invalid);
