@@ -200,6 +200,23 @@ static int verify_reclose(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector 
     return rc;
 }
 
+/* One sector's line of the report: a JSON object (comma-led after the
+ * first, nsect > 0) or a text line, nothing with --quiet. */
+static void report_sector(FILE *rep, const struct mmtb_verify_opts *o, const char *name,
+                          uint64_t checked, uint64_t bad, uint64_t first_bad, int nsect)
+{
+    if (o->json) {
+        fprintf(rep, "%s{\"sector\":\"%s\",\"checked\":%llu,\"mismatches\":%llu}",
+                nsect ? "," : "", name, (unsigned long long)checked, (unsigned long long)bad);
+    } else if (!o->quiet) {
+        fprintf(rep, "%-10s checked %12llu  mismatches %llu", name, (unsigned long long)checked,
+                (unsigned long long)bad);
+        if (bad)
+            fprintf(rep, " (first at slot %llu)", (unsigned long long)first_bad);
+        fprintf(rep, "\n");
+    }
+}
+
 int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
 {
     FILE *rep = o->report ? o->report : stdout;
@@ -278,19 +295,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
             }
             total_bad += bad;
             total_checked += checked;
-            if (o->json)
-                fprintf(rep, "%s{\"sector\":\"%s\",\"checked\":%llu,\"mismatches\":%llu}",
-                        nsect ? "," : "", name, (unsigned long long)checked,
-                        (unsigned long long)bad);
-            else if (!o->quiet)
-            {
-                fprintf(rep, "%-10s checked %12llu  mismatches %llu", name,
-                        (unsigned long long)checked, (unsigned long long)bad);
-                if (bad)
-                    fprintf(rep, " (first at slot %llu)", (unsigned long long)first_bad);
-                fprintf(rep, "\n");
-            }
-            nsect++;
+            report_sector(rep, o, name, checked, bad, first_bad, nsect++);
             continue;
         }
         struct loaded ls[8];
@@ -368,17 +373,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
             unload(&ls[q]);
         total_bad += bad;
         total_checked += checked;
-        if (o->json) {
-            fprintf(rep, "%s{\"sector\":\"%s\",\"checked\":%llu,\"mismatches\":%llu}",
-                    nsect ? "," : "", name, (unsigned long long)checked, (unsigned long long)bad);
-        } else if (!o->quiet) {
-            fprintf(rep, "%-10s checked %12llu  mismatches %llu", name,
-                    (unsigned long long)checked, (unsigned long long)bad);
-            if (bad)
-                fprintf(rep, " (first at slot %llu)", (unsigned long long)first_bad);
-            fprintf(rep, "\n");
-        }
-        nsect++;
+        report_sector(rep, o, name, checked, bad, first_bad, nsect++);
     }
     if (o->json)
         fprintf(rep, "]\n");
