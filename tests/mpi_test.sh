@@ -70,8 +70,8 @@ killed=0
 for _ in $(seq 600); do
     if [ "$(ls "$out" 2>/dev/null | grep -c 'mmtb$')" -ge 3 ]; then
         for p in /proc/[0-9]*; do
-            if tr '\0' '\n' 2>/dev/null <"$p/cmdline" | grep -qx "$out" &&
-               tr '\0' '\n' 2>/dev/null <"$p/environ" | grep -qx OMPI_COMM_WORLD_RANK=1; then
+            if grep -qx "$out" <<<"$(tr '\0' '\n' 2>/dev/null <"$p/cmdline")" &&
+               grep -qx OMPI_COMM_WORLD_RANK=1 <<<"$(tr '\0' '\n' 2>/dev/null <"$p/environ")"; then
                 kill -9 "${p#/proc/}" && killed=1
             fi
         done
