@@ -275,8 +275,11 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
 /*
  * reclose.c: the same for a variant with no_reclose, whose positions carry
  * the re-close restrictions (format/ban_index.h); none of the stages above
- * is used.
+ * is used.  reclose_pair_memory is its pair_memory (an error code when a
+ * member's restriction index cannot be built).
  */
+int reclose_pair_memory(const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
+                        struct pair_mem *out);
 int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                        const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
                        struct mmtb_sector_stats *stats, struct progress *prog, const char *tag,

@@ -30,9 +30,16 @@
 #include "sectorio.h"
 #include "tablewrite.h"
 
-enum { V_OPEN = 0, V_LOSS = 1, V_WIN = 2, V_UNUSED = 3, V_DRAW = 4 };
+/* V_QUEUED: open, and queued as a win for the next level (a win found
+ * again in the same level is not queued twice) */
+enum { V_OPEN = 0, V_LOSS = 1, V_WIN = 2, V_UNUSED = 3, V_DRAW = 4, V_QUEUED = 5 };
 
 #define PRED_CAP (1 << 15)
+#define FRONT_SLICE ((size_t)1 << 16) /* positions of a level handled at once */
+/* each thread's block cache for the solved sectors the init probes: the
+ * captures lead into them at random, so a small cache decompresses a block
+ * for nearly every probe */
+#define RECLOSE_CACHE ((size_t)64 << 20)
 
 struct rmember {
     struct mmtb_sector s;
@@ -105,7 +112,7 @@ static int init_member(struct rjob *j, int mi, mmtb_tb *tb, struct vec64 *outs)
         int t = omp_get_thread_num();
         struct vec64 *out = &outs[t];
         mmtb_ctx *ctx = NULL;
-        int lrc = tb ? mmtb_ctx_create(&ctx, tb, 0) : MMTB_OK;
+        int lrc = tb ? mmtb_ctx_create(&ctx, tb, RECLOSE_CACHE) : MMTB_OK;
         struct mmtb_move *mv = malloc(MMTB_MAX_MOVES * sizeof *mv);
         uint64_t *succ = malloc(MMTB_MAX_MOVES * sizeof *succ);
         if (!mv || !succ)
@@ -180,8 +187,7 @@ static int init_member(struct rjob *j, int mi, mmtb_tb *tb, struct vec64 *outs)
                 if (!vec64_push(out, (uint64_t)winmin) || !vec64_push(out, entry(mi, slot, true)))
                     lrc = MMTB_ERR_NOMEM;
             } else if (ns == 0 && !draw) {
-                if (!vec64_push(out, (uint64_t)lossmax) ||
-                    !vec64_push(out, entry(mi, slot, false)))
+                if (!vec64_push(out, (uint64_t)lossmax) || !vec64_push(out, entry(mi, slot, false)))
                     lrc = MMTB_ERR_NOMEM;
             } else if (ns == 0) {
                 me->val[slot] = V_DRAW;
@@ -223,7 +229,7 @@ static int levels(struct rjob *j, int nthreads)
             uint64_t e = b->e[k];
             struct rmember *me = &j->m[e >> 63];
             uint64_t slot = (e >> 1) & (((uint64_t)1 << 62) - 1);
-            if (me->val[slot] != V_OPEN)
+            if (me->val[slot] != V_OPEN && me->val[slot] != V_QUEUED)
                 continue;
             me->val[slot] = (e & 1) ? V_WIN : V_LOSS;
             me->dtc[slot] = (uint16_t)L;
@@ -236,61 +242,69 @@ static int levels(struct rjob *j, int nthreads)
         memset(b, 0, sizeof *b);
         if (rc != MMTB_OK || front.n == 0)
             continue;
-        /* the predecessor slots of each decided position, per thread */
+        /* the predecessor slots of each decided position, per thread, a
+         * slice of the front at a time (the lists hold tens of entries per
+         * position: a whole front at once would be the peak of the solve);
+         * what a slice finds goes to later levels only, so slicing changes
+         * nothing */
+        for (size_t c0 = 0; c0 < front.n && rc == MMTB_OK; c0 += FRONT_SLICE) {
+            size_t c1 = front.n - c0 > FRONT_SLICE ? c0 + FRONT_SLICE : front.n;
 #pragma omp parallel
-        {
-            int t = omp_get_thread_num();
-            struct vec64 *out = &outs[t];
-            out->n = 0;
-            struct mmtb_pos *pred = malloc(PRED_CAP * sizeof *pred);
-            uint64_t *ps = malloc(PRED_CAP * sizeof *ps);
-            int lrc = pred && ps ? MMTB_OK : MMTB_ERR_NOMEM;
+            {
+                int t = omp_get_thread_num();
+                struct vec64 *out = &outs[t];
+                out->n = 0;
+                struct mmtb_pos *pred = malloc(PRED_CAP * sizeof *pred);
+                uint64_t *ps = malloc(PRED_CAP * sizeof *ps);
+                int lrc = pred && ps ? MMTB_OK : MMTB_ERR_NOMEM;
 #pragma omp for schedule(dynamic, 256)
-            for (size_t k = 0; k < front.n; k++) {
-                if (lrc != MMTB_OK)
-                    continue;
-                uint64_t e = front.e[k];
-                int mi = (int)(e >> 63);
-                struct mmtb_pos p;
-                slot_pos(&j->m[mi], (e >> 1) & (((uint64_t)1 << 62) - 1), &p);
-                int n = mmtb_gen_predecessors(v, &p, MMTB_PRED_QUIET, pred, PRED_CAP);
-                if (n < 0) {
-                    lrc = n;
-                    continue;
+                for (size_t k = c0; k < c1; k++) {
+                    if (lrc != MMTB_OK)
+                        continue;
+                    uint64_t e = front.e[k];
+                    int mi = (int)(e >> 63);
+                    struct mmtb_pos p;
+                    slot_pos(&j->m[mi], (e >> 1) & (((uint64_t)1 << 62) - 1), &p);
+                    int n = mmtb_gen_predecessors(v, &p, MMTB_PRED_QUIET, pred, PRED_CAP);
+                    if (n < 0) {
+                        lrc = n;
+                        continue;
+                    }
+                    int np = 0;
+                    for (int i = 0; i < n; i++) {
+                        int qm = rmember_of(j, mmtb_pos_sector(&pred[i]));
+                        if (qm >= 0)
+                            ps[np++] =
+                                entry(qm, mmtb_ban_index_rank_pos(j->m[qm].bx, &pred[i]), !(e & 1));
+                    }
+                    np = uniq(ps, np);
+                    for (int i = 0; i < np && lrc == MMTB_OK; i++)
+                        if (!vec64_push(out, ps[i]))
+                            lrc = MMTB_ERR_NOMEM;
                 }
-                int np = 0;
-                for (int i = 0; i < n; i++) {
-                    int qm = rmember_of(j, mmtb_pos_sector(&pred[i]));
-                    if (qm >= 0)
-                        ps[np++] = entry(qm, mmtb_ban_index_rank_pos(j->m[qm].bx, &pred[i]),
-                                         !(e & 1));
-                }
-                np = uniq(ps, np);
-                for (int i = 0; i < np && lrc == MMTB_OK; i++)
-                    if (!vec64_push(out, ps[i]))
-                        lrc = MMTB_ERR_NOMEM;
-            }
-            free(pred);
-            free(ps);
+                free(pred);
+                free(ps);
 #pragma omp critical
-            if (lrc != MMTB_OK && rc == MMTB_OK)
-                rc = lrc;
-        }
-        /* apply them: a loss makes its predecessors wins one ply on; a win
-         * takes one from their counts */
-        for (int t = 0; t < nthreads && rc == MMTB_OK; t++) {
-            for (size_t k = 0; k < outs[t].n && rc == MMTB_OK; k++) {
-                uint64_t e = outs[t].e[k];
-                struct rmember *me = &j->m[e >> 63];
-                uint64_t slot = (e >> 1) & (((uint64_t)1 << 62) - 1);
-                if (me->val[slot] != V_OPEN)
-                    continue;
-                if (e & 1) {
-                    rc = push_level(j, (unsigned)L + 1, e);
-                } else if (--me->cnt[slot] == 0 && !me->noloss[slot]) {
-                    unsigned d = (unsigned)L + 1 > me->extl[slot] ? (unsigned)L + 1
-                                                                  : me->extl[slot];
-                    rc = push_level(j, d, e);
+                if (lrc != MMTB_OK && rc == MMTB_OK)
+                    rc = lrc;
+            }
+            /* apply them: a loss makes its predecessors wins one ply on; a win
+             * takes one from their counts */
+            for (int t = 0; t < nthreads && rc == MMTB_OK; t++) {
+                for (size_t k = 0; k < outs[t].n && rc == MMTB_OK; k++) {
+                    uint64_t e = outs[t].e[k];
+                    struct rmember *me = &j->m[e >> 63];
+                    uint64_t slot = (e >> 1) & (((uint64_t)1 << 62) - 1);
+                    if (me->val[slot] != V_OPEN)
+                        continue;
+                    if (e & 1) {
+                        me->val[slot] = V_QUEUED;
+                        rc = push_level(j, (unsigned)L + 1, e);
+                    } else if (--me->cnt[slot] == 0 && !me->noloss[slot]) {
+                        unsigned d =
+                            (unsigned)L + 1 > me->extl[slot] ? (unsigned)L + 1 : me->extl[slot];
+                        rc = push_level(j, d, e);
+                    }
                 }
             }
         }
@@ -327,6 +341,41 @@ static void rjob_free(struct rjob *j)
         for (int i = 0; i < MAX_LEVELS; i++)
             free(j->bucket[i].e);
     free(j->bucket);
+}
+
+/*
+ * What reclose_pair_solve needs, by part: per slot its value, count,
+ * no-loss flag, depth and deepest outside loss (7 bytes), the restriction
+ * index (a byte per position); the level queues, bounded by 12 bytes a
+ * slot, and a slice's updates (docs/SCALING.md: measured on twelve); per
+ * thread the predecessor buffers and a probe context for the solved
+ * sectors.  Builds each member's restriction index to count its slots.
+ */
+int reclose_pair_memory(const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
+                        struct pair_mem *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t nth = (uint64_t)omp_get_max_threads();
+    for (int i = 0; i < nss; i++) {
+        mmtb_ban_index *bx;
+        int rc = mmtb_ban_index_create(&bx, ix, ss[i]);
+        if (rc != MMTB_OK)
+            return rc;
+        uint64_t slots = mmtb_ban_index_slots(bx);
+        out->state += 7 * slots + mmtb_ban_index_base(bx);
+        out->work += 12 * slots;
+        mmtb_ban_index_free(bx);
+    }
+    /* a slice's updates: 8 bytes each, some 32 a position, in lists that
+     * double as they grow (so 16 bytes an update); a slice is at most a
+     * quarter of the pair */
+    uint64_t upd = 32 * (uint64_t)FRONT_SLICE, q = out->work / 12;
+    out->work += 16 * (upd < 4 * q ? upd : 4 * q);
+    out->work += (uint64_t)4 << 20; /* fixed: the writer, the level lists */
+    out->work += nth * (PRED_CAP * (sizeof(struct mmtb_pos) + 8) + ((uint64_t)1 << 20));
+    out->deps = nth * (MMTB_DEFAULT_CACHE_BYTES + ((uint64_t)1 << 20));
+    out->total = out->state + out->deps + out->work;
+    return MMTB_OK;
 }
 
 int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
@@ -385,7 +434,9 @@ int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_varian
         for (int t = 0; t < nthreads && rc == MMTB_OK; t++) {
             for (size_t k = 0; k + 1 < outs[t].n && rc == MMTB_OK; k += 2)
                 rc = push_level(&j, (unsigned)outs[t].e[k], outs[t].e[k + 1]);
-            outs[t].n = 0;
+            /* queued: the lists go (they would stay through the levels) */
+            free(outs[t].e);
+            memset(&outs[t], 0, sizeof outs[t]);
         }
     }
     if (rc != MMTB_OK) {
@@ -416,8 +467,8 @@ int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_varian
             goto out;
     }
     if (o->verbose)
-        fprintf(stderr, "%s: index %.2fs init %.2fs levels %.2fs (%d) write %.2fs\n", tag,
-                t1 - t0, t2 - t1, t3 - t2, j.nlevels, progress_now() - t3);
+        fprintf(stderr, "%s: index %.2fs init %.2fs levels %.2fs (%d) write %.2fs\n", tag, t1 - t0,
+                t2 - t1, t3 - t2, j.nlevels, progress_now() - t3);
 out:
     if (outs)
         for (int t = 0; t < nthreads; t++)

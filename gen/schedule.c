@@ -268,7 +268,15 @@ static int check_memory(const struct mmtb_solve_opts *o, const struct mmtb_varia
         if (P[p].have || P[p].owner != me)
             continue;
         struct pair_mem pm;
-        pair_memory(o, v, ix, &list[P[p].first], P[p].nss, &pm);
+        if (v->no_reclose) {
+            int mrc = reclose_pair_memory(ix, &list[P[p].first], P[p].nss, &pm);
+            if (mrc != MMTB_OK) {
+                snprintf(err, errlen, "cannot plan the memory of a pair: %s", mmtb_strerror(mrc));
+                return mrc;
+            }
+        } else {
+            pair_memory(o, v, ix, &list[P[p].first], P[p].nss, &pm);
+        }
         char names[48], b[32];
         mmtb_sector_format(list[P[p].first], names, sizeof names);
         if (P[p].nss == 2) {

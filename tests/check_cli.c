@@ -856,6 +856,46 @@ START_TEST(gen_memory_limit)
 }
 END_TEST
 
+/* --memory on a variant with the re-close rule plans the slots with
+ * restrictions, 7 bytes each (value, count, no-loss flag, two depths): the
+ * states it names are at least 7 bytes a slot that a run of the same
+ * sector reports solving (the plan of the plain solver, a byte a slot of the
+ * index without restrictions, is far below). */
+START_TEST(gen_memory_limit_reclose)
+{
+    char dir[] = "/tmp/check_cli_memrc_XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    char out[600], out2[600];
+    snprintf(out, sizeof out, "%s/t", dir);
+    snprintf(out2, sizeof out2, "%s/u", dir);
+    struct tl_result r;
+    char *run[] = {GEN_BIN, "-v", "twelve", "--max-stones", "3", "-o", out, "--quiet",
+                   "--json", "--threads", "1", NULL};
+    tl_run_argv(&r, NULL, run);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    unsigned long long slots = 0, canonical = 0;
+    const char *at = strstr(r.out, "\"slots_solved\":");
+    ck_assert_msg(at && sscanf(at, "\"slots_solved\":%llu", &slots) == 1, "%s", r.out);
+    at = strstr(r.out, "\"canonical\":");
+    ck_assert_msg(at && sscanf(at, "\"canonical\":%llu", &canonical) == 1, "%s", r.out);
+    ck_assert_msg(slots > canonical, "restrictions add slots: %llu <= %llu", slots, canonical);
+    tl_result_free(&r);
+    char *low[] = {GEN_BIN, "-v", "twelve", "--max-stones", "3", "-o", out2, "--quiet",
+                   "--memory", "1M", "--threads", "1", NULL};
+    tl_run_argv(&r, NULL, low);
+    ck_assert_msg(r.code == 4, "exit %d: %s", r.code, r.err);
+    unsigned long long need = 0, states = 0;
+    at = strstr(r.err, "sectors 3-3 need ");
+    ck_assert_msg(at && sscanf(at, "sectors 3-3 need %llu bytes (%*f GiB: %llu of states",
+                               &need, &states) == 2,
+                  "%s", r.err);
+    ck_assert_msg(states >= 7 * slots && need > states, "states %llu for %llu slots: %s", states,
+                  slots, r.err);
+    tl_result_free(&r);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
 /* A start where a side has fewer stones than min-stones is a game lost
  * before the first move: mmtb-gen refuses it with the rule named, exit 1,
  * and writes nothing (it used to crash on nine --start 2,2). */
@@ -982,6 +1022,7 @@ int main(void)
     tcase_add_test(tc, gen_refuses_counter_overflow);
     tcase_add_test(tc, gen_refuses_a_start_below_min_stones);
     tcase_add_test(tc, gen_memory_limit);
+    tcase_add_test(tc, gen_memory_limit_reclose);
     suite_add_tcase(s, tc);
 
     TCase *tt = tcase_create("tables");
