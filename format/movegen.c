@@ -50,7 +50,7 @@
 
 static inline int popc(uint32_t x)
 {
-    return __builtin_popcount(x);
+    return mmtb_popcount32(x);
 }
 
 static const char *const colour_name[2] = {"white", "black"};
@@ -135,41 +135,26 @@ void mmtb_pos_start(const struct mmtb_variant *v, struct mmtb_pos *p)
 /* ---- no_reclose edge codes ------------------------------------------- */
 
 /* Number of directed edges of the board (sum of degrees). */
-static int edge_count(const struct mmtb_variant *v)
+static inline int edge_count(const struct mmtb_variant *v)
 {
-    int n = 0;
-    for (int i = 0; i < v->npoints; i++)
-        n += popc(v->adj[i]);
-    return n;
+    return v->nedges;
 }
 
-/* Edge code of Y->X (X a neighbour of Y): sum_{i<Y} deg(i) + rank of X. */
-static int edge_encode(const struct mmtb_variant *v, int y, int x)
+/* Edge code of Y->X (X a neighbour of Y): the code of Y's first edge plus
+ * the rank of X among Y's neighbours. */
+static inline int edge_encode(const struct mmtb_variant *v, int y, int x)
 {
-    int code = 0;
-    for (int i = 0; i < y; i++)
-        code += popc(v->adj[i]);
-    return code + popc(v->adj[y] & (BIT(x) - 1));
+    return v->edge_first[y] + popc(v->adj[y] & (BIT(x) - 1));
 }
 
 /* Decode an edge code into Y and X; false when the code is out of range. */
-static bool edge_decode(const struct mmtb_variant *v, int code, int *y, int *x)
+static inline bool edge_decode(const struct mmtb_variant *v, int code, int *y, int *x)
 {
-    if (code < 0)
+    if (code < 0 || code >= v->nedges)
         return false;
-    for (int i = 0; i < v->npoints; i++) {
-        int d = popc(v->adj[i]);
-        if (code < d) {
-            uint32_t a = v->adj[i];
-            while (code--)
-                a &= a - 1;
-            *y = i;
-            *x = __builtin_ctz(a);
-            return true;
-        }
-        code -= d;
-    }
-    return false;
+    *y = v->edge_y[code];
+    *x = v->edge_x[code];
+    return true;
 }
 
 /* True when colour c (stones `own`, opponent `opp`) is really kept from

@@ -103,8 +103,8 @@ uint64_t mmtb_perft(const struct mmtb_variant *v, const struct mmtb_pos *p, int 
 static inline struct mmtb_sector mmtb_pos_sector(const struct mmtb_pos *p)
 {
     struct mmtb_sector s;
-    s.w = (uint8_t)__builtin_popcount(p->stones[p->side]);
-    s.b = (uint8_t)__builtin_popcount(p->stones[p->side ^ 1]);
+    s.w = (uint8_t)mmtb_popcount32(p->stones[p->side]);
+    s.b = (uint8_t)mmtb_popcount32(p->stones[p->side ^ 1]);
     s.w_hand = p->hand[p->side];
     s.b_hand = p->hand[p->side ^ 1];
     return s;

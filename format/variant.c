@@ -911,6 +911,16 @@ int mmtb_variant_parse(struct mmtb_variant **out, const char *text, size_t len, 
         if (!ps->key_line[K_TITLE])
             memcpy(v->title, v->name, sizeof v->name);
         v->full = v->npoints == 32 ? 0xffffffffu : (1u << v->npoints) - 1;
+        int e = 0;
+        for (int p = 0; p < v->npoints; p++) {
+            v->edge_first[p] = (int16_t)e;
+            for (uint32_t a = v->adj[p]; a; a &= a - 1, e++) {
+                v->edge_y[e] = (int8_t)p;
+                v->edge_x[e] = (int8_t)__builtin_ctz(a);
+            }
+        }
+        v->edge_first[v->npoints] = (int16_t)e;
+        v->nedges = e;
         rc = compute_symmetries(v);
         if (rc == MMTB_ERR_PARSE)
             rc = fail(ps, ps->last_line, "the board has more than %d symmetries", MMTB_MAX_SYMS);

@@ -26,6 +26,21 @@ enum mmtb_nomove {
  * A variant.  Allocated by mmtb_variant_parse/mmtb_variant_load, immutable
  * afterwards, freed with mmtb_variant_free; safe to share between threads.
  */
+/* Population count of a board mask: the instruction where the build has
+ * it, else a few shifts inline (the compiler's fallback is a library call,
+ * which was a fifth of the re-close solver's time). */
+static inline int mmtb_popcount32(uint32_t x)
+{
+#ifdef __POPCNT__
+    return __builtin_popcount(x);
+#else
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (int)((x * 0x01010101u) >> 24);
+#endif
+}
+
 struct mmtb_variant {
     char name[32];  /* short identifier, e.g. "nine" */
     char title[96]; /* human title, e.g. "Nine Men's Morris" */
@@ -42,6 +57,12 @@ struct mmtb_variant {
     int nmills;
     uint32_t mill[MMTB_MAX_MILLS];         /* each a mask of its points */
     uint64_t mills_at[MMTB_MAX_POINTS];    /* bit m set when mill m contains point */
+    /* Directed edges Y->X along the lines, numbered by Y then X (the codes
+     * of the re-close restrictions): edge_first[Y] is the code of Y's first,
+     * nedges their number, edge_y/edge_x the two ends of each code. */
+    int nedges;
+    int16_t edge_first[MMTB_MAX_POINTS + 1];
+    int8_t edge_y[MMTB_MAX_POINTS * MMTB_MAX_POINTS], edge_x[MMTB_MAX_POINTS * MMTB_MAX_POINTS];
 
     /* Rules. */
     int stones;          /* stones per side at the start */
