@@ -117,6 +117,47 @@ int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmt
     return MMTB_OK;
 }
 
+uint64_t mmtb_ban_index_count(const mmtb_index *ix, struct mmtb_sector s, uint64_t visit)
+{
+    const struct mmtb_variant *v = mmtb_index_variant(ix);
+    uint64_t base = mmtb_index_slots(ix, s);
+    if (!v->no_reclose || base == 0)
+        return base;
+    mmtb_ban_index bx;
+    memset(&bx, 0, sizeof bx);
+    bx.v = v;
+    bx.mover_bans = s.w_hand == 0 || v->place_or_move;
+    bx.opp_bans = s.b_hand == 0 || v->place_or_move;
+    if (!bx.mover_bans && !bx.opp_bans)
+        return base;
+    /* all of it, or WINDOWS windows spread evenly over the slots */
+    enum { WINDOWS = 64 };
+    uint64_t nw = base <= visit ? 1 : WINDOWS, w = base <= visit ? base : visit / WINDOWS;
+    if (w == 0)
+        w = 1;
+    uint64_t seen = 0, sum = 0;
+    int8_t f[MMTB_MAX_BANS], t[MMTB_MAX_BANS];
+    for (uint64_t k = 0; k < nw; k++) {
+        uint64_t lo = base / nw * k, hi = lo + w < base ? lo + w : base;
+        struct mmtb_index_iter it;
+        mmtb_index_iter_start(&it, ix, s, lo, hi);
+        uint64_t slot;
+        uint32_t m, o;
+        bool canon;
+        while (mmtb_index_iter_next(&it, &slot, &m, &o, &canon)) {
+            seen++;
+            if (!canon)
+                continue;
+            int nf = 0, nt = 0;
+            live_pair(&bx, m, o, f, &nf, t, &nt);
+            sum += (uint64_t)((nf + 1) * (nt + 1) - 1);
+        }
+    }
+    if (seen == base || seen == 0)
+        return base + sum;
+    return base + (uint64_t)((double)sum / (double)seen * (double)base + 0.5);
+}
+
 void mmtb_ban_index_free(mmtb_ban_index *bx)
 {
     if (!bx)

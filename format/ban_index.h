@@ -27,6 +27,14 @@ typedef struct mmtb_ban_index mmtb_ban_index;
 int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s);
 void mmtb_ban_index_free(mmtb_ban_index *bx);
 
+/*
+ * The slots sector s would have with restrictions, without building its
+ * index: exact when it has at most `visit` scheme 1 slots, else estimated
+ * from about `visit` of them in windows spread over the sector.  The
+ * scheme 1 slots when the variant has no no_reclose.
+ */
+uint64_t mmtb_ban_index_count(const mmtb_index *ix, struct mmtb_sector s, uint64_t visit);
+
 /* Slots of the sector with restrictions (base + the restriction slots),
  * and the scheme 1 slots alone (base). */
 uint64_t mmtb_ban_index_slots(const mmtb_ban_index *bx);

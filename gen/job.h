@@ -261,6 +261,7 @@ struct pair_mem {
                       * the levels' update buffers and the writer's scratch:
                       * an allowance per thread, from measurements */
     uint64_t total;
+    uint64_t slots;  /* the members' slots (with restrictions, if any) */
 };
 
 /*

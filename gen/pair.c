@@ -96,6 +96,7 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     for (int i = 0; i < nss; i++) {
         j.m[i].s = ss[i];
         j.m[i].slots = mmtb_index_slots(ix, ss[i]);
+        out->slots += j.m[i].slots;
         /* st, flag_cur and flag_next (pair_solve) */
         out->state += j.m[i].slots + 2 * ((j.m[i].slots + CHUNK - 1) / CHUNK + 1);
     }

@@ -349,7 +349,8 @@ static void rjob_free(struct rjob *j)
  * index (a byte per position); the level queues, bounded by 12 bytes a
  * slot, and a slice's updates (docs/SCALING.md: measured on twelve); per
  * thread the predecessor buffers and a probe context for the solved
- * sectors.  Builds each member's restriction index to count its slots.
+ * sectors.  The slots with restrictions are counted exactly up to 4 M
+ * positions a sector, estimated from a sample beyond.
  */
 int reclose_pair_memory(const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
                         struct pair_mem *out)
@@ -357,14 +358,11 @@ int reclose_pair_memory(const mmtb_index *ix, const struct mmtb_sector *ss, int 
     memset(out, 0, sizeof *out);
     uint64_t nth = (uint64_t)omp_get_max_threads();
     for (int i = 0; i < nss; i++) {
-        mmtb_ban_index *bx;
-        int rc = mmtb_ban_index_create(&bx, ix, ss[i]);
-        if (rc != MMTB_OK)
-            return rc;
-        uint64_t slots = mmtb_ban_index_slots(bx);
-        out->state += 7 * slots + mmtb_ban_index_base(bx);
+        uint64_t base = mmtb_index_slots(ix, ss[i]);
+        uint64_t slots = mmtb_ban_index_count(ix, ss[i], (uint64_t)1 << 22);
+        out->slots += slots;
+        out->state += 7 * slots + base;
         out->work += 12 * slots;
-        mmtb_ban_index_free(bx);
     }
     /* a slice's updates: 8 bytes each, some 32 a position, in lists that
      * double as they grow (so 16 bytes an update); a slice is at most a
@@ -373,7 +371,7 @@ int reclose_pair_memory(const mmtb_index *ix, const struct mmtb_sector *ss, int 
     out->work += 16 * (upd < 4 * q ? upd : 4 * q);
     out->work += (uint64_t)4 << 20; /* fixed: the writer, the level lists */
     out->work += nth * (PRED_CAP * (sizeof(struct mmtb_pos) + 8) + ((uint64_t)1 << 20));
-    out->deps = nth * (MMTB_DEFAULT_CACHE_BYTES + ((uint64_t)1 << 20));
+    out->deps = nth * (RECLOSE_CACHE + ((uint64_t)1 << 20));
     out->total = out->state + out->deps + out->work;
     return MMTB_OK;
 }

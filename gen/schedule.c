@@ -286,9 +286,10 @@ static int check_memory(const struct mmtb_solve_opts *o, const struct mmtb_varia
         uint64_t need = base + pm.total;
         if (o->verbose)
             fprintf(stderr,
-                    "%s: plan %.1f MiB (state %.1f, solved sectors %.1f, work %.1f, base %.1f)\n",
+                    "%s: plan %.1f MiB (state %.1f, solved sectors %.1f, work %.1f, base %.1f), "
+                    "%llu slots\n",
                     names, need / 1048576.0, pm.state / 1048576.0, pm.deps / 1048576.0,
-                    pm.work / 1048576.0, base / 1048576.0);
+                    pm.work / 1048576.0, base / 1048576.0, (unsigned long long)pm.slots);
         if (rc == MMTB_OK && o->memory_limit && need > o->memory_limit) {
             snprintf(err, errlen,
                      "sectors %s need %llu bytes (%.2f GiB: %llu of states, %llu of solved "
