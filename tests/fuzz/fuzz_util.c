@@ -90,7 +90,12 @@ const char *fuzz_tables(const char *variant, const char *args)
             return made[i].dir;
     FUZZ_ASSERT(nmade < 8);
     snprintf(made[nmade].key, sizeof made[nmade].key, "%s", key);
-    snprintf(made[nmade].base, sizeof made[nmade].base, "/tmp/mmtb-fuzz-XXXXXX");
+    /* $TMPDIR when set (scripts/fuzz points it at a tmpfs: the tables
+     * target rewrites a file for every input) */
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp || strlen(tmp) > sizeof made[nmade].base - 20)
+        tmp = "/tmp";
+    snprintf(made[nmade].base, sizeof made[nmade].base, "%s/mmtb-fuzz-XXXXXX", tmp);
     FUZZ_ASSERT(mkdtemp(made[nmade].base) != NULL);
     snprintf(made[nmade].dir, sizeof made[nmade].dir, "%s/t", made[nmade].base);
     if (nmade == 0)
