@@ -32,7 +32,11 @@ static const char usage_gen[] =
     "      --threads N          worker threads (default: all cores)\n"
     "      --memory LIMIT       refuse, before solving anything, a sector pair that would\n"
     "                           need more than LIMIT bytes (such as 512M, 2G; per rank\n"
-    "                           with mmtb-gen-mpi)\n"
+    "                           with mmtb-gen-mpi; there a pair over LIMIT is solved\n"
+    "                           by all ranks together when its part fits)\n"
+    "      --split SLOTS        mmtb-gen-mpi: solve every pair of at least SLOTS slots\n"
+    "                           (such as 50M) by all ranks together, each holding a\n"
+    "                           part of its states\n"
     "      --level N            zstd level of both planes (default: 15 for W/D/L, 6 for depths)\n"
     "      --dtc-level N        zstd level of the depth plane only (12: a few % smaller,\n"
     "                           the write about twice as slow)\n"
@@ -69,9 +73,9 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
-/* A size in bytes: digits with an optional K, M, G or T (powers of 1024),
- * at least 1 MiB.  Returns 0, or -1 when s is not one. */
-static int parse_bytes(const char *s, uint64_t *out)
+/* A count: digits with an optional K, M, G or T (powers of 1024), at least
+ * min.  Returns 0, or -1 when s is not one. */
+static int parse_scaled(const char *s, uint64_t *out, uint64_t min)
 {
     char *end;
     errno = 0;
@@ -88,10 +92,16 @@ static int parse_bytes(const char *s, uint64_t *out)
     }
     if (*end == 'i' || *end == 'B') /* 2GiB, 2GB: the same here */
         end += *end == 'i' && end[1] == 'B' ? 2 : 1;
-    if (*end || x > (UINT64_MAX >> shift) || (x << shift) < ((uint64_t)1 << 20))
+    if (*end || x > (UINT64_MAX >> shift) || (x << shift) < min)
         return -1;
     *out = (uint64_t)x << shift;
     return 0;
+}
+
+/* A size in bytes, at least 1 MiB. */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+    return parse_scaled(s, out, (uint64_t)1 << 20);
 }
 
 /* Parse a comma-separated sector list ("3-3,4-3" or "w-b-wh-bh" items) into
@@ -228,6 +238,12 @@ int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FIL
             if (parse_bytes(argv[++i], &o->memory_limit)) {
                 say(msg, "%s: --memory: expected a size such as 512M or 2G, got '%s'\n", cmd,
                     val);
+                return 1;
+            }
+        } else if (!strcmp(a, "--split") && val) {
+            if (parse_scaled(argv[++i], &o->split_slots, 1)) {
+                say(msg, "%s: --split: expected a number of slots such as 1 or 50M, got '%s'\n",
+                    cmd, val);
                 return 1;
             }
         } else if (!strcmp(a, "--quiet")) {

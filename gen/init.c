@@ -242,7 +242,8 @@ static uint8_t init_settle(struct job *j, int mi, const struct init_scratch *is,
  */
 bool init_by_opponent(const struct job *j, const struct member *me)
 {
-    return me->s.w_hand > 0 && !j->v->place_or_move;
+    /* a split pair's rank walks its own range (split.c) */
+    return me->s.w_hand > 0 && !j->v->place_or_move && !j->sp;
 }
 
 /*
@@ -265,6 +266,12 @@ int init_pass(struct job *j)
         struct mmtb_sector ws = by_opp ? sector_partner(me->s) : me->s;
         uint64_t wslots = by_opp ? mmtb_index_slots(j->ix, ws) : me->slots;
         uint64_t nchunks = (wslots + chunk - 1) / chunk;
+        /* the chunks walked: all, or (split pair) this rank's range */
+        uint64_t cfirst = 0;
+        if (j->sp) {
+            cfirst = j->sp->lo[mi] / chunk;
+            nchunks = (j->sp->hi[mi] + chunk - 1) / chunk;
+        }
         uint64_t visited = 0;
         uint64_t nparts = by_opp ? (me->slots >> PART_SHIFT) + 1 : 0;
         struct vec64 *ib = NULL;
@@ -292,7 +299,7 @@ int init_pass(struct job *j)
 #pragma omp atomic write
                 fail = 1;
             }
-            for (uint64_t b0 = 0; b0 < nchunks; b0 += INIT_BATCH_CHUNKS) {
+            for (uint64_t b0 = cfirst; b0 < nchunks; b0 += INIT_BATCH_CHUNKS) {
                 uint64_t b1 = b0 + INIT_BATCH_CHUNKS < nchunks ? b0 + INIT_BATCH_CHUNKS : nchunks;
 #pragma omp for schedule(dynamic, 16)
                 for (uint64_t c = b0; c < b1; c++) {

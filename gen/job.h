@@ -113,9 +113,38 @@ struct member {
     size_t ndeep;
 };
 
-/* The levels' update buffers and per-thread scratch (levels.c). */
-struct updbuf;
+/* The levels' updates queued for one partition of a partner array
+ * (levels.c): offset in the partition << UPD_OFF_SHIFT | UPD_LOST (the
+ * position moved to is lost) | moves (UPD_MOVES: how many of the
+ * predecessor's moves lead there). */
+struct updbuf {
+    uint32_t *e;
+    size_t n, cap;
+};
+#define UPD_MOVES 0x7fu
+#define UPD_LOST (1u << 7)
+#define UPD_OFF_SHIFT 8
+
+/* The levels' per-thread scratch (levels.c). */
 struct pred_scratch;
+
+/*
+ * A pair split across the ranks of a transport (split.c): each member's
+ * partitions (PART_SHIFT slots) are cut into nranks contiguous runs, run r
+ * held by rank r.  This rank holds, inits and decides the slots [lo[i],
+ * hi[i]) of member i; the level updates of other ranks' slots are sent to
+ * them, and rank 0 writes the tables, fetching the others' values.
+ */
+struct split {
+    const struct mmtb_transport *t;
+    int rank, nranks;
+    uint64_t lo[2], hi[2];
+    uint64_t *plo[2];    /* member i: the first partition of rank r, [nranks + 1] */
+    uint64_t sent_updates; /* bytes of level updates this rank sent */
+    uint64_t sent_values;  /* bytes of values it sent to rank 0's writer */
+    uint64_t round_peak;   /* the most bytes of updates a round sent and received */
+    char err[256];       /* a failed transport call's message */
+};
 
 /* One job: a pair (or a lone sector) being solved, what every stage works on. */
 struct job {
@@ -145,6 +174,7 @@ struct job {
     uint64_t nparts;
     struct updbuf *upd;
     struct pred_scratch *ps; /* per thread */
+    struct split *sp;        /* NULL: this process holds the whole pair */
 };
 
 /* ------------------------------------------------------ shared helpers */
@@ -192,6 +222,13 @@ static inline int deep_collect(struct job *j)
         v->n = 0;
     }
     return MMTB_OK;
+}
+
+/* The slots of member mi this process holds: [*lo, *hi). */
+static inline void member_range(const struct job *j, int mi, uint64_t *lo, uint64_t *hi)
+{
+    *lo = j->sp ? j->sp->lo[mi] : 0;
+    *hi = j->sp ? j->sp->hi[mi] : j->m[mi].slots;
 }
 
 /* ------------------------------------------------------------ the stages */
@@ -243,13 +280,14 @@ void levels_free(struct job *j);
 
 /*
  * pair.c: solve one pair ss[0..nss) (or a lone sector, nss 1) of variant v
- * from the solved sectors in o->outdir, and write its tables there;
+ * from the solved sectors in o->outdir, and write its tables there (split:
+ * together with the other ranks of o->transport, split.c);
  * stats[i] receives the statistics of ss[i].  tag names the pair in the
  * progress display and the --verbose phase times.  Returns MMTB_OK or a
  * status with a message in err.
  */
 int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
-               const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
+               const mmtb_index *ix, const struct mmtb_sector *ss, int nss, bool split,
                struct mmtb_sector_stats *stats, struct progress *prog, const char *tag,
                char *err, size_t errlen);
 
@@ -285,5 +323,44 @@ int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_varian
                        const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
                        struct mmtb_sector_stats *stats, struct progress *prog, const char *tag,
                        char *err, size_t errlen);
+
+/*
+ * split.c: cut the members of j among the transport's ranks (j->sp, with
+ * the ranges), and release it.  split_setup returns MMTB_OK or
+ * MMTB_ERR_NOMEM.
+ */
+int split_setup(struct job *j, const struct mmtb_transport *t);
+void split_free(struct job *j);
+
+/* split.c: the rank holding partition p of member mi. */
+int split_owner(const struct split *sp, int mi, uint64_t p);
+
+/* split.c: v[0..n) combined over the ranks (sum, or maximum when max). */
+int split_reduce(struct job *j, uint64_t *v, int n, bool max);
+
+/*
+ * split.c: apply the level updates this rank found for partitions of
+ * member pi that other ranks hold (j->upd, which it empties) there, and
+ * those the others found for this rank's here, at level d (one exchange
+ * among all ranks).  *found receives the positions decided here.  Returns
+ * MMTB_OK or a status (j->sp->err says what failed).
+ */
+int split_exchange_updates(struct job *j, int pi, unsigned d, uint64_t *found);
+
+/*
+ * split.c: write the members' tables from all ranks' states (rank 0
+ * writes, fetching the others' values; they serve them) and give every
+ * rank the statistics.  Returns MMTB_OK or a status with a message in err.
+ */
+int split_write(struct job *j, const struct mmtb_solve_opts *o, const struct mmtb_sector *ss,
+                struct mmtb_sector_stats *stats, char *err, size_t errlen);
+
+/* levels.c: apply the update e (levels.c's format) to slot k of member
+ * pi at level d; true when k became decided.  For split.c. */
+bool levels_apply_one(struct job *j, int pi, uint64_t k, uint32_t e, unsigned d);
+
+/* pair.c: the writer's values of member me's slots [first, first + count). */
+void pair_fill_values(const struct member *me, uint64_t first, uint64_t count, uint8_t *wdl,
+                      uint16_t *dtc);
 
 #endif

@@ -30,11 +30,6 @@
 #include <omp.h>
 #include <string.h>
 
-/* Updates queued for one partition of a partner array. */
-struct updbuf {
-    uint32_t *e;
-    size_t n, cap;
-};
 
 _Static_assert(ST_DRAWN == 0x7e, "forward_member's scan of eight states at once");
 #define FWD_GROUP 16        /* positions */
@@ -162,11 +157,9 @@ retro_update(struct job *j, int mi, uint64_t k, bool succ_lost, unsigned moves, 
  * not matter (a position with a lost successor never counts down to 0), so
  * the result is the same for any thread count and batch size.
  *
- * An update is 32 bits: offset in the partition << 8 | lost << 7 | moves.
+ * An update is 32 bits: offset in the partition << 8 | lost << 7 | moves
+ * (job.h's UPD_ bits).
  */
-#define UPD_MOVES 0x7fu
-#define UPD_LOST (1u << 7)
-#define UPD_OFF_SHIFT 8
 #define BATCH_CHUNKS 256 /* source chunks between two applications */
 _Static_assert(ST_MAX_COUNT <= UPD_MOVES, "moves must fit an update");
 _Static_assert(PART_SHIFT + UPD_OFF_SHIFT <= 32, "offset must fit an update");
@@ -241,6 +234,11 @@ static uint64_t apply_partition(struct job *j, int pi, uint64_t p, unsigned d,
         b->n = 0;
     }
     return found;
+}
+
+bool levels_apply_one(struct job *j, int pi, uint64_t k, uint32_t e, unsigned d)
+{
+    return retro_update(j, pi, k, e & UPD_LOST, e & UPD_MOVES, d, &j->deep_new[0]);
 }
 
 /* The decided positions of member mi in [lo, hi) at level d: every slot
@@ -441,18 +439,97 @@ static void count_decided(struct job *j, int mi, unsigned d, uint64_t n)
     j->undecided[mi] -= n;
 }
 
+/*
+ * level_member on a split pair: this rank walks its own chunks (or its deep
+ * positions of depth d, list), in rounds of a batch of chunks; after each
+ * round it applies the updates of its own partitions of the partner and
+ * exchanges the others' with the other ranks (split.c).  Every rank makes
+ * as many rounds as the busiest one, so the exchanges pair up.  The result
+ * is that of the whole pair: a level's updates commute.
+ */
+static int level_member_split(struct job *j, int mi, unsigned d, bool deep_level,
+                              const uint64_t *list, size_t nlist, uint8_t want_loss,
+                              uint8_t want_win, uint64_t *newly)
+{
+    struct member *me = &j->m[mi];
+    const struct member *pa = &j->m[me->partner];
+    const struct split *sp = j->sp;
+    bool all = (int)d <= j->init_max;
+    /* this rank's units of work: chunks of its range, or pieces of its list */
+    uint64_t u0, u1;
+    if (deep_level) {
+        u0 = 0;
+        u1 = (nlist + DEEP_PIECE - 1) / DEEP_PIECE;
+    } else {
+        u0 = sp->lo[mi] / CHUNK;
+        u1 = (sp->hi[mi] + CHUNK - 1) / CHUNK;
+    }
+    /* the batches with work, in order */
+    uint64_t nb = 0, cap = (u1 - u0 + BATCH_CHUNKS - 1) / BATCH_CHUNKS;
+    uint64_t *batch = malloc((cap ? cap : 1) * sizeof *batch);
+    if (!batch)
+        return MMTB_ERR_NOMEM;
+    for (uint64_t b0 = u0; b0 < u1; b0 += BATCH_CHUNKS) {
+        uint64_t b1 = b0 + BATCH_CHUNKS < u1 ? b0 + BATCH_CHUNKS : u1;
+        if (deep_level || all || memchr(me->flag_cur + b0, 1, b1 - b0))
+            batch[nb++] = b0;
+    }
+    uint64_t rounds = nb;
+    int rc = split_reduce(j, &rounds, 1, true);
+    const uint64_t plo = sp->plo[me->partner][sp->rank], phi = sp->plo[me->partner][sp->rank + 1];
+    uint64_t found = 0;
+    for (uint64_t r = 0; r < rounds && rc == MMTB_OK; r++) {
+        uint64_t b0 = r < nb ? batch[r] : u1, b1 = b0 + BATCH_CHUNKS < u1 ? b0 + BATCH_CHUNKS : u1;
+        uint64_t here = 0;
+#pragma omp parallel reduction(+ : here)
+        {
+            struct updbuf *bufs = &j->upd[(size_t)omp_get_thread_num() * j->nparts];
+            struct pred_scratch *ps = &j->ps[omp_get_thread_num()];
+            struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
+#pragma omp for schedule(dynamic, 16)
+            for (uint64_t c = b0; c < b1; c++) {
+                struct level_src src = {c * CHUNK, c * CHUNK + CHUNK, NULL, 0};
+                if (list) {
+                    src.list = list + c * DEEP_PIECE;
+                    src.n = nlist - c * DEEP_PIECE < DEEP_PIECE ? nlist - c * DEEP_PIECE
+                                                                : DEEP_PIECE;
+                    src.lo = src.list[0] & (((uint64_t)1 << DEEP_SLOT_BITS) - 1);
+                    src.hi = me->slots;
+                } else if (!all && !me->flag_cur[c]) {
+                    continue;
+                }
+                if (!list && src.hi > sp->hi[mi])
+                    src.hi = sp->hi[mi];
+                level_chunk(j, me, pa, &src, want_loss, want_win, bufs, ps);
+            }
+#pragma omp for schedule(dynamic, 8)
+            for (uint64_t p = plo; p < phi; p++)
+                here += apply_partition(j, me->partner, p, d, deep);
+        }
+        found += here;
+        uint64_t there = 0;
+        rc = split_exchange_updates(j, me->partner, d, &there);
+        found += there;
+    }
+    free(batch);
+    (void)pa;
+    count_decided(j, me->partner, d + 1, found);
+    *newly += found;
+    return rc;
+}
+
 /* Propagate from every position of member mi decided at depth d. */
-static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
+static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
 {
     struct member *me = &j->m[mi];
     if (me->partner < 0)
-        return;
+        return MMTB_OK;
     struct member *pa = &j->m[me->partner];
-    if (level_forward(j, mi, d)) {
+    if (!j->sp && level_forward(j, mi, d)) {
         uint64_t found = forward_member(j, mi, d);
         count_decided(j, me->partner, d + 1, found);
         *newly += found;
-        return;
+        return MMTB_OK;
     }
     const uint64_t chunk = CHUNK;
     uint64_t nchunks = (me->slots + chunk - 1) / chunk;
@@ -470,11 +547,14 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
             a++;
         while (a + nlist < dl->n && (dl->e[a + nlist] >> DEEP_SLOT_BITS) == (uint64_t)mi)
             nlist++;
-        if (nlist == 0)
-            return; /* nothing of this member at depth d (dl->e may be NULL) */
-        list = dl->e + a;
+        if (nlist == 0 && !j->sp)
+            return MMTB_OK; /* nothing of this member at depth d (dl->e may be NULL) */
+        list = nlist ? dl->e + a : NULL;
         nchunks = (nlist + DEEP_PIECE - 1) / DEEP_PIECE;
     }
+    if (j->sp) /* (a split rank with none still takes part in the exchanges) */
+        return level_member_split(j, mi, d, d >= j->deep_from, list, nlist, want_loss, want_win,
+                                  newly);
     uint64_t found = 0;
 #pragma omp parallel reduction(+ : found)
     {
@@ -508,6 +588,7 @@ static void level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
     }
     count_decided(j, me->partner, d + 1, found);
     *newly += found;
+    return MMTB_OK;
 }
 
 /* Bucket entries of level d: external results that take effect now. */
@@ -534,15 +615,26 @@ static uint64_t level_buckets(struct job *j, unsigned d)
  * next level. */
 int levels_pass(struct job *j)
 {
+    if (j->sp) {
+        /* every rank goes through the same levels */
+        uint64_t m[3] = {(uint64_t)j->any_inpair, (uint64_t)j->last_level, (uint64_t)j->init_max};
+        int rc = split_reduce(j, m, 3, true);
+        if (rc != MMTB_OK)
+            return rc;
+        j->any_inpair = (int)m[0];
+        j->last_level = (int)m[1];
+        j->init_max = (int)m[2];
+    }
     /* The quiet-move relation is symmetric: without in-pair successors
      * there are no in-pair predecessors either (placement sectors). */
     if (!j->any_inpair)
         return MMTB_OK;
     for (int mi = 0; mi < j->nm; mi++) {
         const uint8_t *st = j->m[mi].st;
-        uint64_t u = 0;
+        uint64_t u = 0, lo, hi;
+        member_range(j, mi, &lo, &hi);
 #pragma omp parallel for reduction(+ : u) schedule(static)
-        for (uint64_t i = 0; i < j->m[mi].slots; i++)
+        for (uint64_t i = lo; i < hi; i++)
             u += st[i] < ST_DRAWN;
         j->undecided[mi] = u;
     }
@@ -552,8 +644,21 @@ int levels_pass(struct job *j)
         if (d >= (int)j->deep_from && j->deep[d].n > 1)
             qsort(j->deep[d].e, j->deep[d].n, sizeof *j->deep[d].e, cmp_u64);
         uint64_t newly = level_buckets(j, (unsigned)d);
-        for (int mi = 0; mi < j->nm; mi++)
-            level_member(j, mi, (unsigned)d, &newly);
+        for (int mi = 0; mi < j->nm; mi++) {
+            int rc = level_member(j, mi, (unsigned)d, &newly);
+            if (rc != MMTB_OK)
+                return rc;
+        }
+        if (j->sp) {
+            /* the others' news decide whether there is a next level */
+            uint64_t v[2] = {newly, (uint64_t)j->oom};
+            int rc = split_reduce(j, v, 2, true);
+            if (rc != MMTB_OK)
+                return rc;
+            newly = v[0];
+            if (v[1])
+                return MMTB_ERR_NOMEM;
+        }
         if (newly && d + 1 > j->last_level)
             j->last_level = d + 1;
         for (int mi = 0; mi < j->nm; mi++) {
@@ -592,9 +697,10 @@ int levels_finish(struct job *j)
             }
         qsort(me->deep, me->ndeep, sizeof *me->deep, cmp_u64);
         /* one entry per deep state, or the writer would take wrong depths */
-        uint64_t ndeep_st = 0;
+        uint64_t ndeep_st = 0, lo, hi;
+        member_range(j, mi, &lo, &hi);
 #pragma omp parallel for reduction(+ : ndeep_st) schedule(static)
-        for (uint64_t i = 0; i < me->slots; i++)
+        for (uint64_t i = lo; i < hi; i++)
             ndeep_st += (me->st[i] | ST_WIN) == (ST_RESOLVED | ST_WIN | ST_DEEP);
         bool ok = ndeep_st == me->ndeep;
         for (size_t k = 0; ok && k < me->ndeep; k++)

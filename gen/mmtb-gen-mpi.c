@@ -3,11 +3,14 @@
  * takes mmtb-gen's options (cli.c) and solves the game's sector pairs on N
  * ranks that share the table directory (schedule.c plans who solves what;
  * this file is only the transport: a broadcast of rank 0's view of the
- * directory and one small message per pair written).  The tables are the
- * same bytes as mmtb-gen's.  Exit codes as mmtb-gen's; a failed rank stops
+ * directory and one small message per pair written; for a pair split among
+ * the ranks (split.c), an all-to-all exchange of level updates per round,
+ * reductions, and rank 0's requests for values as it writes).  The tables
+ * are the same bytes as mmtb-gen's.  Exit codes as mmtb-gen's; a failed rank stops
  * the whole run (MPI_Abort), and a rerun resumes.
  */
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,8 @@
 #include "solve.h"
 
 #define TAG_DONE 21
+#define TAG_REQ 22  /* rank 0 asks for values (split pairs) */
+#define TAG_RESP 23 /* and gets them */
 
 struct mpi_ctx {
     bool started;      /* the first collective call was made */
@@ -101,6 +106,128 @@ static int t_next(void *ctx, void *msg, size_t len, char *err, size_t errlen)
     return MMTB_OK;
 }
 
+/* All-to-all of byte buffers: the sizes first, then the bytes. */
+static int t_exchange(void *ctx, void *const *send, const size_t *sendlen, void **recv,
+                      size_t *recvlen, char *err, size_t errlen)
+{
+    (void)ctx;
+    int me, n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    int *sc = calloc((size_t)n, sizeof *sc), *rcnt = calloc((size_t)n, sizeof *rcnt);
+    int *sd = calloc((size_t)n, sizeof *sd), *rd = calloc((size_t)n, sizeof *rd);
+    char *sbuf = NULL, *rbuf = NULL;
+    int rc = MMTB_ERR_NOMEM;
+    *recv = NULL;
+    *recvlen = 0;
+    if (!sc || !rcnt || !sd || !rd)
+        goto out;
+    size_t stot = 0;
+    for (int r = 0; r < n; r++) {
+        size_t l = r == me ? 0 : sendlen[r];
+        if (l > (size_t)INT32_MAX || stot + l > (size_t)INT32_MAX) {
+            snprintf(err, errlen, "a round of updates of more than 2 GiB");
+            rc = MMTB_ERR_UNSUPPORTED;
+            goto out;
+        }
+        sc[r] = (int)l;
+        sd[r] = (int)stot;
+        stot += l;
+    }
+    int mrc = MPI_Alltoall(sc, 1, MPI_INT, rcnt, 1, MPI_INT, MPI_COMM_WORLD);
+    if (mrc != MPI_SUCCESS) {
+        rc = mpi_fail(mrc, "all-to-all", err, errlen);
+        goto out;
+    }
+    size_t rtot = 0;
+    for (int r = 0; r < n; r++) {
+        rd[r] = (int)rtot;
+        rtot += (size_t)rcnt[r];
+    }
+    if (rtot > (size_t)INT32_MAX) {
+        snprintf(err, errlen, "a round of updates of more than 2 GiB");
+        rc = MMTB_ERR_UNSUPPORTED;
+        goto out;
+    }
+    sbuf = malloc(stot ? stot : 1);
+    rbuf = malloc(rtot ? rtot : 1);
+    if (!sbuf || !rbuf)
+        goto out;
+    for (int r = 0; r < n; r++)
+        if (sc[r])
+            memcpy(sbuf + sd[r], send[r], (size_t)sc[r]);
+    mrc = MPI_Alltoallv(sbuf, sc, sd, MPI_BYTE, rbuf, rcnt, rd, MPI_BYTE, MPI_COMM_WORLD);
+    if (mrc != MPI_SUCCESS) {
+        rc = mpi_fail(mrc, "all-to-all", err, errlen);
+        goto out;
+    }
+    *recv = rbuf;
+    *recvlen = rtot;
+    rbuf = NULL;
+    rc = MMTB_OK;
+out:
+    if (rc == MMTB_ERR_NOMEM)
+        snprintf(err, errlen, "out of memory");
+    free(sc);
+    free(rcnt);
+    free(sd);
+    free(rd);
+    free(sbuf);
+    free(rbuf);
+    return rc;
+}
+
+static int t_reduce(void *ctx, uint64_t *v, int n, bool max, char *err, size_t errlen)
+{
+    (void)ctx;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, max ? MPI_MAX : MPI_SUM,
+                           MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? MMTB_OK : mpi_fail(rc, "reduction", err, errlen);
+}
+
+static int t_fetch(void *ctx, int rank, const void *req, size_t reqlen, void *resp,
+                   size_t resplen, char *err, size_t errlen)
+{
+    (void)ctx;
+    int rc = MPI_Send(req, (int)reqlen, MPI_BYTE, rank, TAG_REQ, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(rc, "send", err, errlen);
+    if (reqlen == 0)
+        return MMTB_OK;
+    MPI_Status st;
+    rc = MPI_Recv(resp, (int)resplen, MPI_BYTE, rank, TAG_RESP, MPI_COMM_WORLD, &st);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(rc, "receive", err, errlen);
+    int got = 0;
+    MPI_Get_count(&st, MPI_BYTE, &got);
+    if ((size_t)got != resplen) {
+        snprintf(err, errlen, "rank %d answered %d bytes, expected %zu", rank, got, resplen);
+        return MMTB_ERR_CORRUPT;
+    }
+    return MMTB_OK;
+}
+
+static int t_serve_next(void *ctx, void *req, size_t reqcap, size_t *reqlen, char *err,
+                        size_t errlen)
+{
+    (void)ctx;
+    MPI_Status st;
+    int rc = MPI_Recv(req, (int)reqcap, MPI_BYTE, 0, TAG_REQ, MPI_COMM_WORLD, &st);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(rc, "receive", err, errlen);
+    int got = 0;
+    MPI_Get_count(&st, MPI_BYTE, &got);
+    *reqlen = (size_t)got;
+    return MMTB_OK;
+}
+
+static int t_serve_reply(void *ctx, const void *resp, size_t len, char *err, size_t errlen)
+{
+    (void)ctx;
+    int rc = MPI_Send(resp, (int)len, MPI_BYTE, 0, TAG_RESP, MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? MMTB_OK : mpi_fail(rc, "send", err, errlen);
+}
+
 /* Complete the announcements and release their copies. */
 static int finish(struct mpi_ctx *c)
 {
@@ -114,7 +241,10 @@ static int finish(struct mpi_ctx *c)
 
 int main(int argc, char **argv)
 {
-    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+    /* rank 0's writer fetches values from its worker threads, one at a
+     * time (split pairs) */
+    int provided = MPI_THREAD_SINGLE;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "mmtb-gen-mpi: MPI_Init failed\n");
         return 2;
     }
@@ -144,7 +274,13 @@ int main(int argc, char **argv)
     }
     struct mpi_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
-    struct mmtb_transport t = {me, n, &ctx, t_share, t_announce, t_next};
+    struct mmtb_transport t = {me,         n,        &ctx,         t_share,
+                               t_announce, t_next,   t_exchange,   t_reduce,
+                               t_fetch,    t_serve_next, t_serve_reply};
+    if (provided < MPI_THREAD_SERIALIZED) {
+        /* this MPI cannot take calls from the writer's threads: no split pairs */
+        t.exchange = NULL;
+    }
     c.solve.transport = &t;
     int rc = mmtb_solve(&c.solve, err, sizeof err);
     if (rc != MMTB_OK) {

@@ -21,9 +21,9 @@ struct fill_ctx {
 
 /* Convert working state to table values for the writer (called in
  * parallel for disjoint ranges). */
-static void fill_values(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+void pair_fill_values(const struct member *me, uint64_t first, uint64_t count, uint8_t *wdl,
+                      uint16_t *dtc)
 {
-    const struct member *me = ((const struct fill_ctx *)ctx)->me;
     /* the first deep entry at or after `first` */
     size_t lo = 0, hi = me->ndeep;
     while (lo < hi) {
@@ -48,6 +48,11 @@ static void fill_values(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl,
             dtc[i] = 0;
         }
     }
+}
+
+static void fill_values(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+{
+    pair_fill_values(((const struct fill_ctx *)ctx)->me, first, count, wdl, dtc);
 }
 
 /* Release everything a job holds (any of it may be NULL). */
@@ -75,6 +80,7 @@ static void job_free(struct job *j)
     free(j->mhist[0]);
     free(j->mhist[1]);
     levels_free(j);
+    split_free(j);
 }
 
 /* The working allowance per thread (the levels' update buffers, which keep
@@ -124,7 +130,7 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
 /* Solve one pair (or a lone sector) and write it: the job's memory, then
  * the stages in order, with their phase times for --verbose. */
 int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
-               const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
+               const mmtb_index *ix, const struct mmtb_sector *ss, int nss, bool split,
                struct mmtb_sector_stats *stats, struct progress *prog, const char *tag,
                char *err, size_t errlen)
 {
@@ -149,6 +155,11 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     }
     for (int i = 0; i < nss; i++)
         j.m[i].partner = member_of(&j, sector_partner(ss[i]));
+    /* a split pair: this rank's ranges (the state arrays are whole in
+     * address space, but only the range is ever touched, so only it is
+     * resident) */
+    if (split && split_setup(&j, o->transport) != MMTB_OK)
+        goto out;
     j.nthreads = omp_get_max_threads();
     if (levels_setup(&j) != MMTB_OK)
         goto out;
@@ -157,7 +168,9 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     j.deep_new = calloc((size_t)j.nthreads, sizeof *j.deep_new);
     j.mhist[0] = calloc(MAX_LEVELS + 1, sizeof *j.mhist[0]);
     j.mhist[1] = calloc(MAX_LEVELS + 1, sizeof *j.mhist[1]);
-    j.forward = o->forward < 0 ? -1 : o->forward > 0;
+    /* (forward levels read the successors' states, which a split rank
+     * may not hold) */
+    j.forward = o->forward < 0 || j.sp ? -1 : o->forward > 0;
     if (!j.buckets || !j.deep || !j.deep_new || !j.mhist[0] || !j.mhist[1])
         goto out;
 
@@ -194,6 +207,8 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     if (rc != MMTB_OK) {
         if (rc == MMTB_ERR_NOMEM)
             snprintf(err, errlen, "out of memory");
+        else if (j.sp && rc != MMTB_ERR_UNSUPPORTED)
+            snprintf(err, errlen, "%s levels: %s", tag, j.sp->err);
         else
             snprintf(err, errlen, "depth to conversion exceeds %u plies", (unsigned)MAX_DEPTH);
         goto out;
@@ -208,7 +223,9 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     t_write = progress_now();
     snprintf(label, sizeof label, "%s write", tag);
     progress_phase(prog, label);
-    for (int i = 0; i < nss; i++) {
+    if (j.sp)
+        rc = split_write(&j, o, ss, stats, err, errlen);
+    for (int i = 0; i < nss && !j.sp && rc == MMTB_OK; i++) {
         struct fill_ctx fc = {&j.m[i]};
         struct mmtb_write_opts wo;
         memset(&wo, 0, sizeof wo);
@@ -216,13 +233,29 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
         wo.dtc_zstd_level = o->dtc_zstd_level;
         rc = mmtb_table_write_sector(o->outdir, v, ss[i], j.m[i].slots, fill_values, &fc, &wo,
                                      &stats[i], err, errlen);
-        if (rc != MMTB_OK)
-            goto out;
     }
-    if (o->verbose)
+    if (rc != MMTB_OK)
+        goto out;
+    if (o->verbose && j.sp) {
+        uint64_t held = 0;
+        for (int i = 0; i < nss; i++)
+            held += j.sp->hi[i] - j.sp->lo[i];
+        fprintf(stderr,
+                "%s: rank %d of %d: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs; "
+                "%llu of %llu slots held here; sent %llu bytes of updates (%.2f a slot held), "
+                "%llu of values; %llu bytes in the largest round\n",
+                tag, j.sp->rank, j.sp->nranks, t_init - t_load, t_levels - t_init,
+                t_write - t_levels, j.last_level, progress_now() - t_write,
+                (unsigned long long)held,
+                (unsigned long long)(j.m[0].slots + (nss > 1 ? j.m[1].slots : 0)),
+                (unsigned long long)j.sp->sent_updates,
+                held ? (double)j.sp->sent_updates / (double)held : 0.0,
+                (unsigned long long)j.sp->sent_values, (unsigned long long)j.sp->round_peak);
+    } else if (o->verbose) {
         fprintf(stderr, "%s: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs\n", tag,
                 t_init - t_load, t_levels - t_init, t_write - t_levels, j.last_level,
                 progress_now() - t_write);
+    }
     rc = MMTB_OK;
 out:
     job_free(&j);

@@ -128,7 +128,8 @@ struct pair {
     int ord;      /* 1 + the needed sectors before it: the [k/todo] of the display */
     int ndeps;    /* the pairs its moves lead into */
     int deps[16];
-    int owner;    /* the rank that solves it */
+    int owner;    /* the rank that solves it (-1: all ranks, split) */
+    bool split;   /* solved by all ranks together, each holding a part (split.c) */
 };
 
 /* What a rank announces when it has written a pair (mmtb_transport). */
@@ -204,6 +205,17 @@ static void plan_owners(const mmtb_index *ix, const struct mmtb_sector *list, st
             ready = fin[P[p].deps[d]] > ready ? fin[P[p].deps[d]] : ready;
         for (int k = 0; k < P[p].nss; k++)
             cost += (double)mmtb_index_slots(ix, list[P[p].first + k]);
+        if (P[p].split) {
+            /* every rank takes a part, once all are free */
+            double s = ready;
+            for (int r = 0; r < nranks; r++)
+                s = busy[r] > s ? busy[r] : s;
+            P[p].owner = -1;
+            fin[p] = s + cost / nranks;
+            for (int r = 0; r < nranks; r++)
+                busy[r] = fin[p];
+            continue;
+        }
         int best = 0;
         double best_start = 0;
         for (int r = 0; r < nranks; r++) {
@@ -251,6 +263,58 @@ static void took_news(const struct mmtb_solve_opts *o, FILE *rep, bool quiet,
         print_pair(rep, list, all, &P[p], msg->secs, "");
 }
 
+/* A split rank's exchange buffers: one round of level updates (a batch of
+ * 2^20 source slots), sent and received, 8 bytes each.  An allowance of 64
+ * bytes a slot held, at most 128 MiB: the largest round measured sent and
+ * received 105 MB (nine 5-3 / 3-5 on 3 ranks, 50 bytes a slot held; the
+ * rounds of pairs with many levels are a few MB). */
+#define SPLIT_WORK_MAX ((uint64_t)128 << 20)
+
+/* What pair q needs in memory (pair_memory, or reclose_pair_memory); on a
+ * pair split over nsplit ranks, what one rank needs: its part of the
+ * states (whole partitions, and the huge pages at its ends) and the
+ * exchange buffers.  Returns MMTB_OK or a status. */
+static int pair_need(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
+                     const mmtb_index *ix, const struct mmtb_sector *list, const struct pair *q,
+                     int nsplit, struct pair_mem *pm)
+{
+    if (v->no_reclose)
+        return reclose_pair_memory(ix, &list[q->first], q->nss, pm);
+    pair_memory(o, v, ix, &list[q->first], q->nss, pm);
+    if (nsplit > 1) {
+        uint64_t xw = 64 * pm->slots / (uint64_t)nsplit;
+        pm->state = pm->state / (uint64_t)nsplit + (uint64_t)q->nss * ((uint64_t)4 << 20);
+        pm->work += xw < SPLIT_WORK_MAX ? xw : SPLIT_WORK_MAX;
+        pm->total = pm->state + pm->deps + pm->work;
+    }
+    return MMTB_OK;
+}
+
+/*
+ * Which pairs all ranks solve together (mmtb-gen-mpi with more than one
+ * rank): those of at least o->split_slots slots, and those over
+ * o->memory_limit whose split part fits.  base is what a process holds
+ * already (rank 0's, the same on every rank, so every rank decides
+ * alike).  The re-close solver cannot split.
+ */
+static void plan_splits(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
+                        const mmtb_index *ix, const struct mmtb_sector *list, struct pair *P,
+                        int np, const struct mmtb_transport *t, uint64_t base)
+{
+    if (!t || t->nranks < 2 || !t->exchange || v->no_reclose)
+        return;
+    for (int p = 0; p < np; p++) {
+        if (P[p].have)
+            continue;
+        struct pair_mem whole, part;
+        pair_need(o, v, ix, list, &P[p], 1, &whole);
+        pair_need(o, v, ix, list, &P[p], t->nranks, &part);
+        P[p].split = (o->split_slots && whole.slots >= o->split_slots) ||
+                     (o->memory_limit && base + whole.total > o->memory_limit &&
+                      base + part.total <= o->memory_limit);
+    }
+}
+
 /*
  * --memory: every pair this rank is to solve must fit in o->memory_limit
  * with what the process already holds (base: the index tables); the
@@ -265,17 +329,14 @@ static int check_memory(const struct mmtb_solve_opts *o, const struct mmtb_varia
     uint64_t base = rss_bytes();
     int rc = MMTB_OK;
     for (int p = 0; p < np; p++) {
-        if (P[p].have || P[p].owner != me)
+        if (P[p].have || (P[p].owner != me && !P[p].split))
             continue;
         struct pair_mem pm;
-        if (v->no_reclose) {
-            int mrc = reclose_pair_memory(ix, &list[P[p].first], P[p].nss, &pm);
-            if (mrc != MMTB_OK) {
-                snprintf(err, errlen, "cannot plan the memory of a pair: %s", mmtb_strerror(mrc));
-                return mrc;
-            }
-        } else {
-            pair_memory(o, v, ix, &list[P[p].first], P[p].nss, &pm);
+        int nsplit = P[p].split ? o->transport->nranks : 1;
+        int mrc = pair_need(o, v, ix, list, &P[p], nsplit, &pm);
+        if (mrc != MMTB_OK) {
+            snprintf(err, errlen, "cannot plan the memory of a pair: %s", mmtb_strerror(mrc));
+            return mrc;
         }
         char names[48], b[32];
         mmtb_sector_format(list[P[p].first], names, sizeof names);
@@ -284,12 +345,15 @@ static int check_memory(const struct mmtb_solve_opts *o, const struct mmtb_varia
             snprintf(names + strlen(names), sizeof names - strlen(names), " and %s", b);
         }
         uint64_t need = base + pm.total;
+        char part[64] = "";
+        if (nsplit > 1)
+            snprintf(part, sizeof part, ", split over %d ranks: rank %d's part", nsplit, me);
         if (o->verbose)
             fprintf(stderr,
                     "%s: plan %.1f MiB (state %.1f, solved sectors %.1f, work %.1f, base %.1f), "
-                    "%llu slots\n",
+                    "%llu slots%s\n",
                     names, need / 1048576.0, pm.state / 1048576.0, pm.deps / 1048576.0,
-                    pm.work / 1048576.0, base / 1048576.0, (unsigned long long)pm.slots);
+                    pm.work / 1048576.0, base / 1048576.0, (unsigned long long)pm.slots, part);
         if (rc == MMTB_OK && o->memory_limit && need > o->memory_limit) {
             snprintf(err, errlen,
                      "sectors %s need %llu bytes (%.2f GiB: %llu of states, %llu of solved "
@@ -454,6 +518,19 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         for (int p = 0; p < np; p++)
             P[p].have = done[p];
     }
+    if (o->split_slots && !(t && t->exchange)) {
+        snprintf(err, errlen, "--split needs mmtb-gen-mpi (ranks to split pairs among)");
+        rc = MMTB_ERR_INVALID;
+        goto out;
+    }
+    if (t && t->nranks > 1 && t->exchange) {
+        /* rank 0's base, so that every rank plans the same splits */
+        uint64_t base = rss_bytes();
+        rc = t->share(t->ctx, &base, sizeof base, err, errlen);
+        if (rc != MMTB_OK)
+            goto out;
+        plan_splits(o, v, ix, list, P, np, t, base);
+    }
     plan_owners(ix, list, P, np, t ? t->nranks : 1);
     if (o->memory_limit || o->verbose) {
         rc = check_memory(o, v, ix, list, P, np, me, err, errlen);
@@ -483,7 +560,7 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
                 print_pair(rep, list, all, &P[p], 0, "(already solved)");
             continue;
         }
-        if (P[p].owner != me)
+        if (P[p].owner != me && !P[p].split)
             continue;
         /* the pairs it reads must be written: take the others' news until they are */
         for (int d = 0; d < P[p].ndeps; d++)
@@ -499,9 +576,12 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         char tag[64], nm[32];
         mmtb_sector_format(list[P[p].first], nm, sizeof nm);
         snprintf(tag, sizeof tag, "[%d/%d] %s", P[p].ord, todo, nm);
-        rc = (v->no_reclose ? reclose_pair_solve : pair_solve)(o, v, ix, &list[P[p].first],
-                                                               P[p].nss, &all[P[p].first], &prog,
-                                                               tag, err, errlen);
+        if (v->no_reclose)
+            rc = reclose_pair_solve(o, v, ix, &list[P[p].first], P[p].nss, &all[P[p].first],
+                                    &prog, tag, err, errlen);
+        else
+            rc = pair_solve(o, v, ix, &list[P[p].first], P[p].nss, P[p].split, &all[P[p].first],
+                            &prog, tag, err, errlen);
         progress_clear(&prog);
         if (rc != MMTB_OK)
             goto out;
@@ -513,7 +593,14 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         msg.peak_rss_mib = peak_rss_mib();
         for (int k = 0; k < P[p].nss; k++)
             msg.st[k] = all[P[p].first + k];
-        if (t && t->nranks > 1) {
+        if (P[p].split) {
+            /* every rank solved it: nothing to announce; the largest part's peak */
+            uint64_t kib = (uint64_t)(msg.peak_rss_mib * 1024);
+            rc = t->reduce(t->ctx, &kib, 1, true, err, errlen);
+            if (rc != MMTB_OK)
+                goto out;
+            msg.peak_rss_mib = (double)kib / 1024;
+        } else if (t && t->nranks > 1) {
             rc = t->announce(t->ctx, &msg, sizeof msg, err, errlen);
             if (rc != MMTB_OK)
                 goto out;

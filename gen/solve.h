@@ -27,6 +27,26 @@ struct mmtb_transport {
     int (*announce)(void *ctx, const void *msg, size_t len, char *err, size_t errlen);
     /* wait for the next message another rank announced (len bytes) */
     int (*next)(void *ctx, void *msg, size_t len, char *err, size_t errlen);
+    /*
+     * A pair split across all ranks (split.c): every rank calls these in
+     * the same order.  exchange sends send[r] (sendlen[r] bytes; the own
+     * rank's is not sent) to every rank r and returns in *recv (malloc'd,
+     * the caller frees) what the others sent this one, *recvlen bytes in
+     * rank order.  reduce combines n values over the ranks (the sum, or
+     * the maximum when max).  Writing: rank 0 asks rank r for values with
+     * fetch (a request, then resplen bytes of answer; a request of reqlen
+     * 0 ends r's serving); the other ranks take requests with serve_next
+     * (returns the request's length; 0: serving is over) and answer with
+     * serve_reply.  NULL in a transport that cannot split.
+     */
+    int (*exchange)(void *ctx, void *const *send, const size_t *sendlen, void **recv,
+                    size_t *recvlen, char *err, size_t errlen);
+    int (*reduce)(void *ctx, uint64_t *v, int n, bool max, char *err, size_t errlen);
+    int (*fetch)(void *ctx, int rank, const void *req, size_t reqlen, void *resp, size_t resplen,
+                 char *err, size_t errlen);
+    int (*serve_next)(void *ctx, void *req, size_t reqcap, size_t *reqlen, char *err,
+                      size_t errlen);
+    int (*serve_reply)(void *ctx, const void *resp, size_t len, char *err, size_t errlen);
 };
 
 struct mmtb_solve_opts {
@@ -54,6 +74,10 @@ struct mmtb_solve_opts {
                             * needs more is refused before anything is solved,
                             * MMTB_ERR_NOMEM with the pair and the bytes in err */
     const struct mmtb_transport *transport; /* NULL: this process solves everything */
+    uint64_t split_slots; /* with a transport that can split: pairs of at least this
+                           * many slots are solved by all ranks together, each
+                           * holding a part of the states (0: only pairs over
+                           * memory_limit that fit when split) */
 };
 
 /*

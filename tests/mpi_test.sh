@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # mpi_test.sh - mmtb-gen-mpi against mmtb-gen: nine up to 5 stones and the
 # placement start 4,4 solved on 1, 2 and 3 local ranks must give the same
-# files, byte for byte (cmp), as mmtb-gen; a rank killed mid-run must stop
+# files, byte for byte (cmp), as mmtb-gen, and so must every pair split
+# among 2 and 3 ranks (--split 1: each rank holds a part of every pair's
+# states); --memory splits a pair over the limit whose part fits and
+# refuses one whose part does not, before solving; a rank killed mid-run must stop
 # the whole run with a non-zero exit, and the rerun must resume and finish
 # with the same bytes again.  A sanitized build (SANITIZE 1, many times
 # slower) solves nine up to 4 stones and the start 3,3 instead.
@@ -47,8 +50,36 @@ for job in "${jobs[@]}"; do
         mpi "$np" -v nine $job -o "$out" --threads 1 --quiet || fail "$np ranks, $job: exit $?"
         same_tables "$ref" "$out"
         ok "nine $job on $np ranks: $(ls "$out" | wc -l) files identical to mmtb-gen's"
+        [ "$np" -gt 1 ] || continue
+        # every pair split among the ranks; two threads a rank on 2 ranks
+        # (rank 0's writer then fetches values from two threads)
+        out=$tmp/split$np
+        rm -rf "$out"
+        # shellcheck disable=SC2086
+        mpi "$np" -v nine $job -o "$out" --threads $((4 - np)) --split 1 --quiet ||
+            fail "$np ranks, $job, --split 1: exit $?"
+        same_tables "$ref" "$out"
+        ok "nine $job, every pair split among $np ranks: $(ls "$out" | wc -l) files identical to mmtb-gen's"
     done
 done
+
+# --memory on 2 ranks, planned before anything is solved: at 2300 MiB the
+# pair 9-7 / 7-9 (about 2.5 GiB whole, 2.1 GiB a rank split) is split and
+# 9-8 / 8-9 (2.3 GiB a rank even split) is refused; nothing is written.
+out=$tmp/plan
+set +e
+mpi 2 -v nine -o "$out" --threads 1 --memory 2300M --verbose >"$tmp/plan.log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 4 ] || fail "--memory 2300M on 2 ranks: exit $rc, expected 4: $(tail -3 "$tmp/plan.log")"
+grep -q "^9-7 and 7-9: plan .*split over 2 ranks: rank 0's part" "$tmp/plan.log" ||
+    fail "9-7 / 7-9 not split under --memory 2300M: $(grep '^9-7' "$tmp/plan.log")"
+grep -q "^8-7 and 7-8: plan .*slots$" "$tmp/plan.log" ||
+    fail "8-7 / 7-8 (fits whole) split or not planned: $(grep '^8-7' "$tmp/plan.log")"
+grep -q "sectors 9-8 and 8-9 need .* over the memory limit" "$tmp/plan.log" ||
+    fail "9-8 / 8-9 not refused: $(tail -3 "$tmp/plan.log")"
+[ -z "$(ls "$out" 2>/dev/null | grep mmtb$)" ] || fail "tables written although refused"
+ok "--memory 2300M on 2 ranks: 9-7 split, 9-8 refused before solving (exit 4)"
 
 # A resumed run: some sectors gone, three ranks finish the job.
 out=$tmp/np3
