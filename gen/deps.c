@@ -37,15 +37,17 @@ static void add_deps(struct job *j, struct mmtb_sector s, bool need_dtc[16])
 }
 
 /* Load an already solved sector fully into memory (in parallel ranges). */
-static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, bool need_dtc, char *err,
-                    size_t errlen)
+static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, bool need_dtc,
+                    uint64_t lo, uint64_t hi, char *err, size_t errlen)
 {
     d->slots = mmtb_index_slots(ix, d->s);
     d->wdl = gen_alloc_big(d->slots);
     d->dtc = need_dtc ? gen_alloc_big(d->slots * sizeof *d->dtc) : NULL;
     if (!d->wdl || (need_dtc && !d->dtc))
         return MMTB_ERR_NOMEM;
-    int rc = gen_read_sector(tb, d->s, d->slots, d->wdl, d->dtc);
+    /* (a split rank reads its run only; the rest of the arrays is never
+     * touched, so never resident) */
+    int rc = gen_read_range(tb, d->s, lo, hi < d->slots ? hi : d->slots, d->wdl, d->dtc);
     if (rc != MMTB_OK) {
         char name[32];
         mmtb_sector_format(d->s, name, sizeof name);
@@ -127,10 +129,17 @@ int deps_load(struct job *j, const char *dir, bool swap, char *err, size_t errle
         snprintf(err, errlen, "%s: cannot open tables: %s", dir, mmtb_strerror(rc));
         return rc;
     }
-    for (int i = 0; i < j->ndeps && rc == MMTB_OK; i++)
-        rc = load_dep(tb, &j->deps[i], j->ix, need_dtc[i], err, errlen);
+    for (int i = 0; i < j->ndeps && rc == MMTB_OK; i++) {
+        uint64_t lo = 0, hi = UINT64_MAX;
+        if (j->sp && split_cut(j->sp, mmtb_index_slots(j->ix, j->deps[i].s), &j->sp->dplo[i],
+                               &lo, &hi) != MMTB_OK)
+            rc = MMTB_ERR_NOMEM;
+        if (rc == MMTB_OK)
+            rc = load_dep(tb, &j->deps[i], j->ix, need_dtc[i], lo, hi, err, errlen);
+    }
     mmtb_tb_close(tb);
-    for (int i = 0; i < j->ndeps && rc == MMTB_OK && swap; i++)
+    /* (a split rank holds a run of each: nothing to re-file) */
+    for (int i = 0; i < j->ndeps && rc == MMTB_OK && swap && !j->sp; i++)
         if (!j->deps[i].dtc)
             rc = dep_swap(j, &j->deps[i]);
     return rc;

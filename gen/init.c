@@ -15,6 +15,8 @@
 #include "job.h"
 
 #include <omp.h>
+#include <stdio.h>
+#include <string.h>
 
 static void bucket_add(struct job *j, int level, uint64_t entry)
 {
@@ -42,6 +44,9 @@ struct ext_look {
     const struct dep *d;
     uint64_t r;
     bool capture;
+    bool have;    /* the value came from another rank (split pairs): w, dtc */
+    uint8_t w;
+    uint16_t dtc;
 };
 
 /* Per-thread scratch of the init pass. */
@@ -136,6 +141,7 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
         const struct dep *d = dep_of(j, sc[i].t);
         ext[next].d = d;
         ext[next].capture = sc[i].capture;
+        ext[next].have = false;
         if (d->swapped) {
             if (nr && (d != rd || sc[i].opp != rnm)) {
                 rank_group(j, sector_partner(rd->s), rnm, is->ropp, is->rat, nr, is->r, ext);
@@ -167,20 +173,19 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
 
 /* Second step: the state byte of gathered position p from its external
  * successors' values and its in-pair count; may add bucket entries. */
-static uint8_t init_settle(struct job *j, int mi, const struct init_scratch *is, int p,
-                           int *resolved_depth)
+static uint8_t init_settle(struct job *j, int mi, uint64_t slot, int nin, int n,
+                           const struct ext_look *ext, int *resolved_depth)
 {
-    uint64_t slot = is->pos[p].slot;
-    int nin = is->pos[p].nin;
-    const struct ext_look *ext = is->ext + is->pos[p].first;
     *resolved_depth = -1;
     int best_win = 0, worst_loss = 0;
     bool draw = false;
-    for (int i = 0; i < is->pos[p].n; i++) {
+    for (int i = 0; i < n; i++) {
         const struct dep *d = ext[i].d;
         uint64_t r = ext[i].r;
-        int w = d->wdl[r];
-        int depth = ext[i].capture ? 1 : (d->dtc ? d->dtc[r] : 0) + 1;
+        int w = ext[i].have ? ext[i].w : d->wdl[r];
+        int depth = ext[i].capture ? 1
+                    : ext[i].have  ? ext[i].dtc + 1
+                                   : (d->dtc ? d->dtc[r] : 0) + 1;
         if (w == 0) { /* the opponent loses there */
             if (depth == 1) {
                 *resolved_depth = 1;
@@ -255,8 +260,284 @@ bool init_by_opponent(const struct job *j, const struct member *me)
  * is job.h's (pair_memory counts the queues).
  */
 
+/*
+ * The init pass of a split pair (split.c): this rank's positions of each
+ * member, in rounds of SPLIT_INIT_CHUNKS chunks.  A round gathers its
+ * positions and their external successors; the successors' values held by
+ * other ranks (each holds a run of every solved sector) are asked of them
+ * in one exchange and answered in a second; then the round's positions
+ * are settled.  Every rank makes as many rounds as the busiest one, so the
+ * exchanges pair up.
+ */
+#define SPLIT_INIT_CHUNKS 32
+
+/* One thread's gathered positions and external successors of a round. */
+struct gathered {
+    struct gpos {
+        uint64_t slot;
+        size_t first;
+        int n, nin, depth;
+        uint8_t state;
+    } *pos;
+    size_t npos, cappos;
+    struct ext_look *ext;
+    size_t next, capext;
+};
+
+static bool grow(void **a, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    size_t nc = *cap ? *cap : 1024;
+    while (nc < need)
+        nc *= 2;
+    void *na = realloc(*a, nc * size);
+    if (!na)
+        return false;
+    *a = na;
+    *cap = nc;
+    return true;
+}
+
+/* A growable array of 64-bit entries per rank. */
+struct per_rank {
+    uint64_t *e;
+    size_t n, cap;
+};
+
+static int push_rank(struct per_rank *q, uint64_t x)
+{
+    if (!grow((void **)&q->e, &q->cap, q->n + 1, sizeof *q->e))
+        return MMTB_ERR_NOMEM;
+    q->e[q->n++] = x;
+    return MMTB_OK;
+}
+
+/* Gather the positions of chunks [b0, b1) of member mi into g (one per
+ * thread); non-canonical slots are marked unused on the way. */
+static int split_gather(struct job *j, int mi, uint64_t b0, uint64_t b1, struct gathered *g,
+                        struct init_scratch *iss)
+{
+    struct member *me = &j->m[mi];
+    const uint64_t hi_all = j->sp->hi[mi];
+    int fail = 0;
+#pragma omp parallel
+    {
+        struct gathered *mine = &g[omp_get_thread_num()];
+        struct init_scratch *is = &iss[omp_get_thread_num()];
+        mine->npos = mine->next = 0;
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t c = b0; c < b1; c++) {
+            uint64_t lo = c * CHUNK, hi = lo + CHUNK < hi_all ? lo + CHUNK : hi_all;
+            struct mmtb_index_iter it;
+            mmtb_index_iter_start(&it, j->ix, me->s, lo, hi);
+            uint64_t i;
+            uint32_t mover, opp;
+            bool canonical;
+            while (mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical)) {
+                if (!canonical) {
+                    me->st[i] = ST_UNUSED;
+                    continue;
+                }
+                is->npos = is->next = 0;
+                init_gather(j, mi, i, mover, opp, is);
+                int n = is->pos[0].n > 0 ? is->pos[0].n : 0;
+                if (!grow((void **)&mine->pos, &mine->cappos, mine->npos + 1, sizeof *mine->pos) ||
+                    !grow((void **)&mine->ext, &mine->capext, mine->next + (size_t)n,
+                          sizeof *mine->ext)) {
+                    __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
+                    break;
+                }
+                struct gpos *gp = &mine->pos[mine->npos++];
+                gp->slot = i;
+                gp->first = mine->next;
+                gp->n = is->pos[0].n;
+                gp->nin = is->pos[0].nin;
+                gp->state = is->pos[0].state;
+                gp->depth = is->pos[0].depth;
+                memcpy(mine->ext + mine->next, is->ext + is->pos[0].first, (size_t)n * sizeof *is->ext);
+                mine->next += (size_t)n;
+            }
+        }
+    }
+    return fail ? MMTB_ERR_NOMEM : MMTB_OK;
+}
+
+/*
+ * The values of the round's successors that other ranks hold: a request is
+ * solved sector << 56 | slot, an answer value | depth << 8 (32 bits), in
+ * the order of the requests.
+ */
+static int split_lookups(struct job *j, struct gathered *g, int nth, struct per_rank *req,
+                         struct per_rank *back)
+{
+    struct split *sp = j->sp;
+    const int K = sp->nranks;
+    for (int q = 0; q < K; q++)
+        req[q].n = back[q].n = 0;
+    for (int t = 0; t < nth; t++)
+        for (size_t x = 0; x < g[t].next; x++) {
+            const struct ext_look *e = &g[t].ext[x];
+            int k = (int)(e->d - j->deps);
+            int o = split_dep_owner(sp, k, e->r);
+            if (o == sp->rank)
+                continue;
+            if (push_rank(&req[o], (uint64_t)k << 56 | e->r) != MMTB_OK ||
+                push_rank(&back[o], (uint64_t)t << 40 | x) != MMTB_OK)
+                return MMTB_ERR_NOMEM;
+        }
+    void *send[64], *recv = NULL, *ans = NULL;
+    size_t slen[64], rlen[64], alen[64];
+    if (K > 64) {
+        snprintf(sp->err, sizeof sp->err, "more than 64 ranks");
+        return MMTB_ERR_UNSUPPORTED;
+    }
+    for (int q = 0; q < K; q++) {
+        send[q] = req[q].e;
+        slen[q] = req[q].n * sizeof *req[q].e;
+        sp->sent_lookups += slen[q];
+    }
+    int rc = sp->t->exchange(sp->t->ctx, send, slen, &recv, rlen, sp->err, sizeof sp->err);
+    /* answer what the others asked, rank by rank */
+    uint32_t *a = NULL;
+    size_t nrecv = 0;
+    for (int q = 0; q < K && rc == MMTB_OK; q++)
+        nrecv += rlen[q] / sizeof(uint64_t);
+    if (rc == MMTB_OK && !(a = malloc((nrecv ? nrecv : 1) * sizeof *a)))
+        rc = MMTB_ERR_NOMEM;
+    const uint64_t *rq = recv;
+    for (size_t x = 0; x < nrecv && rc == MMTB_OK; x++) {
+        int k = (int)(rq[x] >> 56);
+        uint64_t r = rq[x] & (((uint64_t)1 << 56) - 1);
+        if (k >= j->ndeps || split_dep_owner(sp, k, r) != sp->rank ||
+            r >= j->deps[k].slots) {
+            snprintf(sp->err, sizeof sp->err, "a look-up of a value not held here");
+            rc = MMTB_ERR_CORRUPT;
+            break;
+        }
+        const struct dep *d = &j->deps[k];
+        a[x] = (uint32_t)d->wdl[r] | (uint32_t)(d->dtc ? d->dtc[r] : 0) << 8;
+    }
+    size_t at = 0;
+    for (int q = 0; q < K; q++) {
+        size_t n = rc == MMTB_OK ? rlen[q] / sizeof(uint64_t) : 0;
+        send[q] = a ? a + at : NULL;
+        slen[q] = n * sizeof *a;
+        sp->sent_lookups += slen[q];
+        at += n;
+    }
+    free(recv);
+    if (rc == MMTB_OK)
+        rc = sp->t->exchange(sp->t->ctx, send, slen, &ans, alen, sp->err, sizeof sp->err);
+    free(a);
+    /* the answers to this rank's requests, in their order */
+    const uint32_t *an = ans;
+    at = 0;
+    for (int q = 0; q < K && rc == MMTB_OK; q++) {
+        if (alen[q] != req[q].n * sizeof *an) {
+            snprintf(sp->err, sizeof sp->err, "rank %d answered %zu look-ups of %zu", q,
+                     alen[q] / sizeof *an, req[q].n);
+            rc = MMTB_ERR_CORRUPT;
+            break;
+        }
+        for (size_t x = 0; x < req[q].n; x++, at++) {
+            uint64_t b = back[q].e[x];
+            struct ext_look *e = &g[b >> 40].ext[b & (((uint64_t)1 << 40) - 1)];
+            e->have = true;
+            e->w = (uint8_t)an[at];
+            e->dtc = (uint16_t)(an[at] >> 8);
+        }
+    }
+    free(ans);
+    return rc;
+}
+
+static int init_pass_split(struct job *j)
+{
+    struct split *sp = j->sp;
+    const int K = sp->nranks, nth = omp_get_max_threads();
+    struct gathered *g = calloc((size_t)nth, sizeof *g);
+    struct init_scratch *iss = malloc((size_t)nth * sizeof *iss);
+    struct per_rank *req = calloc((size_t)K, sizeof *req), *back = calloc((size_t)K, sizeof *back);
+    uint64_t *hist = calloc((size_t)nth * MAX_LEVELS, sizeof *hist);
+    int rc = g && iss && req && back && hist ? MMTB_OK : MMTB_ERR_NOMEM;
+    for (int mi = 0; mi < j->nm && rc == MMTB_OK; mi++) {
+        struct member *me = &j->m[mi];
+        uint64_t c0 = sp->lo[mi] / CHUNK, c1 = (sp->hi[mi] + CHUNK - 1) / CHUNK;
+        uint64_t nb = (c1 - c0 + SPLIT_INIT_CHUNKS - 1) / SPLIT_INIT_CHUNKS, rounds = nb;
+        rc = split_reduce(j, &rounds, 1, true);
+        for (uint64_t r = 0; r < rounds && rc == MMTB_OK; r++) {
+            uint64_t b0 = r < nb ? c0 + r * SPLIT_INIT_CHUNKS : c1;
+            uint64_t b1 = b0 + SPLIT_INIT_CHUNKS < c1 ? b0 + SPLIT_INIT_CHUNKS : c1;
+            rc = split_gather(j, mi, b0, b1, g, iss);
+            /* (a rank out of memory still takes part, with nothing) */
+            if (rc != MMTB_OK)
+                break;
+            rc = split_lookups(j, g, nth, req, back);
+            if (rc != MMTB_OK)
+                break;
+            int fail = 0;
+#pragma omp parallel
+            {
+                int t = omp_get_thread_num();
+                struct gathered *mine = &g[t];
+                uint64_t *h = hist + (size_t)t * MAX_LEVELS;
+                struct vec64 *deep = &j->deep_new[t];
+                for (size_t p = 0; p < mine->npos; p++) {
+                    const struct gpos *gp = &mine->pos[p];
+                    int rd = gp->depth;
+                    uint8_t x = gp->n < 0 ? gp->state
+                                          : init_settle(j, mi, gp->slot, gp->nin, gp->n,
+                                                        mine->ext + gp->first, &rd);
+                    me->st[gp->slot] = x;
+                    if (rd >= (int)j->deep_from && !deep_push(deep, mi, gp->slot, (unsigned)rd))
+                        __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
+                    if (rd >= 0)
+                        h[rd]++;
+                }
+            }
+            if (fail || j->oom)
+                rc = MMTB_ERR_NOMEM;
+            progress_update(j->prog, r + 1, rounds);
+        }
+        /* the depths decided here, for the levels */
+        for (int t = 0; t < nth && rc == MMTB_OK; t++)
+            for (int d = 0; d < MAX_LEVELS; d++) {
+                uint64_t *h = hist + (size_t)t * MAX_LEVELS;
+                if (!h[d])
+                    continue;
+                j->mhist[mi][d] += h[d];
+                if (d > j->last_level)
+                    j->last_level = d;
+                if (d > j->init_max)
+                    j->init_max = d;
+                h[d] = 0;
+            }
+    }
+    for (int t = 0; g && t < nth; t++) {
+        free(g[t].pos);
+        free(g[t].ext);
+    }
+    for (int q = 0; req && back && q < K; q++) {
+        free(req[q].e);
+        free(back[q].e);
+    }
+    free(g);
+    free(iss);
+    free(req);
+    free(back);
+    free(hist);
+    if (rc == MMTB_OK && j->too_many)
+        rc = MMTB_ERR_UNSUPPORTED;
+    if (rc == MMTB_OK)
+        rc = deep_collect(j);
+    return rc;
+}
+
 int init_pass(struct job *j)
 {
+    if (j->sp)
+        return init_pass_split(j);
     const uint64_t chunk = CHUNK;
     const int nth = omp_get_max_threads();
     for (int mi = 0; mi < j->nm; mi++) {
@@ -334,8 +615,11 @@ int init_pass(struct job *j)
                         /* settle the batch gathered */
                         for (int p = 0; p < is->npos; p++) {
                             int rd = is->pos[p].depth;
-                            uint8_t x = is->pos[p].n < 0 ? is->pos[p].state
-                                                         : init_settle(j, mi, is, p, &rd);
+                            uint8_t x = is->pos[p].n < 0
+                                            ? is->pos[p].state
+                                            : init_settle(j, mi, is->pos[p].slot, is->pos[p].nin,
+                                                          is->pos[p].n,
+                                                          is->ext + is->pos[p].first, &rd);
                             uint64_t k = is->pos[p].slot;
                             if (by_opp) {
                                 uint64_t off = k & (((uint64_t)1 << PART_SHIFT) - 1);

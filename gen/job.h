@@ -140,8 +140,10 @@ struct split {
     int rank, nranks;
     uint64_t lo[2], hi[2];
     uint64_t *plo[2];    /* member i: the first partition of rank r, [nranks + 1] */
+    uint64_t *dplo[16];  /* the same for solved sector j->deps[k] */
     uint64_t sent_updates; /* bytes of level updates this rank sent */
     uint64_t sent_values;  /* bytes of values it sent to rank 0's writer */
+    uint64_t sent_lookups; /* bytes of init look-ups and their answers it sent */
     uint64_t round_peak;   /* the most bytes of updates a round sent and received */
     char err[256];       /* a failed transport call's message */
 };
@@ -305,10 +307,12 @@ struct pair_mem {
 /*
  * pair.c: what solving pair ss[0..nss) with the options o and the current
  * OpenMP thread count needs on top of what the process already holds
- * (the index tables): *out, by part.  Allocates nothing.
+ * (the index tables): *out, by part; with nsplit > 1, what one of nsplit
+ * ranks needs for its part of the pair split among them.  Allocates
+ * nothing.
  */
 void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
-                 const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
+                 const mmtb_index *ix, const struct mmtb_sector *ss, int nss, int nsplit,
                  struct pair_mem *out);
 
 /*
@@ -334,6 +338,22 @@ void split_free(struct job *j);
 
 /* split.c: the rank holding partition p of member mi. */
 int split_owner(const struct split *sp, int mi, uint64_t p);
+
+/* split.c: cut a sector of `slots` slots among the ranks: (*plo)[r] the
+ * first partition of rank r (malloc'd, nranks + 1 entries); this rank's
+ * slots in [*lo, *hi).  Returns MMTB_OK or MMTB_ERR_NOMEM. */
+int split_cut(const struct split *sp, uint64_t slots, uint64_t **plo, uint64_t *lo,
+              uint64_t *hi);
+
+/* split.c: the rank holding slot r of solved sector j->deps[k]. */
+static inline int split_dep_owner(const struct split *sp, int k, uint64_t r)
+{
+    uint64_t p = r >> PART_SHIFT;
+    int o = 0;
+    while (o + 1 < sp->nranks && p >= sp->dplo[k][o + 1])
+        o++;
+    return o;
+}
 
 /* split.c: v[0..n) combined over the ranks (sum, or maximum when max). */
 int split_reduce(struct job *j, uint64_t *v, int n, bool max);

@@ -119,7 +119,8 @@ static int t_exchange(void *ctx, void *const *send, const size_t *sendlen, void 
     char *sbuf = NULL, *rbuf = NULL;
     int rc = MMTB_ERR_NOMEM;
     *recv = NULL;
-    *recvlen = 0;
+    for (int r = 0; r < n; r++)
+        recvlen[r] = 0;
     if (!sc || !rcnt || !sd || !rd)
         goto out;
     size_t stot = 0;
@@ -162,7 +163,8 @@ static int t_exchange(void *ctx, void *const *send, const size_t *sendlen, void 
         goto out;
     }
     *recv = rbuf;
-    *recvlen = rtot;
+    for (int r = 0; r < n; r++)
+        recvlen[r] = (size_t)rcnt[r];
     rbuf = NULL;
     rc = MMTB_OK;
 out:

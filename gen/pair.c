@@ -89,13 +89,25 @@ static void job_free(struct job *j)
 #define WORK_PER_THREAD ((uint64_t)24 << 20)
 #define WORK_FIXED ((uint64_t)16 << 20)
 
+/* A split rank's exchange buffers: the look-ups of an init round and the
+ * updates of a level round, sent and received.  An allowance of 64 bytes
+ * a slot held, at most 128 MiB: the largest level round measured sent and
+ * received 105 MB (nine 5-3 / 3-5 on 3 ranks, 50 bytes a slot held; the
+ * rounds of pairs with many levels are a few MB). */
+#define SPLIT_WORK_MAX ((uint64_t)128 << 20)
+/* A split rank's run of an array touches the 2 MiB pages at its ends. */
+#define SPLIT_EDGES ((uint64_t)4 << 20)
+
 void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
-                 const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
+                 const mmtb_index *ix, const struct mmtb_sector *ss, int nss, int nsplit,
                  struct pair_mem *out)
 {
     struct job j;
     memset(&j, 0, sizeof j);
     memset(out, 0, sizeof *out);
+    struct split one_of; /* (only its presence matters: init's walk order) */
+    if (nsplit > 1)
+        j.sp = &one_of;
     j.v = v;
     j.ix = ix;
     j.nm = nss;
@@ -123,7 +135,14 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                         ? q + WORK_FIXED + WORK_PER_THREAD * nth
                         : out->work;
     }
-    out->deps = deps_bytes(&j, own_order && o->swap_deps >= 0);
+    out->deps = deps_bytes(&j, own_order && o->swap_deps >= 0 && nsplit <= 1);
+    if (nsplit > 1) {
+        /* a rank's run of the states and of each solved sector */
+        uint64_t x = 64 * out->slots / (uint64_t)nsplit;
+        out->state = out->state / (uint64_t)nsplit + (uint64_t)nss * SPLIT_EDGES;
+        out->deps = out->deps / (uint64_t)nsplit + 6 * SPLIT_EDGES;
+        out->work += x < SPLIT_WORK_MAX ? x : SPLIT_WORK_MAX;
+    }
     out->total = out->state + out->deps + out->work;
 }
 
@@ -189,7 +208,9 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     t_init = progress_now();
     rc = init_pass(&j);
     if (rc != MMTB_OK) {
-        if (rc == MMTB_ERR_NOMEM)
+        if (j.sp && j.sp->err[0])
+            snprintf(err, errlen, "%s init: %s", tag, j.sp->err);
+        else if (rc == MMTB_ERR_NOMEM)
             snprintf(err, errlen, "out of memory");
         else if (rc == MMTB_ERR_UNSUPPORTED)
             snprintf(err, errlen,
@@ -243,14 +264,16 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
         fprintf(stderr,
                 "%s: rank %d of %d: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs; "
                 "%llu of %llu slots held here; sent %llu bytes of updates (%.2f a slot held), "
-                "%llu of values; %llu bytes in the largest round\n",
+                "%llu of init look-ups and answers, %llu of values; %llu bytes in the "
+                "largest level round\n",
                 tag, j.sp->rank, j.sp->nranks, t_init - t_load, t_levels - t_init,
                 t_write - t_levels, j.last_level, progress_now() - t_write,
                 (unsigned long long)held,
                 (unsigned long long)(j.m[0].slots + (nss > 1 ? j.m[1].slots : 0)),
                 (unsigned long long)j.sp->sent_updates,
                 held ? (double)j.sp->sent_updates / (double)held : 0.0,
-                (unsigned long long)j.sp->sent_values, (unsigned long long)j.sp->round_peak);
+                (unsigned long long)j.sp->sent_lookups, (unsigned long long)j.sp->sent_values,
+                (unsigned long long)j.sp->round_peak);
     } else if (o->verbose) {
         fprintf(stderr, "%s: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs\n", tag,
                 t_init - t_load, t_levels - t_init, t_write - t_levels, j.last_level,

@@ -263,13 +263,6 @@ static void took_news(const struct mmtb_solve_opts *o, FILE *rep, bool quiet,
         print_pair(rep, list, all, &P[p], msg->secs, "");
 }
 
-/* A split rank's exchange buffers: one round of level updates (a batch of
- * 2^20 source slots), sent and received, 8 bytes each.  An allowance of 64
- * bytes a slot held, at most 128 MiB: the largest round measured sent and
- * received 105 MB (nine 5-3 / 3-5 on 3 ranks, 50 bytes a slot held; the
- * rounds of pairs with many levels are a few MB). */
-#define SPLIT_WORK_MAX ((uint64_t)128 << 20)
-
 /* What pair q needs in memory (pair_memory, or reclose_pair_memory); on a
  * pair split over nsplit ranks, what one rank needs: its part of the
  * states (whole partitions, and the huge pages at its ends) and the
@@ -280,13 +273,7 @@ static int pair_need(const struct mmtb_solve_opts *o, const struct mmtb_variant 
 {
     if (v->no_reclose)
         return reclose_pair_memory(ix, &list[q->first], q->nss, pm);
-    pair_memory(o, v, ix, &list[q->first], q->nss, pm);
-    if (nsplit > 1) {
-        uint64_t xw = 64 * pm->slots / (uint64_t)nsplit;
-        pm->state = pm->state / (uint64_t)nsplit + (uint64_t)q->nss * ((uint64_t)4 << 20);
-        pm->work += xw < SPLIT_WORK_MAX ? xw : SPLIT_WORK_MAX;
-        pm->total = pm->state + pm->deps + pm->work;
-    }
+    pair_memory(o, v, ix, &list[q->first], q->nss, nsplit, pm);
     return MMTB_OK;
 }
 

@@ -11,7 +11,14 @@
 int gen_read_sector(mmtb_tb *tb, struct mmtb_sector s, uint64_t slots, uint8_t *wdl,
                     uint16_t *dtc)
 {
+    return gen_read_range(tb, s, 0, slots, wdl, dtc);
+}
+
+int gen_read_range(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
+                   uint8_t *wdl, uint16_t *dtc)
+{
     const uint64_t piece = (uint64_t)1 << 22;
+    uint64_t slots = end > first ? end - first : 0;
     uint64_t npieces = (slots + piece - 1) / piece;
     int rc = MMTB_OK;
 #pragma omp parallel
@@ -22,7 +29,7 @@ int gen_read_sector(mmtb_tb *tb, struct mmtb_sector s, uint64_t slots, uint8_t *
         for (uint64_t p = 0; p < npieces; p++) {
             if (lrc != MMTB_OK)
                 continue;
-            uint64_t lo = p * piece, n = lo + piece < slots ? piece : slots - lo;
+            uint64_t lo = first + p * piece, n = lo + piece < end ? piece : end - lo;
             lrc = mmtb_tb_read(ctx, s, lo, n, wdl + lo, dtc ? dtc + lo : NULL);
         }
         if (lrc != MMTB_OK) {

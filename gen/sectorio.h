@@ -19,6 +19,11 @@
 int gen_read_sector(mmtb_tb *tb, struct mmtb_sector s, uint64_t slots, uint8_t *wdl,
                     uint16_t *dtc);
 
+/* The same for the slots [first, end) only, into wdl[first..end) (and
+ * dtc[first..end)); the arrays are indexed by slot as for the whole. */
+int gen_read_range(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
+                   uint8_t *wdl, uint16_t *dtc);
+
 /*
  * Allocate a large array (released with free) on 2 MiB boundaries with a
  * request for transparent huge pages: the solver and the verifier look up

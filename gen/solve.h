@@ -31,8 +31,8 @@ struct mmtb_transport {
      * A pair split across all ranks (split.c): every rank calls these in
      * the same order.  exchange sends send[r] (sendlen[r] bytes; the own
      * rank's is not sent) to every rank r and returns in *recv (malloc'd,
-     * the caller frees) what the others sent this one, *recvlen bytes in
-     * rank order.  reduce combines n values over the ranks (the sum, or
+     * the caller frees) what the others sent this one, in rank order:
+     * recvlen[r] bytes from rank r (recvlen has nranks entries).  reduce combines n values over the ranks (the sum, or
      * the maximum when max).  Writing: rank 0 asks rank r for values with
      * fetch (a request, then resplen bytes of answer; a request of reqlen
      * 0 ends r's serving); the other ranks take requests with serve_next

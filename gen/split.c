@@ -24,6 +24,22 @@
 
 #include "tablewrite.h"
 
+int split_cut(const struct split *sp, uint64_t slots, uint64_t **plo, uint64_t *lo,
+              uint64_t *hi)
+{
+    uint64_t np = (slots + ((uint64_t)1 << PART_SHIFT) - 1) >> PART_SHIFT;
+    uint64_t *c = malloc((size_t)(sp->nranks + 1) * sizeof *c);
+    *plo = c;
+    if (!c)
+        return MMTB_ERR_NOMEM;
+    for (int r = 0; r <= sp->nranks; r++)
+        c[r] = np * (uint64_t)r / (uint64_t)sp->nranks;
+    uint64_t a = c[sp->rank] << PART_SHIFT, b = c[sp->rank + 1] << PART_SHIFT;
+    *lo = a < slots ? a : slots;
+    *hi = b < slots ? b : slots;
+    return MMTB_OK;
+}
+
 int split_setup(struct job *j, const struct mmtb_transport *t)
 {
     struct split *sp = calloc(1, sizeof *sp);
@@ -33,19 +49,9 @@ int split_setup(struct job *j, const struct mmtb_transport *t)
     sp->t = t;
     sp->rank = t->rank;
     sp->nranks = t->nranks;
-    for (int i = 0; i < j->nm; i++) {
-        uint64_t slots = j->m[i].slots;
-        uint64_t np = (slots + ((uint64_t)1 << PART_SHIFT) - 1) >> PART_SHIFT;
-        sp->plo[i] = malloc((size_t)(sp->nranks + 1) * sizeof *sp->plo[i]);
-        if (!sp->plo[i])
+    for (int i = 0; i < j->nm; i++)
+        if (split_cut(sp, j->m[i].slots, &sp->plo[i], &sp->lo[i], &sp->hi[i]) != MMTB_OK)
             return MMTB_ERR_NOMEM;
-        for (int r = 0; r <= sp->nranks; r++)
-            sp->plo[i][r] = np * (uint64_t)r / (uint64_t)sp->nranks;
-        uint64_t lo = sp->plo[i][sp->rank] << PART_SHIFT;
-        uint64_t hi = sp->plo[i][sp->rank + 1] << PART_SHIFT;
-        sp->lo[i] = lo < slots ? lo : slots;
-        sp->hi[i] = hi < slots ? hi : slots;
-    }
     return MMTB_OK;
 }
 
@@ -55,6 +61,8 @@ void split_free(struct job *j)
         return;
     for (int i = 0; i < 2; i++)
         free(j->sp->plo[i]);
+    for (int k = 0; k < 16; k++)
+        free(j->sp->dplo[k]);
     free(j->sp);
     j->sp = NULL;
 }
@@ -109,10 +117,15 @@ int split_exchange_updates(struct job *j, int pi, unsigned d, uint64_t *found)
         sp->sent_updates += len[q];
     }
     void *recv = NULL;
-    size_t rlen = 0;
+    size_t rlen = 0, *rl = calloc((size_t)K, sizeof *rl);
+    if (rc == MMTB_OK && !rl)
+        rc = MMTB_ERR_NOMEM;
     if (rc == MMTB_OK)
-        rc = sp->t->exchange(sp->t->ctx, (void *const *)send, len, &recv, &rlen, sp->err,
+        rc = sp->t->exchange(sp->t->ctx, (void *const *)send, len, &recv, rl, sp->err,
                              sizeof sp->err);
+    for (int q = 0; rl && q < K; q++)
+        rlen += rl[q];
+    free(rl);
     uint64_t n = 0, round = rlen;
     for (int q = 0; len && q < K; q++)
         round += len[q];

@@ -3,7 +3,7 @@
 # placement start 4,4 solved on 1, 2 and 3 local ranks must give the same
 # files, byte for byte (cmp), as mmtb-gen, and so must every pair split
 # among 2 and 3 ranks (--split 1: each rank holds a part of every pair's
-# states); --memory splits a pair over the limit whose part fits and
+# states and of the solved sectors it reads); --memory splits a pair over the limit whose part fits and
 # refuses one whose part does not, before solving; a rank killed mid-run must stop
 # the whole run with a non-zero exit, and the rerun must resume and finish
 # with the same bytes again.  A sanitized build (SANITIZE 1, many times
@@ -63,23 +63,42 @@ for job in "${jobs[@]}"; do
     done
 done
 
-# --memory on 2 ranks, planned before anything is solved: at 2300 MiB the
-# pair 9-7 / 7-9 (about 2.5 GiB whole, 2.1 GiB a rank split) is split and
-# 9-8 / 8-9 (2.3 GiB a rank even split) is refused; nothing is written.
+# --memory on 2 ranks, planned before anything is solved.  The plans (MiB)
+# of the pairs whole and split come from --verbose --memory 1M runs (every
+# pair refused, every plan printed); then a limit just under the split part
+# of 9-8 / 8-9 must split 8-8 (over the limit whole, under it split), keep
+# 9-4 / 4-9 whole (under it whole) and refuse 9-8 / 8-9 before anything is
+# written (exit 4).
+plan_of() { # LOG PAIR: the MiB of PAIR's plan on rank 0
+    sed -n "s/^$2: plan \([0-9.]*\) MiB.*/\1/p" "$1" | head -1 | cut -d. -f1
+}
+set +e
+mpi 2 -v nine -o "$tmp/plan" --threads 1 --memory 1M --verbose >"$tmp/whole.log" 2>&1
+mpi 2 -v nine -o "$tmp/plan" --threads 1 --memory 1M --split 1 --verbose 2>&1 |
+    grep -v "rank 1's part" >"$tmp/part.log"
+set -e
+p98=$(plan_of "$tmp/part.log" "9-8 and 8-9") p88=$(plan_of "$tmp/part.log" 8-8)
+w88=$(plan_of "$tmp/whole.log" 8-8) w94=$(plan_of "$tmp/whole.log" "9-4 and 4-9")
+[ -n "$p98" ] && [ -n "$p88" ] && [ -n "$w88" ] && [ -n "$w94" ] ||
+    fail "plans missing: 9-8 split '$p98', 8-8 split '$p88' whole '$w88', 9-4 whole '$w94'"
+limit=$((p98 - 8))
+[ "$p88" -lt "$limit" ] && [ "$w88" -gt "$limit" ] && [ "$w94" -lt "$limit" ] ||
+    fail "plans do not allow the test: 9-8 split $p98, 8-8 $p88 split, $w88 whole, 9-4 whole $w94 MiB"
+[ $((w88 * 10)) -gt $((p88 * 18)) ] || fail "8-8 split on 2 ranks plans $p88 MiB of its $w88: not divided"
 out=$tmp/plan
 set +e
-mpi 2 -v nine -o "$out" --threads 1 --memory 2300M --verbose >"$tmp/plan.log" 2>&1
+mpi 2 -v nine -o "$out" --threads 1 --memory "${limit}M" --verbose >"$tmp/plan.log" 2>&1
 rc=$?
 set -e
-[ "$rc" = 4 ] || fail "--memory 2300M on 2 ranks: exit $rc, expected 4: $(tail -3 "$tmp/plan.log")"
-grep -q "^9-7 and 7-9: plan .*split over 2 ranks: rank 0's part" "$tmp/plan.log" ||
-    fail "9-7 / 7-9 not split under --memory 2300M: $(grep '^9-7' "$tmp/plan.log")"
-grep -q "^8-7 and 7-8: plan .*slots$" "$tmp/plan.log" ||
-    fail "8-7 / 7-8 (fits whole) split or not planned: $(grep '^8-7' "$tmp/plan.log")"
+[ "$rc" = 4 ] || fail "--memory ${limit}M on 2 ranks: exit $rc, expected 4: $(tail -3 "$tmp/plan.log")"
+grep -q "^8-8: plan .*split over 2 ranks: rank 0's part" "$tmp/plan.log" ||
+    fail "8-8 not split under --memory ${limit}M: $(grep '^8-8' "$tmp/plan.log")"
+grep -q "^9-4 and 4-9: plan .*slots$" "$tmp/plan.log" ||
+    fail "9-4 / 4-9 (fits whole) split or not planned: $(grep '^9-4' "$tmp/plan.log")"
 grep -q "sectors 9-8 and 8-9 need .* over the memory limit" "$tmp/plan.log" ||
     fail "9-8 / 8-9 not refused: $(tail -3 "$tmp/plan.log")"
 [ -z "$(ls "$out" 2>/dev/null | grep mmtb$)" ] || fail "tables written although refused"
-ok "--memory 2300M on 2 ranks: 9-7 split, 9-8 refused before solving (exit 4)"
+ok "--memory ${limit}M on 2 ranks: 8-8 split ($w88 MiB whole, $p88 a rank), 9-8 refused ($p98 a rank) before solving (exit 4)"
 
 # A resumed run: some sectors gone, three ranks finish the job.
 out=$tmp/np3
