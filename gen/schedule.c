@@ -373,6 +373,10 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
     const struct mmtb_transport *t = o->transport;
     int me = t ? t->rank : 0;
     bool quiet = o->quiet || me != 0; /* rank 0 reports */
+    if (o->split_slots && !(t && t->exchange)) {
+        snprintf(err, errlen, "--split needs mmtb-gen-mpi (ranks to split pairs among)");
+        return MMTB_ERR_INVALID;
+    }
     int rc = mmtb_variant_load(&v, o->variant, err, errlen);
     if (rc != MMTB_OK)
         return rc;
@@ -504,11 +508,6 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
             goto out;
         for (int p = 0; p < np; p++)
             P[p].have = done[p];
-    }
-    if (o->split_slots && !(t && t->exchange)) {
-        snprintf(err, errlen, "--split needs mmtb-gen-mpi (ranks to split pairs among)");
-        rc = MMTB_ERR_INVALID;
-        goto out;
     }
     if (t && t->nranks > 1 && t->exchange) {
         /* rank 0's base, so that every rank plans the same splits */

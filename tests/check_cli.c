@@ -856,6 +856,34 @@ START_TEST(gen_memory_limit)
 }
 END_TEST
 
+/* --split is for mmtb-gen-mpi: mmtb-gen refuses it as bad usage before
+ * creating anything; a malformed count is bad usage too. */
+START_TEST(gen_split_usage)
+{
+    char dir[] = "/tmp/check_cli_split_XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    char out[600];
+    snprintf(out, sizeof out, "%s/t", dir);
+    struct tl_result r;
+    char *one[] = {GEN_BIN, "-v", "nine", "--max-stones", "3", "-o", out, "--split", "1", NULL};
+    tl_run_argv(&r, NULL, one);
+    ck_assert_msg(r.code == 1 && strstr(r.err, "--split needs mmtb-gen-mpi") != NULL,
+                  "exit %d: %s", r.code, r.err);
+    struct stat sb;
+    ck_assert_msg(stat(out, &sb) != 0, "the table directory was created");
+    tl_result_free(&r);
+    const char *bad_values[] = {"0", "lots", "-5", "12Q"};
+    for (int i = 0; i < 4; i++) {
+        char *bad[] = {GEN_BIN, "-v", "nine", "-o", out, "--split", (char *)bad_values[i], NULL};
+        tl_run_argv(&r, NULL, bad);
+        ck_assert_msg(r.code == 1 && strstr(r.err, "--split: expected a number of slots") != NULL,
+                      "--split %s: exit %d: %s", bad_values[i], r.code, r.err);
+        tl_result_free(&r);
+    }
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
 /* --memory on a variant with the re-close rule plans the slots with
  * restrictions, 7 bytes each (value, count, no-loss flag, two depths): the
  * states it names are at least 7 bytes a slot that a run of the same
@@ -1023,6 +1051,7 @@ int main(void)
     tcase_add_test(tc, gen_refuses_a_start_below_min_stones);
     tcase_add_test(tc, gen_memory_limit);
     tcase_add_test(tc, gen_memory_limit_reclose);
+    tcase_add_test(tc, gen_split_usage);
     suite_add_tcase(s, tc);
 
     TCase *tt = tcase_create("tables");
