@@ -142,7 +142,7 @@ struct split {
     uint64_t *plo[2];    /* member i: the first partition of rank r, [nranks + 1] */
     uint64_t *dplo[16];  /* the same for solved sector j->deps[k] */
     uint64_t sent_updates; /* bytes of level updates this rank sent */
-    uint64_t sent_values;  /* bytes of values it sent to rank 0's writer */
+    uint64_t sent_values;  /* bytes of compressed blocks it sent to rank 0 */
     uint64_t sent_lookups; /* bytes of init look-ups and their answers it sent */
     uint64_t round_peak;   /* the most bytes of updates a round sent and received */
     char err[256];       /* a failed transport call's message */

@@ -188,22 +188,28 @@ static int t_reduce(void *ctx, uint64_t *v, int n, bool max, char *err, size_t e
 }
 
 static int t_fetch(void *ctx, int rank, const void *req, size_t reqlen, void *resp,
-                   size_t resplen, char *err, size_t errlen)
+                   size_t respcap, size_t *resplen, char *err, size_t errlen)
 {
     (void)ctx;
     int rc = MPI_Send(req, (int)reqlen, MPI_BYTE, rank, TAG_REQ, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS)
         return mpi_fail(rc, "send", err, errlen);
-    if (reqlen == 0)
+    if (respcap == 0)
         return MMTB_OK;
+    if (respcap > (size_t)INT32_MAX) {
+        snprintf(err, errlen, "an answer of more than 2 GiB");
+        return MMTB_ERR_UNSUPPORTED;
+    }
     MPI_Status st;
-    rc = MPI_Recv(resp, (int)resplen, MPI_BYTE, rank, TAG_RESP, MPI_COMM_WORLD, &st);
+    rc = MPI_Recv(resp, (int)respcap, MPI_BYTE, rank, TAG_RESP, MPI_COMM_WORLD, &st);
     if (rc != MPI_SUCCESS)
         return mpi_fail(rc, "receive", err, errlen);
     int got = 0;
     MPI_Get_count(&st, MPI_BYTE, &got);
-    if ((size_t)got != resplen) {
-        snprintf(err, errlen, "rank %d answered %d bytes, expected %zu", rank, got, resplen);
+    if (resplen)
+        *resplen = (size_t)got;
+    else if ((size_t)got != respcap) {
+        snprintf(err, errlen, "rank %d answered %d bytes, expected %zu", rank, got, respcap);
         return MMTB_ERR_CORRUPT;
     }
     return MMTB_OK;

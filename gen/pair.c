@@ -264,7 +264,7 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
         fprintf(stderr,
                 "%s: rank %d of %d: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs; "
                 "%llu of %llu slots held here; sent %llu bytes of updates (%.2f a slot held), "
-                "%llu of init look-ups and answers, %llu of values; %llu bytes in the "
+                "%llu of init look-ups and answers, %llu of blocks for the writer; %llu bytes in the "
                 "largest level round\n",
                 tag, j.sp->rank, j.sp->nranks, t_init - t_load, t_levels - t_init,
                 t_write - t_levels, j.last_level, progress_now() - t_write,

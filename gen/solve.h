@@ -33,17 +33,19 @@ struct mmtb_transport {
      * rank's is not sent) to every rank r and returns in *recv (malloc'd,
      * the caller frees) what the others sent this one, in rank order:
      * recvlen[r] bytes from rank r (recvlen has nranks entries).  reduce combines n values over the ranks (the sum, or
-     * the maximum when max).  Writing: rank 0 asks rank r for values with
-     * fetch (a request, then resplen bytes of answer; a request of reqlen
-     * 0 ends r's serving); the other ranks take requests with serve_next
-     * (returns the request's length; 0: serving is over) and answer with
-     * serve_reply.  NULL in a transport that cannot split.
+     * the maximum when max).  Writing: rank 0 sends rank r a request with
+     * fetch and, when respcap is not 0, waits for its answer (at most
+     * respcap bytes, *resplen received; with resplen NULL exactly
+     * respcap); a request of reqlen 0 ends r's serving.  The other ranks
+     * take requests with serve_next (the request's length; 0: serving is
+     * over) and answer those that want one with serve_reply.  NULL in a
+     * transport that cannot split.
      */
     int (*exchange)(void *ctx, void *const *send, const size_t *sendlen, void **recv,
                     size_t *recvlen, char *err, size_t errlen);
     int (*reduce)(void *ctx, uint64_t *v, int n, bool max, char *err, size_t errlen);
-    int (*fetch)(void *ctx, int rank, const void *req, size_t reqlen, void *resp, size_t resplen,
-                 char *err, size_t errlen);
+    int (*fetch)(void *ctx, int rank, const void *req, size_t reqlen, void *resp, size_t respcap,
+                 size_t *resplen, char *err, size_t errlen);
     int (*serve_next)(void *ctx, void *req, size_t reqcap, size_t *reqlen, char *err,
                       size_t errlen);
     int (*serve_reply)(void *ctx, const void *resp, size_t len, char *err, size_t errlen);

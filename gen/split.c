@@ -11,9 +11,9 @@
  *   and sends the others' to their holders in one exchange
  *   (split_exchange_updates).  A level's updates commute, so the values
  *   are those of the whole pair on one process;
- * - the writer runs on rank 0, which fetches the values of the other
- *   ranks' slots from them as it fills its blocks (split_write); the file
- *   is the same bytes as mmtb-gen's.
+ * - the writer runs on rank 0; each other rank packs and compresses the
+ *   blocks of its own slots and sends them (split_write); the file is the
+ *   same bytes as mmtb-gen's.
  * The solved sectors the pair reads are loaded whole by every rank: what
  * is divided is the pair's own state (see docs/SCALING.md).
  */
@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tablefile.h"
 #include "tablewrite.h"
 
 int split_cut(const struct split *sp, uint64_t slots, uint64_t **plo, uint64_t *lo,
@@ -157,106 +158,201 @@ int split_exchange_updates(struct job *j, int pi, unsigned d, uint64_t *found)
     return j->oom ? MMTB_ERR_NOMEM : rc;
 }
 
-/* A request of rank 0 for values: member, first slot, count. */
-struct fill_req {
-    uint64_t mi, first, count;
+/*
+ * Writing.  Rank 0 runs the writer (tablewrite.c) and makes the blocks of
+ * its own slots; the blocks of the other ranks' slots are made by them
+ * (mmtb_table_make_blocks: packed and compressed exactly as the writer
+ * would) and sent to it compressed.  At the start of each plane rank 0
+ * tells every other rank to make all its blocks of that plane (with the
+ * DTC width, known once the W/D/L plane has been counted), and goes on
+ * with its own meanwhile; then it asks for them a run at a time.  Blocks
+ * never straddle two ranks: the runs are whole partitions.
+ */
+_Static_assert(MMTB_TF_WDL_BLOCK_LOG2 <= PART_SHIFT && MMTB_TF_DTC_BLOCK_LOG2 <= PART_SHIFT,
+               "a block must lie in one partition");
+
+enum { REQ_DONE = 0, REQ_PLANE = 1, REQ_BLOCKS = 2 };
+
+/* A request of rank 0: REQ_PLANE (member, plane, count = DTC width) or
+ * REQ_BLOCKS (member, plane, blocks [first, first + count)). */
+struct split_req {
+    uint64_t op, mi, plane, first, count;
 };
 
-struct split_fill {
-    struct job *j;
-    int mi;
-    int failed; /* a fetch failed: the file must not stand */
-};
-
-/* The writer's fill on rank 0: this rank's slots from its own states, the
- * others' fetched (wdl bytes, then depths as 2 little-endian bytes). */
-static void split_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+static void fill_member(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
 {
-    struct split_fill *f = ctx;
-    struct split *sp = f->j->sp;
-    const struct member *me = &f->j->m[f->mi];
-    uint64_t end = first + count;
-    for (uint64_t at = first; at < end;) {
-        int r = split_owner(sp, f->mi, at >> PART_SHIFT);
-        uint64_t stop = sp->plo[f->mi][r + 1] << PART_SHIFT;
-        uint64_t n = (stop < end ? stop : end) - at;
-        uint8_t *w = wdl + (at - first);
-        uint16_t *t = dtc + (at - first);
-        if (r == sp->rank) {
-            pair_fill_values(me, at, n, w, t);
-        } else {
-            uint8_t *buf = malloc(3 * n);
-            int rc = buf ? MMTB_OK : MMTB_ERR_NOMEM;
-            struct fill_req q = {(uint64_t)f->mi, at, n};
-            if (rc == MMTB_OK) {
-#pragma omp critical(mmtb_split_fetch)
-                rc = sp->t->fetch(sp->t->ctx, r, &q, sizeof q, buf, 3 * n, sp->err,
-                                  sizeof sp->err);
-            }
-            if (rc != MMTB_OK) {
-                __atomic_store_n(&f->failed, 1, __ATOMIC_RELAXED);
-                memset(w, 3, n);
-                memset(t, 0, n * sizeof *t);
-            } else {
-                memcpy(w, buf, n);
-                for (uint64_t k = 0; k < n; k++)
-                    t[k] = (uint16_t)(buf[n + 2 * k] | buf[n + 2 * k + 1] << 8);
-            }
-            free(buf);
-        }
-        at += n;
-    }
+    pair_fill_values(ctx, first, count, wdl, dtc);
 }
 
-/* The other ranks: answer rank 0's requests until it says it is done. */
-static int serve(struct job *j)
+/* Rank 0's view of the other ranks' blocks of member mi. */
+struct split_src {
+    struct job *j;
+    int mi;
+    uint8_t *buf; /* an answer */
+    size_t cap;
+};
+
+static bool src_remote(void *ctx, uint64_t first_slot)
+{
+    struct split_src *c = ctx;
+    return split_owner(c->j->sp, c->mi, first_slot >> PART_SHIFT) != c->j->sp->rank;
+}
+
+static int src_plane_start(void *ctx, int plane, int dtc_width)
+{
+    struct split_src *c = ctx;
+    struct split *sp = c->j->sp;
+    struct split_req q = {REQ_PLANE, (uint64_t)c->mi, (uint64_t)plane, 0, (uint64_t)dtc_width};
+    for (int r = 0; r < sp->nranks; r++) {
+        if (r == sp->rank)
+            continue;
+        int rc = sp->t->fetch(sp->t->ctx, r, &q, sizeof q, NULL, 0, NULL, sp->err, sizeof sp->err);
+        if (rc != MMTB_OK)
+            return rc;
+    }
+    return MMTB_OK;
+}
+
+static int src_get(void *ctx, int plane, uint64_t b, uint64_t n, uint8_t *buf, size_t bound,
+                   struct mmtb_made_block *made)
+{
+    struct split_src *c = ctx;
+    struct split *sp = c->j->sp;
+    int log = plane == MMTB_TF_WDL ? MMTB_TF_WDL_BLOCK_LOG2 : MMTB_TF_DTC_BLOCK_LOG2;
+    for (uint64_t k = 0; k < n;) {
+        /* the blocks of one rank */
+        int r = split_owner(sp, c->mi, ((b + k) << log) >> PART_SHIFT);
+        uint64_t e = k + 1;
+        while (e < n && split_owner(sp, c->mi, ((b + e) << log) >> PART_SHIFT) == r)
+            e++;
+        size_t need = (size_t)(e - k) * (sizeof *made + bound);
+        if (need > c->cap) {
+            free(c->buf);
+            c->buf = malloc(need);
+            c->cap = c->buf ? need : 0;
+            if (!c->buf)
+                return MMTB_ERR_NOMEM;
+        }
+        struct split_req q = {REQ_BLOCKS, (uint64_t)c->mi, (uint64_t)plane, b + k, e - k};
+        size_t got = 0;
+        int rc = sp->t->fetch(sp->t->ctx, r, &q, sizeof q, c->buf, need, &got, sp->err,
+                              sizeof sp->err);
+        if (rc != MMTB_OK)
+            return rc;
+        size_t at = (size_t)(e - k) * sizeof *made;
+        if (got < at) {
+            snprintf(sp->err, sizeof sp->err, "rank %d sent %zu bytes for %llu blocks", r, got,
+                     (unsigned long long)(e - k));
+            return MMTB_ERR_CORRUPT;
+        }
+        memcpy(made + k, c->buf, at);
+        for (uint64_t x = k; x < e; x++) {
+            if (made[x].rc != MMTB_OK)
+                continue;
+            if (made[x].csize > bound || at + made[x].csize > got) {
+                snprintf(sp->err, sizeof sp->err, "rank %d sent a block too long", r);
+                return MMTB_ERR_CORRUPT;
+            }
+            memcpy(buf + x * bound, c->buf + at, made[x].csize);
+            at += made[x].csize;
+        }
+        k = e;
+    }
+    return MMTB_OK;
+}
+
+/* The other ranks: make the blocks of their slots when told, send them when
+ * asked, until rank 0 says it is done. */
+static int serve(struct job *j, const struct mmtb_write_opts *wo)
 {
     struct split *sp = j->sp;
-    uint8_t *buf = NULL, *w = NULL;
-    uint16_t *t = NULL;
-    uint64_t cap = 0;
+    uint8_t *bytes = NULL, *out = NULL;
+    struct mmtb_made_block *made = NULL;
+    uint64_t *at = NULL; /* where each made block's bytes start */
+    uint64_t ob0 = 0, ob1 = 0, plane = 0, mi = 0;
+    int made_rc = MMTB_ERR_INVALID; /* no plane made yet */
+    size_t outcap = 0;
     int rc;
     for (;;) {
-        struct fill_req q;
+        struct split_req q;
         size_t len = 0;
         rc = sp->t->serve_next(sp->t->ctx, &q, sizeof q, &len, sp->err, sizeof sp->err);
         if (rc != MMTB_OK || len == 0)
             break;
-        if (len != sizeof q || q.mi >= (uint64_t)j->nm || q.first < sp->lo[q.mi] ||
-            q.count > sp->hi[q.mi] - q.first) {
-            snprintf(sp->err, sizeof sp->err, "rank 0 asked for values not held here");
+        if (len != sizeof q || q.mi >= (uint64_t)j->nm || q.plane > 1) {
+            snprintf(sp->err, sizeof sp->err, "a request of rank 0 not understood");
             rc = MMTB_ERR_CORRUPT;
             break;
         }
-        if (q.count > cap) {
-            free(buf);
-            free(w);
-            free(t);
-            cap = q.count;
-            buf = malloc(3 * cap);
-            w = malloc(cap);
-            t = malloc(cap * sizeof *t);
-            if (!buf || !w || !t) {
+        if (q.op == REQ_PLANE) {
+            free(bytes);
+            free(made);
+            free(at);
+            bytes = NULL;
+            mi = q.mi;
+            plane = q.plane;
+            int log = plane == MMTB_TF_WDL ? MMTB_TF_WDL_BLOCK_LOG2 : MMTB_TF_DTC_BLOCK_LOG2;
+            uint64_t bs = (uint64_t)1 << log, slots = j->m[mi].slots;
+            uint64_t nblocks = plane == MMTB_TF_DTC && q.count == 0 ? 0 : (slots + bs - 1) >> log;
+            ob0 = (sp->lo[mi] + bs - 1) >> log;
+            ob1 = (sp->hi[mi] + bs - 1) >> log;
+            ob1 = ob1 < nblocks ? ob1 : nblocks;
+            ob0 = ob0 < ob1 ? ob0 : ob1;
+            made = calloc((size_t)(ob1 - ob0) + 1, sizeof *made);
+            at = calloc((size_t)(ob1 - ob0) + 1, sizeof *at);
+            made_rc = made && at ? MMTB_OK : MMTB_ERR_NOMEM;
+            if (made_rc == MMTB_OK)
+                made_rc = mmtb_table_make_blocks(j->v, j->m[mi].s, slots, fill_member,
+                                                 &j->m[mi], wo, (int)plane, (int)q.count, ob0,
+                                                 ob1, &bytes, made);
+            for (uint64_t k = 0; made_rc == MMTB_OK && k < ob1 - ob0; k++)
+                at[k + 1] = at[k] + (made[k].rc == MMTB_OK ? made[k].csize : 0);
+            continue;
+        }
+        if (q.op != REQ_BLOCKS || q.mi != mi || q.plane != plane || q.first < ob0 ||
+            q.count > ob1 - q.first) {
+            snprintf(sp->err, sizeof sp->err, "rank 0 asked for blocks not made here");
+            rc = MMTB_ERR_CORRUPT;
+            break;
+        }
+        if (made_rc != MMTB_OK) {
+            snprintf(sp->err, sizeof sp->err, "making blocks: %s", mmtb_strerror(made_rc));
+            rc = made_rc;
+            break;
+        }
+        uint64_t k0 = q.first - ob0;
+        size_t head = (size_t)q.count * sizeof *made, body = at[k0 + q.count] - at[k0];
+        if (head + body > outcap) {
+            free(out);
+            out = malloc(head + body);
+            outcap = out ? head + body : 0;
+            if (!out) {
                 snprintf(sp->err, sizeof sp->err, "out of memory");
                 rc = MMTB_ERR_NOMEM;
                 break;
             }
         }
-        pair_fill_values(&j->m[q.mi], q.first, q.count, w, t);
-        memcpy(buf, w, q.count);
-        for (uint64_t k = 0; k < q.count; k++) {
-            buf[q.count + 2 * k] = (uint8_t)t[k];
-            buf[q.count + 2 * k + 1] = (uint8_t)(t[k] >> 8);
-        }
-        sp->sent_values += 3 * q.count;
-        rc = sp->t->serve_reply(sp->t->ctx, buf, 3 * q.count, sp->err, sizeof sp->err);
+        memcpy(out, made + k0, head);
+        memcpy(out + head, bytes + at[k0], body);
+        sp->sent_values += head + body;
+        rc = sp->t->serve_reply(sp->t->ctx, out, head + body, sp->err, sizeof sp->err);
         if (rc != MMTB_OK)
             break;
     }
-    free(buf);
-    free(w);
-    free(t);
+    free(bytes);
+    free(made);
+    free(at);
+    free(out);
     return rc;
+}
+
+struct fill_ctx1 {
+    const struct member *me;
+};
+
+static void fill_own(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+{
+    pair_fill_values(((const struct fill_ctx1 *)ctx)->me, first, count, wdl, dtc);
 }
 
 int split_write(struct job *j, const struct mmtb_solve_opts *o, const struct mmtb_sector *ss,
@@ -269,39 +365,34 @@ int split_write(struct job *j, const struct mmtb_solve_opts *o, const struct mmt
         struct mmtb_sector_stats st[2];
     } res;
     memset(&res, 0, sizeof res);
-    int rc = MMTB_OK;
+    struct mmtb_write_opts wo;
+    memset(&wo, 0, sizeof wo);
+    wo.zstd_level = o->zstd_level;
+    wo.dtc_zstd_level = o->dtc_zstd_level;
     if (sp->rank == 0) {
         for (int i = 0; i < j->nm && res.rc == MMTB_OK; i++) {
-            struct split_fill f = {j, i, 0};
-            struct mmtb_write_opts wo;
-            memset(&wo, 0, sizeof wo);
-            wo.zstd_level = o->zstd_level;
-            wo.dtc_zstd_level = o->dtc_zstd_level;
-            res.rc = mmtb_table_write_sector(o->outdir, j->v, ss[i], j->m[i].slots, split_fill,
-                                             &f, &wo, &res.st[i], err, errlen);
-            if (res.rc == MMTB_OK && f.failed) {
-                /* (the transport stops the run first; should it not, no
-                 * file made of stand-in values may stay) */
-                char path[4096], name[32];
-                mmtb_sector_format(ss[i], name, sizeof name);
-                snprintf(path, sizeof path, "%s/%s.mmtb", o->outdir, name);
-                remove(path);
-                snprintf(err, errlen, "fetching values from another rank: %s", sp->err);
-                res.rc = MMTB_ERR_IO;
-            }
+            struct split_src c = {j, i, NULL, 0};
+            struct mmtb_block_source src = {&c, src_remote, src_plane_start, src_get};
+            struct fill_ctx1 fc = {&j->m[i]};
+            wo.remote = &src;
+            res.rc = mmtb_table_write_sector(o->outdir, j->v, ss[i], j->m[i].slots, fill_own,
+                                             &fc, &wo, &res.st[i], err, errlen);
+            free(c.buf);
+            if (res.rc != MMTB_OK && sp->err[0] && !strstr(err, sp->err))
+                snprintf(err + strlen(err), errlen - strlen(err), " (%s)", sp->err);
         }
         /* the others stop serving, whatever happened here */
         for (int r = 1; r < sp->nranks; r++) {
-            int frc = t->fetch(t->ctx, r, NULL, 0, NULL, 0, sp->err, sizeof sp->err);
+            int frc = t->fetch(t->ctx, r, NULL, 0, NULL, 0, NULL, sp->err, sizeof sp->err);
             if (frc != MMTB_OK && res.rc == MMTB_OK) {
                 snprintf(err, errlen, "%s", sp->err);
                 res.rc = frc;
             }
         }
     } else {
-        rc = serve(j);
+        int rc = serve(j, &wo);
         if (rc != MMTB_OK) {
-            snprintf(err, errlen, "serving values to rank 0: %s", sp->err);
+            snprintf(err, errlen, "serving blocks to rank 0: %s", sp->err);
             return rc;
         }
     }
@@ -315,5 +406,5 @@ int split_write(struct job *j, const struct mmtb_solve_opts *o, const struct mmt
     }
     for (int i = 0; i < j->nm; i++)
         stats[i] = res.st[i];
-    return rc;
+    return MMTB_OK;
 }

@@ -463,6 +463,11 @@ struct writer {
     /* per block of each plane: XXH64 of its raw bytes, taken when it was
      * compressed and checked when it is read back */
     uint64_t *raw_hash[2];
+    /* blocks made elsewhere (split pairs): the source and, per block of a
+     * batch, whether it came from there */
+    const struct mmtb_block_source *src;
+    struct mmtb_made_block *made;
+    bool *far;
 };
 
 /* Fill n slots from first and, with bs, check the values against the
@@ -550,10 +555,20 @@ static int pass_plane(struct writer *w, int plane, uint64_t *bytes, struct bstat
     uint64_t nb = w->l.nblocks[plane];
     uint64_t per_batch = (uint64_t)w->nthreads * BLOCKS_PER_THREAD;
     uint64_t off = w->l.data_off[plane];
+    if (w->src) {
+        int rc = w->src->plane_start(w->src->ctx, plane, w->h.dtc_width);
+        if (rc != MMTB_OK)
+            return rc;
+    }
     for (uint64_t b0 = 0; b0 < nb; b0 += per_batch) {
         uint64_t nbatch = nb - b0 < per_batch ? nb - b0 : per_batch;
+        for (uint64_t k = 0; k < nbatch; k++)
+            w->far[k] = w->src &&
+                        w->src->remote(w->src->ctx, (b0 + k) * w->l.block_slots[plane]);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(w->nthreads)
         for (uint64_t k = 0; k < nbatch; k++) {
+            if (w->far[k])
+                continue;
             struct scratch *sc = &w->sc[omp_get_thread_num()];
             struct mmtb_tf_block *t = &w->tab[plane][b0 + k];
             size_t n = pack_block(w, sc, plane, b0 + k, total ? &w->bst[k] : NULL);
@@ -562,6 +577,40 @@ static int pass_plane(struct writer *w, int plane, uint64_t *bytes, struct bstat
             w->brc[k] = mmtb_tf_block_compress(sc->cctx, w->level[plane], sc->raw, n,
                                                w->batch + k * w->bound, w->bound, &t->csize,
                                                &t->hash);
+        }
+        /* the blocks made elsewhere, a run at a time */
+        for (uint64_t k = 0; k < nbatch;) {
+            if (!w->far[k]) {
+                k++;
+                continue;
+            }
+            uint64_t e = k;
+            while (e < nbatch && w->far[e])
+                e++;
+            int rc = w->src->get(w->src->ctx, plane, b0 + k, e - k, w->batch + k * w->bound,
+                                 w->bound, w->made + k);
+            if (rc != MMTB_OK)
+                return rc;
+            for (uint64_t x = k; x < e; x++) {
+                const struct mmtb_made_block *m = &w->made[x];
+                struct mmtb_tf_block *t = &w->tab[plane][b0 + x];
+                t->raw_size = m->raw_size;
+                t->csize = m->csize;
+                t->hash = m->hash;
+                w->raw_hash[plane][b0 + x] = m->raw_hash;
+                w->brc[x] = m->rc;
+                if (total) {
+                    struct bstats *bs = &w->bst[x];
+                    bs->canonical = m->canonical;
+                    bs->wins = m->wins;
+                    bs->draws = m->draws;
+                    bs->losses = m->losses;
+                    bs->max_win = m->max_win;
+                    bs->max_loss = m->max_loss;
+                    bs->rc = m->bad ? MMTB_ERR_INVALID : MMTB_OK;
+                }
+            }
+            k = e;
         }
         for (uint64_t k = 0; k < nbatch; k++) {
             struct mmtb_tf_block *t = &w->tab[plane][b0 + k];
@@ -714,6 +763,8 @@ static void free_writer(struct writer *w)
     free(w->batch);
     free(w->bst);
     free(w->brc);
+    free(w->made);
+    free(w->far);
 }
 
 /* Allocate the per-thread scratch and the batch buffers. */
@@ -730,11 +781,13 @@ static int alloc_writer(struct writer *w)
     w->batch = malloc(per_batch * w->bound);
     w->bst = calloc(per_batch, sizeof *w->bst);
     w->brc = calloc(per_batch, sizeof *w->brc);
+    w->made = calloc(per_batch, sizeof *w->made);
+    w->far = calloc(per_batch, sizeof *w->far);
     w->tab[0] = calloc(w->l.nblocks[0] + 1, sizeof *w->tab[0]);
     w->tab[1] = calloc(w->l.nblocks[1] + 1, sizeof *w->tab[1]);
     w->raw_hash[0] = calloc(w->l.nblocks[0] + 1, sizeof *w->raw_hash[0]);
-    if (!w->sc || !w->batch || !w->bst || !w->brc || !w->tab[0] || !w->tab[1] ||
-        !w->raw_hash[0])
+    if (!w->sc || !w->batch || !w->bst || !w->brc || !w->made || !w->far || !w->tab[0] ||
+        !w->tab[1] || !w->raw_hash[0])
         return MMTB_ERR_NOMEM;
     for (int i = 0; i < w->nthreads; i++) {
         struct scratch *sc = &w->sc[i];
@@ -902,6 +955,7 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
     w.level[MMTB_TF_WDL] = level ? level : MMTB_TF_WDL_LEVEL;
     w.level[MMTB_TF_DTC] = dlevel ? dlevel : MMTB_TF_DTC_LEVEL;
     w.nthreads = omp_get_max_threads();
+    w.src = o ? o->remote : NULL;
     w.h.version = MMTB_TF_VERSION;
     w.h.fingerprint = v->fingerprint;
     snprintf(w.h.name, sizeof w.h.name, "%s", v->name);
@@ -930,4 +984,90 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
     }
     sync_dir(dir);
     return manifest_record(dir, v, s, size, hash, err, errlen);
+}
+
+int mmtb_table_make_blocks(const struct mmtb_variant *v, struct mmtb_sector s, uint64_t slots,
+                           mmtb_fill_fn fill, void *ctx, const struct mmtb_write_opts *o,
+                           int plane, int dtc_width, uint64_t b0, uint64_t b1, uint8_t **bytes,
+                           struct mmtb_made_block *made)
+{
+    *bytes = NULL;
+    struct writer w;
+    memset(&w, 0, sizeof w);
+    w.v = v;
+    w.fill = fill;
+    w.fctx = ctx;
+    int level = o ? o->zstd_level : 0;
+    int dlevel = o && o->dtc_zstd_level ? o->dtc_zstd_level : level;
+    w.level[MMTB_TF_WDL] = level ? level : MMTB_TF_WDL_LEVEL;
+    w.level[MMTB_TF_DTC] = dlevel ? dlevel : MMTB_TF_DTC_LEVEL;
+    w.nthreads = omp_get_max_threads();
+    w.h.sector = s;
+    w.h.wdl_block_log2 = (uint8_t)(o && o->wdl_block_log2 ? o->wdl_block_log2
+                                                         : MMTB_TF_WDL_BLOCK_LOG2);
+    w.h.dtc_block_log2 = (uint8_t)(o && o->dtc_block_log2 ? o->dtc_block_log2
+                                                         : MMTB_TF_DTC_BLOCK_LOG2);
+    w.h.dtc_width = 2; /* the scratch of the largest width, as the writer's */
+    w.h.slots = slots;
+    w.h.descriptor_len = (uint32_t)v->text_len;
+    int rc = mmtb_tf_layout(&w.h, &w.l);
+    if (rc == MMTB_OK)
+        rc = alloc_writer(&w);
+    w.h.dtc_width = (uint8_t)dtc_width;
+    if (rc == MMTB_OK)
+        rc = mmtb_tf_layout(&w.h, &w.l);
+    if (rc == MMTB_OK && (b1 > w.l.nblocks[plane] || b0 > b1))
+        rc = MMTB_ERR_INVALID;
+    uint64_t per_batch = (uint64_t)w.nthreads * BLOCKS_PER_THREAD, used = 0, cap = 0;
+    uint8_t *out = NULL;
+    for (uint64_t c0 = b0; c0 < b1 && rc == MMTB_OK; c0 += per_batch) {
+        uint64_t nbatch = b1 - c0 < per_batch ? b1 - c0 : per_batch;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(w.nthreads)
+        for (uint64_t k = 0; k < nbatch; k++) {
+            struct scratch *sc = &w.sc[omp_get_thread_num()];
+            struct mmtb_made_block *m = &made[c0 - b0 + k];
+            struct bstats bs;
+            size_t n = pack_block(&w, sc, plane, c0 + k, plane == MMTB_TF_WDL ? &bs : NULL);
+            memset(m, 0, sizeof *m);
+            m->raw_size = (uint32_t)n;
+            m->raw_hash = mmtb_xxh64(sc->raw, n, 0);
+            m->rc = mmtb_tf_block_compress(sc->cctx, w.level[plane], sc->raw, n,
+                                           w.batch + k * w.bound, w.bound, &m->csize, &m->hash);
+            if (plane == MMTB_TF_WDL) {
+                m->canonical = bs.canonical;
+                m->wins = bs.wins;
+                m->draws = bs.draws;
+                m->losses = bs.losses;
+                m->max_win = bs.max_win;
+                m->max_loss = bs.max_loss;
+                m->bad = bs.rc != MMTB_OK;
+            }
+        }
+        for (uint64_t k = 0; k < nbatch && rc == MMTB_OK; k++) {
+            const struct mmtb_made_block *m = &made[c0 - b0 + k];
+            if (m->rc != MMTB_OK)
+                continue; /* (the writer reports it) */
+            if (used + m->csize > cap) {
+                uint64_t nc = cap ? 2 * cap : (uint64_t)1 << 20;
+                while (nc < used + m->csize)
+                    nc *= 2;
+                uint8_t *no = realloc(out, nc);
+                if (!no) {
+                    rc = MMTB_ERR_NOMEM;
+                    break;
+                }
+                out = no;
+                cap = nc;
+            }
+            memcpy(out + used, w.batch + k * w.bound, m->csize);
+            used += m->csize;
+        }
+    }
+    free_writer(&w);
+    if (rc != MMTB_OK) {
+        free(out);
+        return rc;
+    }
+    *bytes = out ? out : malloc(1);
+    return *bytes ? MMTB_OK : MMTB_ERR_NOMEM;
 }

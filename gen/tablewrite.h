@@ -23,12 +23,45 @@
 typedef void (*mmtb_fill_fn)(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl,
                              uint16_t *dtc);
 
+/*
+ * A block packed and compressed by another process (a pair split among
+ * ranks, gen/split.c): what the writer needs of it besides its bytes.
+ */
+struct mmtb_made_block {
+    uint64_t raw_hash; /* of the raw bytes, checked when read back */
+    uint32_t csize;    /* stored bytes */
+    uint32_t hash;     /* of the stored bytes (the block table's) */
+    uint32_t raw_size;
+    int32_t rc;        /* MMTB_OK, or the compressor's error */
+    /* the W/D/L plane: its values' statistics */
+    uint64_t canonical, wins, draws, losses;
+    int32_t max_win, max_loss;
+    int32_t bad; /* a value outside the rules */
+};
+
+/*
+ * Blocks whose slots another process holds.  Before each plane the writer
+ * calls plane_start with the settings the blocks must be made with; for
+ * the blocks [b, b + n) of a plane that remote() says lie elsewhere (whole
+ * blocks always do, or always do not), get() returns each one's
+ * description in made[k] and its bytes at buf + k * bound.  The calls
+ * come from one thread.  Return MMTB_OK or a status.
+ */
+struct mmtb_block_source {
+    void *ctx;
+    bool (*remote)(void *ctx, uint64_t first_slot);
+    int (*plane_start)(void *ctx, int plane, int dtc_width);
+    int (*get)(void *ctx, int plane, uint64_t b, uint64_t n, uint8_t *buf, size_t bound,
+               struct mmtb_made_block *made);
+};
+
 /* Writer options; a NULL pointer or zeros mean the defaults. */
 struct mmtb_write_opts {
     int zstd_level;     /* 1..22 for both planes; 0 = 15 for W/D/L, 6 for DTC */
     int wdl_block_log2; /* slots per W/D/L block = 2^this, 10..22; 0 = 18 (64 KiB) */
     int dtc_block_log2; /* slots per DTC block = 2^this, 10..wdl_block_log2; 0 = 14 */
     int dtc_zstd_level; /* 1..22 for the DTC plane; 0 = zstd_level (or its default) */
+    const struct mmtb_block_source *remote; /* NULL: every block is made here */
 };
 
 /*
@@ -77,5 +110,18 @@ int mmtb_table_record_file(const char *dir, const struct mmtb_variant *v, struct
 
 /* "DIR/<file name of sector s>" (snprintf semantics). */
 int mmtb_table_sector_path(const char *dir, struct mmtb_sector s, char *buf, size_t len);
+
+/*
+ * The other side of a block source: make the blocks [b0, b1) of a plane of
+ * sector s (slots slots) with the values of fill, as
+ * mmtb_table_write_sector with the options o would for the DTC width
+ * dtc_width, into *bytes (malloc'd, the blocks one after the other) and
+ * made[0 .. b1 - b0).  Uses the OpenMP threads.  Returns MMTB_OK or a
+ * status.
+ */
+int mmtb_table_make_blocks(const struct mmtb_variant *v, struct mmtb_sector s, uint64_t slots,
+                           mmtb_fill_fn fill, void *ctx, const struct mmtb_write_opts *o,
+                           int plane, int dtc_width, uint64_t b0, uint64_t b1, uint8_t **bytes,
+                           struct mmtb_made_block *made);
 
 #endif

@@ -126,7 +126,7 @@ static void write_pattern(const char *dir, const struct mmtb_variant *v, const m
                           int block_log2)
 {
     struct pattern pt = {ix, s};
-    struct mmtb_write_opts wo = {0, block_log2, block_log2, 0};
+    struct mmtb_write_opts wo = {0, block_log2, block_log2, 0, NULL};
     char err[256] = "";
     int rc = mmtb_table_write_manifest(dir, v, game, ngame, err, sizeof err);
     ck_assert_msg(rc == MMTB_OK, "manifest: %s", err);
@@ -352,7 +352,7 @@ static uint8_t *write_with_threads(int n, const struct mmtb_variant *v, const mm
     tl_make_tmpdir(dir, sizeof dir, "probe");
     omp_set_num_threads(n);
     struct pattern pt = {ix, s};
-    struct mmtb_write_opts wo = {3, 10, 10, 0};
+    struct mmtb_write_opts wo = {3, 10, 10, 0, NULL};
     ck_assert_int_eq(mmtb_table_write_sector(dir, v, s, mmtb_index_slots(ix, s), pattern_fill, &pt,
                                              &wo, NULL, err, sizeof err),
                      MMTB_OK);
@@ -409,7 +409,7 @@ START_TEST(no_dtc_plane)
     tl_make_tmpdir(dir, sizeof dir, "probe");
     ck_assert_int_eq(mmtb_table_write_manifest(dir, v, &s, 1, err, sizeof err), MMTB_OK);
     struct pattern pt = {ix, s};
-    struct mmtb_write_opts wo = {0, 10, 10, 0};
+    struct mmtb_write_opts wo = {0, 10, 10, 0, NULL};
     int rc = mmtb_table_write_sector(dir, v, s, mmtb_index_slots(ix, s), flat_fill, &pt, &wo,
                                      NULL, err, sizeof err);
     ck_assert_msg(rc == MMTB_OK, "write: %s", err);

@@ -103,7 +103,7 @@ static void write_pattern(const char *dir, const struct mmtb_variant *v, const m
     struct mmtb_sector s = {3, 3, 0, 0};
     struct pattern pt = {ix, s};
     /* the writer settings of the golden file: W/D/L at zstd level 17, DTC at 12 */
-    struct mmtb_write_opts wo = {17, 10, 10, 12};
+    struct mmtb_write_opts wo = {17, 10, 10, 12, NULL};
     char err[256] = "";
     int rc = mmtb_table_write_manifest(dir, v, &s, 1, err, sizeof err);
     ck_assert_msg(rc == MMTB_OK, "manifest: %s", err);
@@ -882,6 +882,123 @@ START_TEST(corrupt_manifest)
 }
 END_TEST
 
+/* ---- blocks made elsewhere (split pairs) ---------------------------------- */
+
+/* A block source that makes every block of a plane with
+ * mmtb_table_make_blocks when the plane starts and hands over those of the
+ * odd runs of 4,096 slots; `damage` flips a byte of the bytes it hands
+ * over (keeping the hashes it reports). */
+struct far_src {
+    const struct mmtb_variant *v;
+    struct pattern pt;
+    uint64_t slots;
+    const struct mmtb_write_opts *wo;
+    uint8_t *bytes;
+    struct mmtb_made_block *made;
+    uint64_t *at, nblocks;
+    int plane, starts, gets;
+    bool damage;
+};
+
+static bool far_remote(void *ctx, uint64_t first_slot)
+{
+    (void)ctx;
+    return (first_slot >> 12) & 1;
+}
+
+static int far_plane_start(void *ctx, int plane, int dtc_width)
+{
+    struct far_src *f = ctx;
+    free(f->bytes);
+    free(f->made);
+    free(f->at);
+    int log = plane ? f->wo->dtc_block_log2 : f->wo->wdl_block_log2;
+    f->nblocks = plane && !dtc_width ? 0 : (f->slots + ((uint64_t)1 << log) - 1) >> log;
+    f->made = calloc(f->nblocks + 1, sizeof *f->made);
+    f->at = calloc(f->nblocks + 1, sizeof *f->at);
+    ck_assert(f->made && f->at);
+    f->plane = plane;
+    f->starts++;
+    int rc = mmtb_table_make_blocks(f->v, f->pt.s, f->slots, pattern_fill, &f->pt, f->wo, plane,
+                                    dtc_width, 0, f->nblocks, &f->bytes, f->made);
+    for (uint64_t k = 0; rc == MMTB_OK && k < f->nblocks; k++)
+        f->at[k + 1] = f->at[k] + f->made[k].csize;
+    return rc;
+}
+
+static int far_get(void *ctx, int plane, uint64_t b, uint64_t n, uint8_t *buf, size_t bound,
+                   struct mmtb_made_block *made)
+{
+    struct far_src *f = ctx;
+    ck_assert_int_eq(plane, f->plane);
+    ck_assert(b + n <= f->nblocks);
+    for (uint64_t k = 0; k < n; k++) {
+        made[k] = f->made[b + k];
+        ck_assert(made[k].csize <= bound);
+        memcpy(buf + k * bound, f->bytes + f->at[b + k], made[k].csize);
+        if (f->damage && made[k].csize > 8)
+            buf[k * bound + made[k].csize / 2] ^= 0x20;
+        f->gets++;
+    }
+    return MMTB_OK;
+}
+
+START_TEST(blocks_made_elsewhere)
+{
+    struct mmtb_variant *v = tl_load_variant("nine");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 3), MMTB_OK);
+    struct mmtb_sector s = {3, 3, 0, 0};
+    uint64_t slots = mmtb_index_slots(ix, s);
+    struct pattern pt = {ix, s};
+    char d1[64], d2[64], d3[64], p1[4096], p2[4096], p3[4096], err[512] = "";
+    tl_make_tmpdir(d1, sizeof d1, "tf");
+    tl_make_tmpdir(d2, sizeof d2, "tf");
+    tl_make_tmpdir(d3, sizeof d3, "tf");
+    /* W/D/L and DTC blocks of 1,024 slots: both planes have
+     * blocks on both sides of every 4,096-slot boundary */
+    struct mmtb_write_opts wo = {3, 10, 10, 0, NULL};
+    struct mmtb_sector_stats st1, st2;
+    ck_assert_msg(mmtb_table_write_sector(d1, v, s, slots, pattern_fill, &pt, &wo, &st1, err,
+                                          sizeof err) == MMTB_OK,
+                  "%s", err);
+    struct far_src f = {v, pt, slots, &wo, NULL, NULL, NULL, 0, 0, 0, 0, false};
+    struct mmtb_block_source src = {&f, far_remote, far_plane_start, far_get};
+    struct mmtb_write_opts wo2 = wo;
+    wo2.remote = &src;
+    ck_assert_msg(mmtb_table_write_sector(d2, v, s, slots, pattern_fill, &pt, &wo2, &st2, err,
+                                          sizeof err) == MMTB_OK,
+                  "%s", err);
+    ck_assert_int_eq(f.starts, 2);
+    ck_assert_msg(f.gets > 100, "%d blocks made elsewhere", f.gets);
+    ck_assert(st1.canonical == st2.canonical && st1.wins == st2.wins &&
+              st1.losses == st2.losses && st1.max_win == st2.max_win);
+    snprintf(p1, sizeof p1, "%s/3-3.mmtb", d1);
+    snprintf(p2, sizeof p2, "%s/3-3.mmtb", d2);
+    size_t n1, n2;
+    uint8_t *f1 = tl_read_file(p1, &n1), *f2 = tl_read_file(p2, &n2);
+    ck_assert_msg(n1 == n2 && memcmp(f1, f2, n1) == 0, "the files differ (%zu, %zu bytes)", n1,
+                  n2);
+    /* a block damaged on its way: the read-back refuses the file */
+    f.damage = true;
+    int rc = mmtb_table_write_sector(d3, v, s, slots, pattern_fill, &pt, &wo2, NULL, err,
+                                     sizeof err);
+    snprintf(p3, sizeof p3, "%s/3-3.mmtb", d3);
+    struct stat sb;
+    ck_assert_msg(rc == MMTB_ERR_CORRUPT && stat(p3, &sb) != 0, "rc %d: %s", rc, err);
+    free(f1);
+    free(f2);
+    free(f.bytes);
+    free(f.made);
+    free(f.at);
+    tl_rmdir_all(d1);
+    tl_rmdir_all(d2);
+    tl_rmdir_all(d3);
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("tablefile");
@@ -901,6 +1018,7 @@ static Suite *suite(void)
     tcase_add_test(tc, golden_file);
     tcase_add_test(tc, corrupt_fixtures);
     tcase_add_test(tc, corrupt_manifest);
+    tcase_add_test(tc, blocks_made_elsewhere);
     suite_add_tcase(s, tc);
     return s;
 }
