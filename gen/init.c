@@ -407,6 +407,13 @@ static int split_lookups(struct job *j, struct gathered *g, int nth, struct per_
         rc = MMTB_ERR_NOMEM;
     const uint64_t *rq = recv;
     for (size_t x = 0; x < nrecv && rc == MMTB_OK; x++) {
+        /* random reads of gigabyte arrays: start those a few ahead */
+        if (x + 16 < nrecv) {
+            int kf = (int)(rq[x + 16] >> 56);
+            uint64_t rf = rq[x + 16] & (((uint64_t)1 << 56) - 1);
+            if (kf < j->ndeps && rf < j->deps[kf].slots)
+                __builtin_prefetch(&j->deps[kf].wdl[rf]);
+        }
         int k = (int)(rq[x] >> 56);
         uint64_t r = rq[x] & (((uint64_t)1 << 56) - 1);
         if (k >= j->ndeps || split_dep_owner(sp, k, r) != sp->rank ||
@@ -484,6 +491,16 @@ static int init_pass_split(struct job *j)
                 uint64_t *h = hist + (size_t)t * MAX_LEVELS;
                 struct vec64 *deep = &j->deep_new[t];
                 for (size_t p = 0; p < mine->npos; p++) {
+                    /* the look-ups of a position a few ahead, long evicted
+                     * since it was gathered */
+                    if (p + 8 < mine->npos && mine->pos[p + 8].n > 0) {
+                        const struct gpos *ga = &mine->pos[p + 8];
+                        for (int x = 0; x < ga->n; x++) {
+                            const struct ext_look *e = &mine->ext[ga->first + (size_t)x];
+                            if (!e->have)
+                                __builtin_prefetch(&e->d->wdl[e->r]);
+                        }
+                    }
                     const struct gpos *gp = &mine->pos[p];
                     int rd = gp->depth;
                     uint8_t x = gp->n < 0 ? gp->state
