@@ -4,7 +4,8 @@
 # files, byte for byte (cmp), as mmtb-gen, and so must every pair split
 # among 2 and 3 ranks (--split 1: each rank holds a part of every pair's
 # states and of the solved sectors it reads); --memory splits a pair over the limit whose part fits and
-# refuses one whose part does not, before solving; a rank killed mid-run must stop
+# refuses one whose part does not, before solving; a rank killed mid-run (also
+# while all ranks solve a split pair) must stop
 # the whole run with a non-zero exit, and the rerun must resume and finish
 # with the same bytes again.  A sanitized build (SANITIZE 1, many times
 # slower) solves nine up to 4 stones and the start 3,3 instead.
@@ -111,35 +112,40 @@ mpi 3 -v nine ${jobs[1]} -o "$out" --threads 1 --quiet || fail "resume: exit $?"
 same_tables "$tmp/ref-${jobs[1]##* }" "$out"
 ok "a rerun on 3 ranks resumes with the same bytes"
 
-# A rank that dies: kill rank 1 once the first tables are written.
-ref=$tmp/ref-$stones
-out=$tmp/die
-mpi 2 -v nine --max-stones $stones -o "$out" --threads 1 --quiet >"$tmp/die.log" 2>&1 &
-run=$!
-killed=0
-for _ in $(seq 600); do
-    if [ "$(ls "$out" 2>/dev/null | grep -c 'mmtb$')" -ge 3 ]; then
-        for p in /proc/[0-9]*; do
-            if grep -qx "$out" <<<"$(tr '\0' '\n' 2>/dev/null <"$p/cmdline")" &&
-               grep -qx OMPI_COMM_WORLD_RANK=1 <<<"$(tr '\0' '\n' 2>/dev/null <"$p/environ")"; then
-                kill -9 "${p#/proc/}" && killed=1
-            fi
-        done
-        break
+# A rank that dies: kill rank 1 once the first tables are written, with
+# the pairs shared out and with every pair split (--split 1: rank 1 dies
+# in the middle of a pair all ranks are solving).
+kill_and_resume() {
+    local tag=$1; shift
+    local ref=$tmp/ref-$stones out=$tmp/die-$tag
+    mpi 2 -v nine --max-stones $stones -o "$out" --threads 1 --quiet "$@" >"$tmp/die.log" 2>&1 &
+    local run=$! killed=0 rc=0
+    for _ in $(seq 600); do
+        if [ "$(ls "$out" 2>/dev/null | grep -c 'mmtb$')" -ge 3 ]; then
+            for p in /proc/[0-9]*; do
+                if grep -qx "$out" <<<"$(tr '\0' '\n' 2>/dev/null <"$p/cmdline")" &&
+                   grep -qx OMPI_COMM_WORLD_RANK=1 <<<"$(tr '\0' '\n' 2>/dev/null <"$p/environ")"; then
+                    kill -9 "${p#/proc/}" && killed=1
+                fi
+            done
+            break
+        fi
+        sleep 0.05
+    done
+    wait "$run" || rc=$?
+    if [ "$killed" = 1 ] && [ "$rc" = 0 ] && [ "$(ls "$out"/*.mmtb | wc -l)" -lt "$(ls "$ref"/*.mmtb | wc -l)" ]; then
+        fail "$tag: a killed rank, yet exit 0 with sectors missing"
     fi
-    sleep 0.05
-done
-rc=0
-wait "$run" || rc=$?
-if [ "$killed" = 1 ] && [ "$rc" = 0 ] && [ "$(ls "$out"/*.mmtb | wc -l)" -lt "$(ls "$ref"/*.mmtb | wc -l)" ]; then
-    fail "a killed rank, yet exit 0 with sectors missing"
-fi
-if [ "$killed" = 1 ] && [ "$rc" != 0 ]; then
-    grep -q "rank 1" "$tmp/die.log" || fail "no message naming rank 1: $(cat "$tmp/die.log")"
-    ok "rank 1 killed: the run stopped (exit $rc) naming it"
-else
-    ok "(the run ended before rank 1 could be killed: exit $rc)"
-fi
-mpi 2 -v nine --max-stones $stones -o "$out" --threads 1 --quiet || fail "rerun after the kill: exit $?"
-same_tables "$ref" "$out"
-ok "the rerun after the kill resumes with the same bytes"
+    if [ "$killed" = 1 ] && [ "$rc" != 0 ]; then
+        grep -q "rank 1" "$tmp/die.log" || fail "$tag: no message naming rank 1: $(cat "$tmp/die.log")"
+        ok "$tag: rank 1 killed: the run stopped (exit $rc) naming it"
+    else
+        ok "$tag: (the run ended before rank 1 could be killed: exit $rc)"
+    fi
+    mpi 2 -v nine --max-stones $stones -o "$out" --threads 1 --quiet "$@" ||
+        fail "$tag: rerun after the kill: exit $?"
+    same_tables "$ref" "$out"
+    ok "$tag: the rerun after the kill resumes with the same bytes"
+}
+kill_and_resume shared
+kill_and_resume split --split 1
