@@ -3,12 +3,12 @@
 # placement start 4,4 solved on 1, 2 and 3 local ranks must give the same
 # files, byte for byte (cmp), as mmtb-gen, and so must every pair split
 # among 2 and 3 ranks (--split 1: each rank holds a part of every pair's
-# states and of the solved sectors it reads); --memory splits a pair over the limit whose part fits and
-# refuses one whose part does not, before solving; a rank killed mid-run (also
-# while all ranks solve a split pair) must stop
-# the whole run with a non-zero exit, and the rerun must resume and finish
-# with the same bytes again.  A sanitized build (SANITIZE 1, many times
-# slower) solves nine up to 4 stones and the start 3,3 instead.
+# states and of the solved sectors it reads); --memory splits a pair over
+# the limit whose part fits and refuses one whose part does not, before
+# solving; a rank killed mid-run (also while all ranks solve a split pair)
+# must stop the whole run with a non-zero exit, and the rerun must resume
+# and finish with the same bytes again.  A sanitized build (SANITIZE 1,
+# many times slower) solves nine up to 4 stones and the start 3,3 instead.
 # Usage: mpi_test.sh MMTB_GEN MMTB_GEN_MPI MPIEXEC SANITIZE(0|1)
 set -euo pipefail
 gen=$1 genmpi=$2 mpiexec=$3 sanitize=${4:-0}
