@@ -439,6 +439,26 @@ static void count_decided(struct job *j, int mi, unsigned d, uint64_t n)
     j->undecided[mi] -= n;
 }
 
+/* The positions of unit of work c of member me at a level: chunk c, or
+ * (deep levels, list) piece c of the sorted list; false when chunk c has
+ * nothing decided at the level (all: every chunk may). */
+static bool level_unit(const struct member *me, const uint64_t *list, size_t nlist, bool all,
+                       uint64_t c, struct level_src *src)
+{
+    *src = (struct level_src){c * CHUNK, c * CHUNK + CHUNK, NULL, 0};
+    if (list) {
+        src->list = list + c * DEEP_PIECE;
+        src->n = nlist - c * DEEP_PIECE < DEEP_PIECE ? nlist - c * DEEP_PIECE : DEEP_PIECE;
+        src->lo = src->list[0] & (((uint64_t)1 << DEEP_SLOT_BITS) - 1);
+        src->hi = me->slots;
+    } else if (!all && !me->flag_cur[c]) {
+        return false;
+    }
+    if (src->hi > me->slots)
+        src->hi = me->slots;
+    return true;
+}
+
 /*
  * level_member on a split pair: this rank walks its own chunks (or its deep
  * positions of depth d, list), in rounds of a batch of chunks; after each
@@ -488,16 +508,9 @@ static int level_member_split(struct job *j, int mi, unsigned d, bool deep_level
             struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
 #pragma omp for schedule(dynamic, 16)
             for (uint64_t c = b0; c < b1; c++) {
-                struct level_src src = {c * CHUNK, c * CHUNK + CHUNK, NULL, 0};
-                if (list) {
-                    src.list = list + c * DEEP_PIECE;
-                    src.n = nlist - c * DEEP_PIECE < DEEP_PIECE ? nlist - c * DEEP_PIECE
-                                                                : DEEP_PIECE;
-                    src.lo = src.list[0] & (((uint64_t)1 << DEEP_SLOT_BITS) - 1);
-                    src.hi = me->slots;
-                } else if (!all && !me->flag_cur[c]) {
+                struct level_src src;
+                if (!level_unit(me, list, nlist, all, c, &src))
                     continue;
-                }
                 if (!list && src.hi > sp->hi[mi])
                     src.hi = sp->hi[mi];
                 level_chunk(j, me, pa, &src, want_loss, want_win, bufs, ps);
@@ -567,18 +580,9 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
                 continue; /* every thread skips alike: flag_cur is read-only here */
 #pragma omp for schedule(dynamic, 16)
             for (uint64_t c = b0; c < b1; c++) {
-                struct level_src src = {c * chunk, c * chunk + chunk, NULL, 0};
-                if (list) {
-                    src.list = list + c * DEEP_PIECE;
-                    src.n = nlist - c * DEEP_PIECE < DEEP_PIECE ? nlist - c * DEEP_PIECE
-                                                                : DEEP_PIECE;
-                    src.lo = src.list[0] & (((uint64_t)1 << DEEP_SLOT_BITS) - 1);
-                    src.hi = me->slots;
-                } else if (!all && !me->flag_cur[c]) {
+                struct level_src src;
+                if (!level_unit(me, list, nlist, all, c, &src))
                     continue;
-                }
-                if (src.hi > me->slots)
-                    src.hi = me->slots;
                 level_chunk(j, me, pa, &src, want_loss, want_win, bufs, ps);
             }
 #pragma omp for schedule(dynamic, 8)
