@@ -355,7 +355,9 @@ static int split_gather(struct job *j, int mi, uint64_t b0, uint64_t b1, struct 
                 gp->nin = is->pos[0].nin;
                 gp->state = is->pos[0].state;
                 gp->depth = is->pos[0].depth;
-                memcpy(mine->ext + mine->next, is->ext + is->pos[0].first, (size_t)n * sizeof *is->ext);
+                if (n > 0)
+                    memcpy(mine->ext + mine->next, is->ext + is->pos[0].first,
+                           (size_t)n * sizeof *is->ext);
                 mine->next += (size_t)n;
             }
         }
