@@ -1045,8 +1045,8 @@ int mmtb_table_make_blocks(const struct mmtb_variant *v, struct mmtb_sector s, u
         }
         for (uint64_t k = 0; k < nbatch && rc == MMTB_OK; k++) {
             const struct mmtb_made_block *m = &made[c0 - b0 + k];
-            if (m->rc != MMTB_OK)
-                continue; /* (the writer reports it) */
+            if (m->rc != MMTB_OK || m->csize == 0)
+                continue; /* (an error: the writer reports it) */
             if (used + m->csize > cap) {
                 uint64_t nc = cap ? 2 * cap : (uint64_t)1 << 20;
                 while (nc < used + m->csize)
