@@ -346,15 +346,6 @@ static int serve(struct job *j, const struct mmtb_write_opts *wo)
     return rc;
 }
 
-struct fill_ctx1 {
-    const struct member *me;
-};
-
-static void fill_own(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
-{
-    pair_fill_values(((const struct fill_ctx1 *)ctx)->me, first, count, wdl, dtc);
-}
-
 int split_write(struct job *j, const struct mmtb_solve_opts *o, const struct mmtb_sector *ss,
                 struct mmtb_sector_stats *stats, char *err, size_t errlen)
 {
@@ -373,10 +364,9 @@ int split_write(struct job *j, const struct mmtb_solve_opts *o, const struct mmt
         for (int i = 0; i < j->nm && res.rc == MMTB_OK; i++) {
             struct split_src c = {j, i, NULL, 0};
             struct mmtb_block_source src = {&c, src_remote, src_plane_start, src_get};
-            struct fill_ctx1 fc = {&j->m[i]};
             wo.remote = &src;
-            res.rc = mmtb_table_write_sector(o->outdir, j->v, ss[i], j->m[i].slots, fill_own,
-                                             &fc, &wo, &res.st[i], err, errlen);
+            res.rc = mmtb_table_write_sector(o->outdir, j->v, ss[i], j->m[i].slots, fill_member,
+                                             &j->m[i], &wo, &res.st[i], err, errlen);
             free(c.buf);
             if (res.rc != MMTB_OK && sp->err[0] && !strstr(err, sp->err))
                 snprintf(err + strlen(err), errlen - strlen(err), " (%s)", sp->err);
