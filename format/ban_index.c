@@ -15,6 +15,14 @@
  * a = 0 for no f, else 1 + the rank of f in F; b likewise for t in T.
  * When symmetries fix P, the images of (f, t) under them are the same
  * state: the smallest of their offsets is its slot, the others are wasted.
+ *
+ * First-mill owner (first_mill_removal, placement sectors).  The owner is
+ * relative to the side to move (none, mover, opponent) and no symmetry
+ * changes it.  No captures happen while placing, so a mill on the board is
+ * its owner's, and the board decides the owner unless both sides have a
+ * mill: slot i (< base) holds P with that owner (the mover when both
+ * have), slot base + i P with the opponent as owner, a wasted slot unless
+ * both have.  Nothing per slot is stored.
  */
 #include "ban_index.h"
 
@@ -30,6 +38,7 @@ struct mmtb_ban_index {
     const struct mmtb_variant *v;
     struct mmtb_sector s;
     bool mover_bans, opp_bans; /* may the side carry a restriction at all */
+    bool owner;                /* a first-mill sector: no restrictions, owner slots */
     uint64_t base, slots;
     uint8_t *cnt;  /* cnt(i) per scheme 1 slot */
     uint64_t *blk; /* blk[k] = sum of cnt(j), j < k << BLOCK_SHIFT */
@@ -53,12 +62,40 @@ static int find_code(const int8_t *list, int n, int code)
     return -1;
 }
 
+bool mmtb_ban_index_applies(const struct mmtb_variant *v, struct mmtb_sector s)
+{
+    return v->no_reclose || (v->first_mill_removal && (s.w_hand > 0 || s.b_hand > 0));
+}
+
+/* The owner's slot offset in a first-mill sector: base when the owner is
+ * the opponent and both sides have a mill, else 0. */
+static bool owner_extra(const struct mmtb_variant *v, uint32_t mover, uint32_t opp, int owner)
+{
+    return owner == 2 && mmtb_variant_in_mill(v, mover) && mmtb_variant_in_mill(v, opp);
+}
+
 int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s)
 {
     *out = NULL;
     const struct mmtb_variant *v = mmtb_index_variant(ix);
-    if (!v->no_reclose)
+    if (!mmtb_ban_index_applies(v, s))
         return MMTB_ERR_INVALID;
+    if (!v->no_reclose) {
+        uint64_t base = mmtb_index_slots(ix, s);
+        if (base == 0)
+            return MMTB_ERR_INVALID;
+        mmtb_ban_index *bx = calloc(1, sizeof *bx);
+        if (!bx)
+            return MMTB_ERR_NOMEM;
+        bx->ix = ix;
+        bx->v = v;
+        bx->s = s;
+        bx->owner = true;
+        bx->base = base;
+        bx->slots = 2 * base;
+        *out = bx;
+        return MMTB_OK;
+    }
     int edges = 0;
     for (int i = 0; i < v->npoints; i++)
         edges += __builtin_popcount(v->adj[i]);
@@ -121,8 +158,10 @@ uint64_t mmtb_ban_index_count(const mmtb_index *ix, struct mmtb_sector s, uint64
 {
     const struct mmtb_variant *v = mmtb_index_variant(ix);
     uint64_t base = mmtb_index_slots(ix, s);
-    if (!v->no_reclose || base == 0)
+    if (!mmtb_ban_index_applies(v, s) || base == 0)
         return base;
+    if (!v->no_reclose)
+        return 2 * base; /* the first-mill owner's slots */
     mmtb_ban_index bx;
     memset(&bx, 0, sizeof bx);
     bx.v = v;
@@ -199,7 +238,7 @@ uint64_t mmtb_ban_index_rank(const mmtb_ban_index *bx, uint32_t mover, uint32_t 
                              int ban_mover, int ban_opp)
 {
     uint64_t slot = mmtb_index_rank(bx->ix, bx->s, mover, opp);
-    if (ban_mover < 0 && ban_opp < 0)
+    if ((ban_mover < 0 && ban_opp < 0) || bx->owner)
         return slot;
     /* Map the restrictions by every symmetry that takes the position to
      * the representative stored in its scheme 1 slot; keep the least. */
@@ -225,8 +264,8 @@ void mmtb_ban_index_unrank(const mmtb_ban_index *bx, uint64_t slot, uint32_t *mo
                            uint32_t *opp, int *ban_mover, int *ban_opp)
 {
     *ban_mover = *ban_opp = -1;
-    if (slot < bx->base) {
-        mmtb_index_unrank(bx->ix, bx->s, slot, mover, opp);
+    if (slot < bx->base || bx->owner) {
+        mmtb_index_unrank(bx->ix, bx->s, slot < bx->base ? slot : slot - bx->base, mover, opp);
         return;
     }
     uint64_t r = slot - bx->base;
@@ -255,14 +294,29 @@ void mmtb_ban_index_unrank(const mmtb_ban_index *bx, uint64_t slot, uint32_t *mo
 
 uint64_t mmtb_ban_index_rank_pos(const mmtb_ban_index *bx, const struct mmtb_pos *p)
 {
-    return mmtb_ban_index_rank(bx, p->stones[p->side], p->stones[p->side ^ 1], p->ban_from,
-                               p->ban_to);
+    uint32_t m = p->stones[p->side], o = p->stones[p->side ^ 1];
+    if (bx->owner) {
+        int owner = p->first_mill == MMTB_FIRST_MILL_NONE         ? 0
+                    : p->first_mill == MMTB_FIRST_MILL_OF(p->side) ? 1
+                                                                   : 2;
+        return mmtb_index_rank(bx->ix, bx->s, m, o) +
+               (owner_extra(bx->v, m, o, owner) ? bx->base : 0);
+    }
+    return mmtb_ban_index_rank(bx, m, o, p->ban_from, p->ban_to);
 }
 
 void mmtb_ban_index_unrank_pos(const mmtb_ban_index *bx, uint64_t slot, struct mmtb_pos *p)
 {
     int f, t;
-    mmtb_ban_index_unrank(bx, slot, &p->stones[p->side], &p->stones[p->side ^ 1], &f, &t);
+    uint32_t *m = &p->stones[p->side], *o = &p->stones[p->side ^ 1];
+    mmtb_ban_index_unrank(bx, slot, m, o, &f, &t);
     p->ban_from = (int8_t)f;
     p->ban_to = (int8_t)t;
+    if (bx->owner) {
+        bool mm = mmtb_variant_in_mill(bx->v, *m) != 0, om = mmtb_variant_in_mill(bx->v, *o) != 0;
+        if (slot >= bx->base || (om && !mm))
+            p->first_mill = MMTB_FIRST_MILL_OF(p->side ^ 1);
+        else
+            p->first_mill = mm ? MMTB_FIRST_MILL_OF(p->side) : MMTB_FIRST_MILL_NONE;
+    }
 }

@@ -1,13 +1,22 @@
 /*
- * ban_index.h - the index of one sector of a no_reclose variant (Twelve
- * Men's Morris) with the re-close restrictions as part of the position:
- * "Index scheme 1 with restrictions" of format/FORMAT.md.  Built on the
- * sector index (sector_index.h) and the live restrictions of movegen.h;
- * pure functions, an mmtb_ban_index is immutable and safe to share.
+ * ban_index.h - the index of one sector whose positions carry state beyond
+ * the stones: Twelve Men's re-close restrictions (no_reclose: "Index scheme
+ * 1 with restrictions" of format/FORMAT.md) or Shah's first-mill owner in
+ * the placement phase (first_mill_removal: "Index scheme 1 with the
+ * first-mill owner").  Built on the sector index (sector_index.h) and the
+ * rules of movegen.h; pure functions, an mmtb_ban_index is immutable and
+ * safe to share.
  *
- * Slots [0, base) are the sector's scheme 1 slots, the positions without a
- * restriction; slots [base, slots) list, canonical position by canonical
- * position, the combinations of live restrictions (at least one set).
+ * Restrictions: slots [0, base) are the sector's scheme 1 slots, the
+ * positions without a restriction; slots [base, slots) list, canonical
+ * position by canonical position, the combinations of live restrictions
+ * (at least one set).
+ *
+ * First-mill owner: slots [0, base) are the scheme 1 slots, each holding
+ * its position with the owner the board implies (none without a mill, the
+ * side with a mill when one side has one, the side to move when both
+ * have); slots [base, 2 * base) hold the same positions with the
+ * opponent as the owner, used where both sides have a mill.
  */
 #ifndef MMTB_BAN_INDEX_H
 #define MMTB_BAN_INDEX_H
@@ -16,11 +25,18 @@
 
 typedef struct mmtb_ban_index mmtb_ban_index;
 
+/* True when the positions of sector s of variant v carry such state, so
+ * that its table is numbered by this index: every sector of a no_reclose
+ * variant, the placement sectors (a hand not empty) of a
+ * first_mill_removal variant. */
+bool mmtb_ban_index_applies(const struct mmtb_variant *v, struct mmtb_sector s);
+
 /*
- * Build the restriction index of sector s: one walk over its scheme 1
- * slots, one byte per slot plus 8 per 256 slots.  ix must outlive it.
- * Returns MMTB_OK (*out set), MMTB_ERR_INVALID (the variant has no
- * no_reclose, or ix cannot address s), MMTB_ERR_NOMEM, or
+ * Build the index of sector s: with restrictions one walk over its scheme
+ * 1 slots, one byte per slot plus 8 per 256 slots; with the first-mill
+ * owner nothing per slot.  ix must outlive it.  Returns MMTB_OK (*out
+ * set), MMTB_ERR_INVALID (mmtb_ban_index_applies is false for s, or ix
+ * cannot address s), MMTB_ERR_NOMEM, or
  * MMTB_ERR_UNSUPPORTED (a position with more than 255 restriction
  * combinations, or a board with more than MMTB_MAX_BANS directed edges).
  */
@@ -30,13 +46,14 @@ void mmtb_ban_index_free(mmtb_ban_index *bx);
 /*
  * The slots sector s would have with restrictions, without building its
  * index: exact when it has at most `visit` scheme 1 slots, else estimated
- * from about `visit` of them in windows spread over the sector.  The
- * scheme 1 slots when the variant has no no_reclose.
+ * from about `visit` of them in windows spread over the sector.  Exact for
+ * a first-mill sector (twice the scheme 1 slots); the scheme 1 slots when
+ * mmtb_ban_index_applies is false.
  */
 uint64_t mmtb_ban_index_count(const mmtb_index *ix, struct mmtb_sector s, uint64_t visit);
 
-/* Slots of the sector with restrictions (base + the restriction slots),
- * and the scheme 1 slots alone (base). */
+/* Slots of the sector with its state (base + the restriction or owner
+ * slots), and the scheme 1 slots alone (base). */
 uint64_t mmtb_ban_index_slots(const mmtb_ban_index *bx);
 uint64_t mmtb_ban_index_base(const mmtb_ban_index *bx);
 
@@ -47,6 +64,8 @@ uint64_t mmtb_ban_index_base(const mmtb_ban_index *bx);
  * side with stones in hand has none unless the variant has place_or_move).
  * Every symmetric image (restrictions mapped with the stones) has the same
  * slot.  Without restrictions this is mmtb_index_rank.  Checks nothing.
+ * (A first-mill sector: the slot of the position with the owner its board
+ * implies; the owner is ranked by mmtb_ban_index_rank_pos.)
  */
 uint64_t mmtb_ban_index_rank(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
                              int ban_mover, int ban_opp);
@@ -58,7 +77,10 @@ void mmtb_ban_index_unrank(const mmtb_ban_index *bx, uint64_t slot, uint32_t *mo
                            uint32_t *opp, int *ban_mover, int *ban_opp);
 
 /* A whole position p of the sector (side to move first, as mmtb_pos_sector)
- * and back; unrank leaves hands and side as they are in *p. */
+ * and back, restrictions and first-mill owner included; unrank leaves hands
+ * and side as they are in *p.  rank_pos expects a valid position
+ * (mmtb_pos_validate): in a first-mill sector an owner where the board
+ * has a mill, and only a side with a mill as the owner. */
 uint64_t mmtb_ban_index_rank_pos(const mmtb_ban_index *bx, const struct mmtb_pos *p);
 void mmtb_ban_index_unrank_pos(const mmtb_ban_index *bx, uint64_t slot, struct mmtb_pos *p);
 

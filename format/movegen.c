@@ -104,6 +104,16 @@ static bool colour_stuck(const struct mmtb_variant *v, const struct mmtb_pos *p,
     return true;
 }
 
+/* False when p breaks Shah's owner rule: a stone still to place and a mill
+ * on the board, but no first-mill owner (nothing moves or is captured
+ * while placing, so the first mill made its placer the owner). */
+static bool owner_consistent(const struct mmtb_variant *v, const struct mmtb_pos *p)
+{
+    return !v->first_mill_removal || p->first_mill != MMTB_FIRST_MILL_NONE ||
+           (p->hand[0] == 0 && p->hand[1] == 0) ||
+           (!has_mill(v, p->stones[0]) && !has_mill(v, p->stones[1]));
+}
+
 /* True when p is Shah's opening: both hands empty and a first-mill owner
  * whose removal starts the movement phase. */
 static inline bool is_opening(const struct mmtb_variant *v, const struct mmtb_pos *p)
@@ -262,6 +272,9 @@ int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p, ch
         if (!has_mill(v, p->stones[c]))
             return fail(err, errlen, "first-mill owner %s has no mill on the board",
                         colour_name[c]);
+    } else if (!owner_consistent(v, p)) {
+        return fail(err, errlen, "a mill on the board while placing, but no first-mill owner "
+                    "(first-mill=w or b)");
     }
     if (p->ban_from == -1 && p->ban_to == -1)
         return MMTB_OK;
@@ -652,6 +665,8 @@ int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p
      * restriction pair that leads to p's. */
 #define ADD_Q(f, t)                                                                       \
     do {                                                                                  \
+        if (!owner_consistent(v, &q))                                                     \
+            break; /* no position of the game: see mmtb_pos_validate */                   \
         if (v->no_reclose) {                                                              \
             n = add_with_bans(v, p, q, (f), (t), out, n, cap);                            \
             if (n < 0)                                                                    \

@@ -16,7 +16,9 @@ void mmtb_pos_start(const struct mmtb_variant *v, struct mmtb_pos *p);
  * Check that a position is well-formed for the variant: stones inside the
  * board, colours disjoint, counts within `stones`, remove and ban fields
  * consistent (a restriction must bite, and its side must be able to slide:
- * no stones in hand unless the variant has place_or_move).  Returns MMTB_OK or MMTB_ERR_INVALID with a reason in err.
+ * no stones in hand unless the variant has place_or_move; a first-mill
+ * owner must have a mill, and while stones are placed a mill on the board
+ * needs an owner).  Returns MMTB_OK or MMTB_ERR_INVALID with a reason in err.
  */
 int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p,
                       char *err, size_t errlen);

@@ -823,7 +823,10 @@ static struct mmtb_sector sector(int w, int b, int wh, int bh)
  *     capture (b-1, w+1, bh, wh-1);
  *   movement (wh == 0 or place_or_move; w > 0; an empty point):
  *     (b, w, bh, wh), and with a capture (b-1, w, bh, wh);
- *   pass (nomove == PASSES): (b, w, bh, wh).
+ *   pass (nomove == PASSES, no placement possible; or Shah's opening,
+ *     both hands empty): (b, w, bh, wh);
+ *   Shah's opening removal (first_mill_removal, both hands empty, a mill's
+ *     worth of the mover's stones): (b-1, w, 0, 0).
  * A capture needs captures in the variant (place_captures for placements,
  * not first_mill_wins), b > 0, and at least a mill's worth of the mover's
  * stones on the board after the move.  Results where the new side to move
@@ -850,8 +853,11 @@ int mmtb_sector_moves_to(const struct mmtb_variant *v, struct mmtb_sector s,
         if (captures && w >= mill)
             cnt = add_successor(v, sector(b - 1, w, bh, wh), out, cnt);
     }
-    if (v->nomove == MMTB_NOMOVE_PASSES)
+    bool opening = v->first_mill_removal && wh == 0 && bh == 0;
+    if ((v->nomove == MMTB_NOMOVE_PASSES && !(wh > 0 && empty)) || opening)
         cnt = add_successor(v, sector(b, w, bh, wh), out, cnt);
+    if (opening && b > 0 && mill > 0 && w >= mill)
+        cnt = add_successor(v, sector(b - 1, w, 0, 0), out, cnt);
     return cnt;
 }
 

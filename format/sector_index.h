@@ -136,8 +136,8 @@ void mmtb_index_iter_skip_to(struct mmtb_index_iter *it, uint64_t slot);
  * leads to (quiet moves, captures, passes; terminal results are left out)
  * and returns their count (at most 8).  Successors are written side to move
  * first, so the roles swap: a placement gives (b, w+1, bh, wh-1), a
- * movement or a pass (b, w, bh, wh), a capture one stone fewer for the old
- * opponent.  A capture needs a mill's worth of the mover's stones on the
+ * movement or a pass (b, w, bh, wh), a capture (and Shah's opening
+ * removal) one stone fewer for the old opponent.  A capture needs a mill's worth of the mover's stones on the
  * board; results where the new side to move has fewer than min_stones on
  * board and in hand are wins and left out.
  */

@@ -1019,6 +1019,142 @@ START_TEST(test_twelve_ban_count)
 }
 END_TEST
 
+/*
+ * Shah's first-mill owner (ban_index.h, first_mill_removal): a whole
+ * placement sector, every arrangement with every owner the game allows
+ * (none without a mill, the side with a mill, either when both have one):
+ * each ranks to a slot holding a symmetric image with the same owner,
+ * relative to the side to move, as do its images; each used slot
+ * unranks to a valid position; the used slots number the orbits
+ * (Burnside) and are the scheme 1 canonical positions plus those where
+ * both sides have a mill.  Returns the states with the opponent as owner
+ * while both have a mill (the second half's).
+ */
+static uint64_t check_owner_sector(const struct mmtb_variant *v, const mmtb_index *ix,
+                                   struct mmtb_sector s)
+{
+    mmtb_ban_index *bx = NULL;
+    ck_assert(mmtb_ban_index_applies(v, s));
+    ck_assert_int_eq(mmtb_ban_index_create(&bx, ix, s), MMTB_OK);
+    uint64_t slots = mmtb_ban_index_slots(bx), base = mmtb_ban_index_base(bx);
+    REQUIRE_EQ(base, mmtb_index_slots(ix, s));
+    REQUIRE_EQ(slots, 2 * base);
+    REQUIRE_EQ(mmtb_ban_index_count(ix, s, 1), slots);
+    /* both colours as the side to move: the owner is relative to it */
+    for (int side = 0; side < 2; side++) {
+        struct mmtb_pos p = {{0, 0}, {0, 0}, (uint8_t)side, 0, -1, -1, 0};
+        p.hand[side] = s.w_hand;
+        p.hand[side ^ 1] = s.b_hand;
+        uint64_t used = 0, both_canon = 0;
+        char why[160];
+        for (uint64_t slot = 0; slot < slots; slot++) {
+            mmtb_ban_index_unrank_pos(bx, slot, &p);
+            if (mmtb_ban_index_rank_pos(bx, &p) != slot)
+                continue;
+            used++;
+            if (mmtb_pos_validate(v, &p, why, sizeof why) != MMTB_OK)
+                ck_abort_msg("slot %llu: %s", (unsigned long long)slot, why);
+            REQUIRE_EQ(__builtin_popcount(p.stones[side]), s.w);
+            REQUIRE_EQ(__builtin_popcount(p.stones[side ^ 1]), s.b);
+            both_canon += slot >= base;
+        }
+        uint64_t stab_sum = 0, extra = 0;
+        uint32_t lim = UINT32_C(1) << v->npoints;
+        for (uint32_t m = (1u << s.w) - 1; m < lim; m = (uint32_t)tref_next_subset(m)) {
+            uint32_t e = v->full & ~m;
+            for (uint32_t x = (1u << s.b) - 1; x < (1u << (v->npoints - s.w));
+                 x = (uint32_t)tref_next_subset(x)) {
+                uint32_t o = tref_deposit(x, e);
+                bool mm = mmtb_variant_in_mill(v, m) != 0, om = mmtb_variant_in_mill(v, o) != 0;
+                for (int owner = 0; owner < 3; owner++) {
+                    /* 0 none, 1 the side to move, 2 its opponent */
+                    if ((owner == 0) != (!mm && !om) || (owner == 1 && !mm) || (owner == 2 && !om))
+                        continue;
+                    p.stones[side] = m;
+                    p.stones[side ^ 1] = o;
+                    p.first_mill = owner == 0   ? MMTB_FIRST_MILL_NONE
+                                   : owner == 1 ? MMTB_FIRST_MILL_OF(side)
+                                                : MMTB_FIRST_MILL_OF(side ^ 1);
+                    REQUIRE_EQ(mmtb_pos_validate(v, &p, NULL, 0), MMTB_OK);
+                    uint64_t r = mmtb_ban_index_rank_pos(bx, &p);
+                    REQUIRE(r < slots);
+                    REQUIRE_EQ(r >= base, owner == 2 && mm);
+                    struct mmtb_pos q = p;
+                    mmtb_ban_index_unrank_pos(bx, r, &q);
+                    REQUIRE_EQ(q.first_mill, p.first_mill);
+                    int images = 0;
+                    for (int g = 0; g < v->nsyms; g++)
+                        images += mmtb_sym_apply(v, g, m) == q.stones[side] &&
+                                  mmtb_sym_apply(v, g, o) == q.stones[side ^ 1];
+                    if (images == 0)
+                        ck_abort_msg("slot %llu holds no image of the state",
+                                     (unsigned long long)r);
+                    int g = (int)((m ^ o) % (uint32_t)v->nsyms);
+                    q = p;
+                    q.stones[side] = mmtb_sym_apply(v, g, m);
+                    q.stones[side ^ 1] = mmtb_sym_apply(v, g, o);
+                    REQUIRE_EQ(mmtb_ban_index_rank_pos(bx, &q), r);
+                    for (int h = 0; h < v->nsyms; h++)
+                        stab_sum += mmtb_sym_apply(v, h, m) == m && mmtb_sym_apply(v, h, o) == o;
+                    extra += owner == 2 && mm;
+                }
+            }
+        }
+        REQUIRE_EQ(stab_sum, used * (uint64_t)v->nsyms);
+        REQUIRE_EQ(used, mmtb_index_canonical(v, s) + both_canon);
+        if (side == 1) {
+            mmtb_ban_index_free(bx);
+            return extra;
+        }
+    }
+    return 0;
+}
+
+/* Shah's keys on the 3 x 3 board with diagonals, 4 stones a side: its
+ * placement sectors are small enough to walk whole, with mills of both
+ * sides in many positions. */
+static const char three_shah[] =
+    "name three-shah\nstones 4\nflying off\nremoval any\nplace-captures no\nno-move pass\n"
+    "first-mill-removal yes\ntrapped-capture no\nboth-trapped draw\n"
+    "point a1 0 0\npoint b1 1 0\npoint c1 2 0\npoint a2 0 1\npoint b2 1 1\npoint c2 2 1\n"
+    "point a3 0 2\npoint b3 1 2\npoint c3 2 2\n"
+    "line a1 b1 c1\nline a2 b2 c2\nline a3 b3 c3\nline a1 a2 a3\nline b1 b2 b3\n"
+    "line c1 c2 c3\nline a1 b2 c3\nline a3 b2 c1\n"
+    "mill a1 b1 c1\nmill a2 b2 c2\nmill a3 b3 c3\nmill a1 a2 a3\nmill b1 b2 b3\n"
+    "mill c1 c2 c3\nmill a1 b2 c3\nmill a3 b2 c1\n";
+
+START_TEST(test_shah_owner_sectors)
+{
+    struct mmtb_variant *t = NULL;
+    char err[256] = "";
+    ck_assert_msg(mmtb_variant_parse(&t, three_shah, strlen(three_shah), "three-shah", err,
+                                     sizeof err) ==
+                      MMTB_OK,
+                  "%s", err);
+    mmtb_index *it = NULL;
+    ck_assert_int_eq(mmtb_index_create(&it, t, 4), MMTB_OK);
+    /* mills of both sides, of one side only, of none */
+    ck_assert(check_owner_sector(t, it, sec(3, 3, 1, 1)) > 0);
+    ck_assert(check_owner_sector(t, it, sec(3, 4, 1, 0)) > 0);
+    ck_assert(check_owner_sector(t, it, sec(2, 3, 2, 1)) == 0);
+    ck_assert(check_owner_sector(t, it, sec(1, 1, 3, 3)) == 0);
+    mmtb_index_free(it);
+    mmtb_variant_free(t);
+
+    struct mmtb_variant *v = load("shah");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 4), MMTB_OK);
+    ck_assert_int_eq(check_owner_sector(v, ix, sec(2, 3, 2, 1)), 0);
+    /* the movement sectors keep scheme 1 */
+    ck_assert(!mmtb_ban_index_applies(v, sec(4, 4, 0, 0)));
+    mmtb_ban_index *bx = NULL;
+    ck_assert_int_eq(mmtb_ban_index_create(&bx, ix, sec(4, 4, 0, 0)), MMTB_ERR_INVALID);
+    REQUIRE_EQ(mmtb_ban_index_count(ix, sec(4, 4, 0, 0), 1), mmtb_index_slots(ix, sec(4, 4, 0, 0)));
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
 static Suite *index_suite(void)
 {
     Suite *su = suite_create("index");
@@ -1034,6 +1170,7 @@ static Suite *index_suite(void)
     tcase_add_test(tc, test_nine_published_totals);
     tcase_add_test(tc, test_twelve_ban_sectors);
     tcase_add_test(tc, test_twelve_ban_count);
+    tcase_add_test(tc, test_shah_owner_sectors);
     suite_add_tcase(su, tc);
     TCase *tg = tcase_create("sectors");
     tcase_add_test(tg, test_nine_movement_list);

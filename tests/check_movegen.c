@@ -959,6 +959,30 @@ START_TEST(shah_first_mill)
     }
     ck_assert_int_eq(__builtin_popcount(p.stones[MMTB_BLACK]), 3);
     ck_assert_int_eq(__builtin_popcount(p.stones[MMTB_WHITE]), 3);
+    /* while placing, the board decides the owner unless both have a mill
+     * (here both do: a7-d7-g7 and f6-f4-f2): a mill without an owner, or an
+     * owner without a mill, is no position of the game */
+    ck_assert_int_eq(mmtb_pos_validate(v, &p, NULL, 0), MMTB_OK);
+    struct mmtb_pos q = p;
+    q.first_mill = MMTB_FIRST_MILL_OF(MMTB_BLACK);
+    ck_assert_int_eq(mmtb_pos_validate(v, &q, NULL, 0), MMTB_OK);
+    q.first_mill = MMTB_FIRST_MILL_NONE;
+    char err[200] = "";
+    ck_assert_int_eq(mmtb_pos_validate(v, &q, err, sizeof err), MMTB_ERR_INVALID);
+    ck_assert_msg(strstr(err, "no first-mill owner") != NULL, "%s", err);
+    /* black's f2 back in hand: only white has a mill */
+    q.stones[MMTB_BLACK] &= ~(UINT32_C(1) << mmtb_variant_point(v, "f2"));
+    q.hand[MMTB_BLACK]++;
+    q.side = MMTB_BLACK;
+    q.first_mill = MMTB_FIRST_MILL_OF(MMTB_BLACK);
+    ck_assert_int_eq(mmtb_pos_validate(v, &q, NULL, 0), MMTB_ERR_INVALID);
+    q.first_mill = MMTB_FIRST_MILL_OF(MMTB_WHITE);
+    ck_assert_int_eq(mmtb_pos_validate(v, &q, NULL, 0), MMTB_OK);
+    /* once both hands are empty no owner is needed: the movement phase */
+    q = p;
+    q.first_mill = MMTB_FIRST_MILL_NONE;
+    q.hand[0] = q.hand[1] = 0;
+    ck_assert_int_eq(mmtb_pos_validate(v, &q, NULL, 0), MMTB_OK);
     mmtb_variant_free(v);
 }
 END_TEST

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ban_index.h"
 #include "../gen/succ.h"
 #include "mmtb.h"
 #include "movegen.h"
@@ -409,6 +410,11 @@ static void check_variant_rules(struct mmtb_variant *v)
                 if (s.w + s.b > v->npoints)
                     continue;
             }
+            /* the sectors whose positions carry more than their stones
+             * (Shah's placement: the first-mill owner) are solved by
+             * reclose.c from movegen itself; succ.c never sees them */
+            if (mmtb_ban_index_applies(v, s))
+                continue;
             uint32_t mover = random_points(v, 0, s.w);
             uint32_t opp = random_points(v, mover, s.b);
             struct mmtb_pos p = make_pos(s, mover, opp);
