@@ -316,9 +316,10 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                  struct pair_mem *out);
 
 /*
- * reclose.c: the same for a variant with no_reclose, whose positions carry
- * the re-close restrictions (format/ban_index.h); none of the stages above
- * is used.  reclose_pair_memory is its pair_memory (an error code when a
+ * reclose.c: the same for the sectors whose positions carry the re-close
+ * restrictions (no_reclose) or Shah's first-mill owner (placement sectors
+ * of first_mill_removal): mmtb_ban_index_applies, format/ban_index.h; none
+ * of the stages above is used.  reclose_pair_memory is its pair_memory (an error code when a
  * member's restriction index cannot be built).
  */
 int reclose_pair_memory(const mmtb_index *ix, const struct mmtb_sector *ss, int nss,

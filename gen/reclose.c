@@ -1,11 +1,15 @@
 /*
- * reclose.c - the solver of variants with no_reclose (Twelve Men's Morris):
- * one pair (or lone sector) at a time, a level-synchronous retrograde
- * analysis over the sector index with restrictions (format/ban_index.h),
- * on the rules as format/movegen.c states them (moves, apply, predecessors
- * with restrictions); solved sectors are read through mmtb_probe.  Plainer
- * and slower per position than the stages of pair.c, which know nothing of
- * restrictions; schedule.c picks this file for such variants.
+ * reclose.c - the solver of the sectors whose positions carry more than
+ * their stones (mmtb_ban_index_applies): every sector of a variant with
+ * no_reclose (Twelve Men's Morris: the re-close restrictions), and the
+ * placement sectors of one with first_mill_removal (Shah: the first-mill
+ * owner).  One pair (or lone sector) at a time, a level-synchronous
+ * retrograde analysis over the sector index with that state
+ * (format/ban_index.h), on the rules as format/movegen.c states them
+ * (moves, apply, predecessors with restrictions); solved sectors are read
+ * through mmtb_probe.  Plainer and slower per position than the stages of
+ * pair.c, which know nothing of such state; schedule.c picks this file
+ * for those sectors.
  *
  * Per slot: its value (undecided, loss, win, unused, draw), depth, the
  * number of distinct in-pair successor slots not yet known to be wins for
@@ -55,6 +59,8 @@ struct rjob {
     int nm;
     struct vec64 *bucket; /* per level: member << 63 | slot << 1 | win */
     int nlevels;
+    bool inpair; /* some move leads from a member to a member (not so in
+                  * placement pairs: then the levels only record) */
 };
 
 static int rmember_of(const struct rjob *j, struct mmtb_sector s)
@@ -240,7 +246,7 @@ static int levels(struct rjob *j, int nthreads)
         }
         free(b->e);
         memset(b, 0, sizeof *b);
-        if (rc != MMTB_OK || front.n == 0)
+        if (rc != MMTB_OK || front.n == 0 || !j->inpair)
             continue;
         /* the predecessor slots of each decided position, per thread, a
          * slice of the front at a time (the lists hold tens of entries per
@@ -398,10 +404,15 @@ int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_varian
         me->s = ss[i];
         rc = mmtb_ban_index_create(&me->bx, ix, ss[i]);
         if (rc != MMTB_OK) {
-            snprintf(err, errlen, "%s: cannot build the index with restrictions: %s", tag,
-                     mmtb_strerror(rc));
+            snprintf(err, errlen, "%s: cannot build the index with %s: %s", tag,
+                     v->no_reclose ? "restrictions" : "the first-mill owner", mmtb_strerror(rc));
             goto out;
         }
+        struct mmtb_sector next[8];
+        int nn = mmtb_sector_moves_to(v, ss[i], next);
+        for (int k = 0; k < nn; k++)
+            for (int m = 0; m < nss; m++)
+                j.inpair = j.inpair || sector_eq(next[k], ss[m]);
         me->slots = mmtb_ban_index_slots(me->bx);
         me->val = gen_alloc_big(me->slots);
         me->cnt = gen_alloc_big(me->slots);

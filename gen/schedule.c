@@ -9,6 +9,8 @@
  */
 #include "job.h"
 
+#include "ban_index.h"
+
 #include <errno.h>
 #include <omp.h>
 #include <stdio.h>
@@ -271,7 +273,7 @@ static int pair_need(const struct mmtb_solve_opts *o, const struct mmtb_variant 
                      const mmtb_index *ix, const struct mmtb_sector *list, const struct pair *q,
                      int nsplit, struct pair_mem *pm)
 {
-    if (v->no_reclose)
+    if (mmtb_ban_index_applies(v, list[q->first]))
         return reclose_pair_memory(ix, &list[q->first], q->nss, pm);
     pair_memory(o, v, ix, &list[q->first], q->nss, nsplit, pm);
     return MMTB_OK;
@@ -282,16 +284,17 @@ static int pair_need(const struct mmtb_solve_opts *o, const struct mmtb_variant 
  * rank): those of at least o->split_slots slots, and those over
  * o->memory_limit whose split part fits.  base is what a process holds
  * already (rank 0's, the same on every rank, so every rank decides
- * alike).  The re-close solver cannot split.
+ * alike).  The plain solver (reclose.c: the sectors whose positions
+ * carry restrictions or a first-mill owner) cannot split.
  */
 static void plan_splits(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                         const mmtb_index *ix, const struct mmtb_sector *list, struct pair *P,
                         int np, const struct mmtb_transport *t, uint64_t base)
 {
-    if (!t || t->nranks < 2 || !t->exchange || v->no_reclose)
+    if (!t || t->nranks < 2 || !t->exchange)
         return;
     for (int p = 0; p < np; p++) {
-        if (P[p].have)
+        if (P[p].have || mmtb_ban_index_applies(v, list[P[p].first]))
             continue;
         struct pair_mem whole, part;
         pair_need(o, v, ix, list, &P[p], 1, &whole);
@@ -404,6 +407,16 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         rc = MMTB_ERR_INVALID;
         goto out;
     }
+    if (v->first_mill_removal && (swh > 0 || sbh > 0) && swh != sbh && swh != sbh + 1) {
+        /* the first-mill owner is only the board's when nothing moves
+         * while stones are placed: White must place last or with Black */
+        snprintf(err, errlen,
+                 "start %d,%d: in %s (first-mill-removal) a side would slide while the other "
+                 "still places; give White as many stones as Black, or one more",
+                 swh, sbh, v->name);
+        rc = MMTB_ERR_INVALID;
+        goto out;
+    }
     int n = mmtb_sector_list(v, swh, sbh, o->max_stones, list, cap);
     if (n < 0) {
         rc = n;
@@ -435,25 +448,6 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
             need[i] = true;
     }
 
-    if (v->first_mill_removal) {
-        /* Shah: who closed the first mill is part of every placement
-         * position and of the full board after it; the sector index holds
-         * none of that state, so only the movement phase is solved. */
-        for (int i = 0; i < n; i++) {
-            if (need[i] && (list[i].w_hand > 0 || list[i].b_hand > 0)) {
-                char name[32];
-                mmtb_sector_format(list[i], name, sizeof name);
-                snprintf(err, errlen,
-                         "variant %s: sector %s is in the placement phase, whose positions "
-                         "need the first-mill owner (none, white, black) that the sector "
-                         "tables do not hold; only the movement phase can be solved "
-                         "(--max-stones N)",
-                         v->name, name);
-                rc = MMTB_ERR_UNSUPPORTED;
-                goto out;
-            }
-        }
-    }
     int maxw = 0;
     for (int i = 0; i < n; i++) {
         int a = list[i].w + list[i].w_hand, b = list[i].b + list[i].b_hand;
@@ -562,7 +556,7 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         char tag[64], nm[32];
         mmtb_sector_format(list[P[p].first], nm, sizeof nm);
         snprintf(tag, sizeof tag, "[%d/%d] %s", P[p].ord, todo, nm);
-        if (v->no_reclose)
+        if (mmtb_ban_index_applies(v, list[P[p].first]))
             rc = reclose_pair_solve(o, v, ix, &list[P[p].first], P[p].nss, &all[P[p].first],
                                     &prog, tag, err, errlen);
         else

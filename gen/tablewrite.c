@@ -7,6 +7,7 @@
  */
 #include "tablewrite.h"
 
+#include "ban_index.h"
 #include "sector_index.h"
 #include "tablefile.h"
 
@@ -830,9 +831,10 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
             return fail(why, whylen, MMTB_ERR_INVALID,
                         "the values break the rules (a win in 0, or a draw with a depth)");
         /* Readers check the count against the index: catch a wrong unused mark here
-         * (no_reclose: the index with restrictions has no closed-form count). */
+         * (the index with restrictions or a first-mill owner has no
+         * closed-form count). */
         uint64_t want = mmtb_index_canonical(w->v, w->h.sector);
-        if (!w->v->no_reclose && total.canonical != want)
+        if (!mmtb_ban_index_applies(w->v, w->h.sector) && total.canonical != want)
             return fail(why, whylen, MMTB_ERR_INVALID,
                         "%llu slots marked canonical, the index scheme has %llu canonical "
                         "positions",

@@ -115,7 +115,9 @@ static int derive(const struct mmtb_variant *v, const mmtb_index *ix, struct mmt
 }
 
 /*
- * no_reclose variants (positions with restrictions, format/ban_index.h):
+ * Sectors whose positions carry restrictions or a first-mill owner
+ * (format/ban_index.h: every sector of no_reclose variants, Shah's
+ * placement sectors):
  * every canonical slot of sector s re-derived from its successors' stored
  * values, read through mmtb_probe (which applies the rules of game over and
  * ranks restrictions), and compared with the value stored for it.  Slower
@@ -282,7 +284,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
             nskipped++;
             continue;
         }
-        if (v->no_reclose) {
+        if (mmtb_ban_index_applies(v, s)) {
             uint64_t checked = 0, bad = 0, first_bad = UINT64_MAX;
             char label[64];
             snprintf(label, sizeof label, "verify %s", name);

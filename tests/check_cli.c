@@ -950,6 +950,85 @@ START_TEST(gen_refuses_a_start_below_min_stones)
 }
 END_TEST
 
+/*
+ * Shah from the empty board with 3 stones a side, end to end: mmtb-gen
+ * --start 3,3 solves it (placement sectors with the first-mill owner),
+ * verify re-derives every value, and probe and play answer positions whose
+ * values follow from the rules by hand: with 3 stones a side the opening
+ * removal leaves the other side 2, a lost game.  So the owner to move wins
+ * in 1 (its removal); the other side to move passes and loses in 2; a
+ * placement that closes the first mill with the other's last stone still
+ * to come wins in 3; a mill without an owner while placing is refused.
+ */
+START_TEST(gen_shah_from_the_empty_board)
+{
+    char dir[] = "/tmp/check_cli_shah_XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    char out[1100];
+    snprintf(out, sizeof out, "%s/t", dir);
+    struct tl_result r;
+    char *gen[] = {GEN_BIN, "-v", "shah", "--start", "3,3", "-o", out, "--quiet", "--json", NULL};
+    tl_run_argv(&r, NULL, gen);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    tl_result_free(&r);
+    char *ver[] = {GEN_BIN, "verify", "-t", out, NULL};
+    tl_run_argv(&r, NULL, ver);
+    ck_assert_msg(r.code == 0 && strstr(r.out, " 0 mismatches"), "exit %d: %s%s", r.code, r.out,
+                  r.err);
+    tl_result_free(&r);
+
+    static const struct {
+        const char *pos, *wdl;
+        unsigned dtc;
+    } want[] = {
+        {"a7,d7,g7 a1,d1,g1 w first-mill=w", "win", 1},
+        {"a7,d7,g7 a1,d1,g1 w first-mill=b", "loss", 2},
+        {"a7,d7,g7 a1,d1,g1 b first-mill=b", "win", 1},
+        {"a7,d7 a1,d1 w 1 1", "win", 3},
+        {"a7,d7,g7 a1,d1 b 0 1 first-mill=w", "loss", 2},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        tl_run(&r, NULL, "probe", "-t", out, "--json", want[i].pos, NULL);
+        ck_assert_msg(r.code == 0, "%s: exit %d: %s", want[i].pos, r.code, r.err);
+        struct tl_jv *j = tl_json_parse(r.out);
+        ck_assert_msg(j != NULL, "not JSON: %s", r.out);
+        ck_assert_str_eq(tl_jget_s(j, "wdl"), want[i].wdl);
+        ck_assert_uint_eq(tl_jget_u(j, "dtc"), want[i].dtc);
+        tl_json_free(j);
+        tl_result_free(&r);
+    }
+    /* the waiting side's only move is the pass; the owner's are its removals */
+    tl_run(&r, NULL, "probe", "-t", out, "a7,d7,g7 a1,d1,g1 w first-mill=b", NULL);
+    ck_assert_msg(strstr(r.out, "pass") != NULL, "%s", r.out);
+    tl_result_free(&r);
+    tl_run(&r, NULL, "probe", "-t", out, "a7,d7,g7 a1,d1,g1 w first-mill=w", NULL);
+    ck_assert_msg(strstr(r.out, "xa1") && strstr(r.out, "xd1") && strstr(r.out, "xg1"), "%s",
+                  r.out);
+    tl_result_free(&r);
+    /* a start where a side would slide while the other places is refused */
+    char out2[1100];
+    snprintf(out2, sizeof out2, "%s/u", dir);
+    char *uneven[] = {GEN_BIN, "-v", "shah", "--start", "3,4", "-o", out2, "--quiet", NULL};
+    tl_run_argv(&r, NULL, uneven);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "would slide while the other still places"), "%s", r.err);
+    tl_result_free(&r);
+    /* a mill while placing needs its owner */
+    tl_run(&r, NULL, "probe", "-t", out, "a7,d7,g7 a1,d1 b 0 1", NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "first-mill owner") != NULL, "%s", r.err);
+    tl_result_free(&r);
+    /* play from the start of this game (3 in hand): the program places
+     * White's stones, the human Black's; a placement closing no mill */
+    tl_run(&r, "a1\nquit\n", "play", "-t", out, "--human", "black", "--start", "- - w 3 3",
+           NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "draw") || strstr(r.out, "Draw"), "%s", r.out);
+    tl_result_free(&r);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
 START_TEST(play_against_tables_from_a_pipe)
 {
     need_tables();
@@ -1053,6 +1132,12 @@ int main(void)
     tcase_add_test(tc, gen_memory_limit_reclose);
     tcase_add_test(tc, gen_split_usage);
     suite_add_tcase(s, tc);
+
+    /* solves a game from the empty board: longer under the sanitizers */
+    TCase *ts = tcase_create("shah");
+    tcase_set_timeout(ts, 300);
+    tcase_add_test(ts, gen_shah_from_the_empty_board);
+    suite_add_tcase(s, ts);
 
     TCase *tt = tcase_create("tables");
     tcase_set_timeout(tt, 120);

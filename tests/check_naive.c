@@ -688,6 +688,186 @@ START_TEST(test_agree_twelve_reclose)
 }
 END_TEST
 
+/*
+ * Shah's whole game against the whole-game oracle (testlib_naive_game.c):
+ * Shah's keys on two small boards, from the empty board.  "grid-shah" is a
+ * 3 x 4 grid (rows of four, mills of three along rows and columns) with 6
+ * stones a side, so the board is full when placing ends, as in Shah;
+ * "three-shah" is the 3 x 3 board with diagonals and 4 stones a side, one
+ * point left empty, so the side waiting for the owner's removal could
+ * slide.  Every state the oracle reaches (placements with each first-mill
+ * owner, openings with either side to move, the movement phase) is probed
+ * in the real solver's tables and must have the oracle's value and depth;
+ * the compared set must hold the states the index and the probe treat
+ * specially.
+ */
+static const char grid_shah[] =
+    "name grid-shah\nstones 6\nflying off\nremoval any\nplace-captures no\nno-move pass\n"
+    "first-mill-removal yes\ntrapped-capture no\nboth-trapped draw\n"
+    "point a1 0 0\npoint b1 1 0\npoint c1 2 0\npoint d1 3 0\n"
+    "point a2 0 1\npoint b2 1 1\npoint c2 2 1\npoint d2 3 1\n"
+    "point a3 0 2\npoint b3 1 2\npoint c3 2 2\npoint d3 3 2\n"
+    "line a1 b1 c1 d1\nline a2 b2 c2 d2\nline a3 b3 c3 d3\n"
+    "line a1 a2 a3\nline b1 b2 b3\nline c1 c2 c3\nline d1 d2 d3\n"
+    "mill a1 b1 c1\nmill b1 c1 d1\nmill a2 b2 c2\nmill b2 c2 d2\nmill a3 b3 c3\nmill b3 c3 d3\n"
+    "mill a1 a2 a3\nmill b1 b2 b3\nmill c1 c2 c3\nmill d1 d2 d3\n";
+
+static const char three_shah[] =
+    "name three-shah\nstones 4\nflying off\nremoval any\nplace-captures no\nno-move pass\n"
+    "first-mill-removal yes\ntrapped-capture no\nboth-trapped draw\n"
+    "point a1 0 0\npoint b1 1 0\npoint c1 2 0\npoint a2 0 1\npoint b2 1 1\npoint c2 2 1\n"
+    "point a3 0 2\npoint b3 1 2\npoint c3 2 2\n"
+    "line a1 b1 c1\nline a2 b2 c2\nline a3 b3 c3\nline a1 a2 a3\nline b1 b2 b3\n"
+    "line c1 c2 c3\nline a1 b2 c3\nline a3 b2 c1\n"
+    "mill a1 b1 c1\nmill a2 b2 c2\nmill a3 b3 c3\nmill a1 a2 a3\nmill b1 b2 b3\n"
+    "mill c1 c2 c3\nmill a1 b2 c3\nmill a3 b2 c1\n";
+
+/* What the compared states of a Shah game hold (see below). */
+struct shah_seen {
+    uint64_t states, owner_extra, opening_wait, opening_remove, passes, trapped_mills;
+    uint64_t decided;
+};
+
+static void agree_shah_game(const char *text, int stones, struct shah_seen *seen)
+{
+    char dir[128], path[192], tdir[192];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/variant.txt", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    struct mmtb_variant *v = load(path);
+    ck_assert(v->first_mill_removal && !v->trapped_capture && v->both_trapped_draw);
+
+    char err[512] = "";
+    struct naive_game *g = naive_game_solve(v, stones, stones, err, sizeof err);
+    ck_assert_msg(g != NULL, "naive_game_solve %s: %s", v->name, err);
+    fprintf(stderr, "%s: oracle %llu states in %.2f s\n", v->name,
+            (unsigned long long)naive_game_states(g), naive_game_seconds(g));
+
+    snprintf(tdir, sizeof tdir, "%s/tables", dir);
+    struct mmtb_solve_opts o;
+    memset(&o, 0, sizeof o);
+    o.variant = path;
+    o.outdir = tdir;
+    o.start_w_hand = o.start_b_hand = stones;
+    o.threads = 2;
+    o.quiet = true;
+    o.report = stderr;
+    int rc = mmtb_solve(&o, err, sizeof err);
+    ck_assert_msg(rc == MMTB_OK, "mmtb_solve %s --start: %s (%s)", v->name, mmtb_strerror(rc),
+                  err);
+
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, tdir, NULL), MMTB_OK);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, (size_t)16 << 20), MMTB_OK);
+    struct mmtb_move *mv = malloc(MMTB_MAX_MOVES * sizeof *mv);
+    ck_assert_ptr_nonnull(mv);
+    uint64_t bad = 0, n = naive_game_states(g);
+    memset(seen, 0, sizeof *seen);
+    seen->states = n;
+    for (uint64_t i = 0; i < n; i++) {
+        struct mmtb_pos p;
+        int wdl, dtc;
+        naive_game_state(g, i, &p, &wdl, &dtc);
+        int s = p.side;
+        bool placing = p.hand[0] > 0 || p.hand[1] > 0;
+        bool both = mmtb_variant_in_mill(v, p.stones[0]) && mmtb_variant_in_mill(v, p.stones[1]);
+        /* the index's second half: both have a mill, the owner is the
+         * opponent of the side to move */
+        seen->owner_extra += placing && both && p.first_mill == MMTB_FIRST_MILL_OF(s ^ 1);
+        bool opening = !placing && p.first_mill != MMTB_FIRST_MILL_NONE;
+        seen->opening_wait += opening && p.first_mill != MMTB_FIRST_MILL_OF(s);
+        seen->opening_remove += opening && p.first_mill == MMTB_FIRST_MILL_OF(s);
+        seen->decided += wdl != MMTB_DRAW;
+        if (!placing && !opening) {
+            int nm = mmtb_pos_terminal(v, &p) == MMTB_NOT_TERMINAL ? mmtb_gen_moves(v, &p, mv) : 0;
+            seen->passes += nm == 1 && mv[0].from == MMTB_MOVE_PASS;
+            /* a slide closing a mill that removes nothing: the opponent was
+             * trapped (checked by hand: no stone of theirs next to a hole) */
+            uint32_t empty = v->full & ~(p.stones[0] | p.stones[1]);
+            bool stuck = true;
+            for (uint32_t o2 = p.stones[s ^ 1]; o2; o2 &= o2 - 1)
+                stuck = stuck && !(v->adj[__builtin_ctz(o2)] & empty);
+            for (int k = 0; k < nm && stuck; k++) {
+                if (mv[k].from < 0)
+                    continue;
+                uint32_t nown = (p.stones[s] & ~(UINT32_C(1) << mv[k].from)) |
+                                (UINT32_C(1) << mv[k].to);
+                if (mmtb_closes_mill(v, nown, mv[k].to)) {
+                    REQUIRE(mv[k].remove == -1);
+                    seen->trapped_mills++;
+                    break;
+                }
+            }
+        }
+        struct mmtb_value val = {0, 0};
+        int prc = mmtb_probe(ctx, &p, &val);
+        if (prc == MMTB_OK && val.wdl == wdl && val.dtc == dtc)
+            continue;
+        if (bad++ < 10) {
+            char buf[200];
+            mmtb_pos_format(v, &p, buf, sizeof buf);
+            fprintf(stderr, "%s: %s: naive %s %d, tables %s %d (%s)\n", v->name, buf,
+                    wdl_name(wdl), dtc, wdl_name(val.wdl), val.dtc, mmtb_strerror(prc));
+        }
+    }
+    fprintf(stderr,
+            "%s: %llu states probed, %llu won or lost; %llu with the opponent as owner while "
+            "both have a mill, %llu openings waiting for the owner, %llu owner removals, %llu "
+            "passes, %llu mills against a trapped side; %llu disagree\n",
+            v->name, (unsigned long long)n, (unsigned long long)seen->decided,
+            (unsigned long long)seen->owner_extra, (unsigned long long)seen->opening_wait,
+            (unsigned long long)seen->opening_remove, (unsigned long long)seen->passes,
+            (unsigned long long)seen->trapped_mills, (unsigned long long)bad);
+    /* the solver's own re-derivation agrees too */
+    uint64_t mism = 1;
+    struct mmtb_verify_opts vo;
+    memset(&vo, 0, sizeof vo);
+    vo.dir = tdir;
+    vo.threads = 2;
+    vo.quiet = true;
+    vo.report = fopen("/dev/null", "w");
+    vo.mismatches = &mism;
+    rc = mmtb_verify(&vo, err, sizeof err);
+    fclose(vo.report);
+    free(mv);
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
+    naive_game_free(g);
+    mmtb_variant_free(v);
+    ck_assert_msg(rc == MMTB_OK && mism == 0, "verify: %s, %llu mismatches", err,
+                  (unsigned long long)mism);
+    ck_assert_msg(bad == 0, "%llu of %llu states disagree with the whole-game oracle",
+                  (unsigned long long)bad, (unsigned long long)n);
+}
+
+START_TEST(test_agree_shah_game_full_board)
+{
+    struct shah_seen seen;
+    agree_shah_game(grid_shah, 6, &seen);
+    ck_assert_uint_gt(seen.owner_extra, 0);
+    ck_assert_uint_gt(seen.opening_wait, 0);
+    ck_assert_uint_gt(seen.opening_remove, 0);
+    ck_assert_uint_gt(seen.passes, 0);
+    ck_assert_uint_gt(seen.trapped_mills, 0);
+    ck_assert_uint_gt(seen.decided, seen.states / 10);
+}
+END_TEST
+
+START_TEST(test_agree_shah_game_empty_point)
+{
+    struct shah_seen seen;
+    agree_shah_game(three_shah, 4, &seen);
+    ck_assert_uint_gt(seen.owner_extra, 0);
+    ck_assert_uint_gt(seen.opening_wait, 0);
+    ck_assert_uint_gt(seen.opening_remove, 0);
+    ck_assert_uint_gt(seen.decided, seen.states / 10);
+}
+END_TEST
+
 static Suite *naive_suite(void)
 {
     Suite *s = suite_create("naive");
@@ -709,6 +889,8 @@ static Suite *naive_suite(void)
     tcase_set_timeout(tc, 1200);
     tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
     tcase_add_test(tc, test_agree_shah_small);
+    tcase_add_test(tc, test_agree_shah_game_full_board);
+    tcase_add_test(tc, test_agree_shah_game_empty_point);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("twelve");

@@ -104,4 +104,28 @@ uint64_t naive_ban_states(const struct naive_ban *nb);
 void naive_ban_state(const struct naive_ban *nb, uint64_t i, struct mmtb_pos *p, int *wdl,
                      int *dtc);
 
+/*
+ * The whole-game oracle (testlib_naive_game.c): every position reachable
+ * from the start with w_hand and b_hand stones in hand (White to move) as
+ * an explicit graph, hands, side and Shah's first-mill owner included, no
+ * symmetry; values by a retrograde analysis over the reversed edges,
+ * material by material.  Not for variants with no_reclose.  Returns NULL
+ * with a message in err on failure.
+ */
+struct naive_game;
+struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, int b_hand,
+                                    char *err, size_t errlen);
+void naive_game_free(struct naive_game *g);
+uint64_t naive_game_states(const struct naive_game *g);
+double naive_game_seconds(const struct naive_game *g);
+
+/* State i (0 <= i < naive_game_states): the position and its value for the
+ * side to move (dtc -1 for a draw). */
+void naive_game_state(const struct naive_game *g, uint64_t i, struct mmtb_pos *p, int *wdl,
+                      int *dtc);
+
+/* The moves of state i as edges: successor state << 1 | 1 when the move
+ * removed a stone; at most cap of them into out.  Returns the count. */
+int naive_game_edges(const struct naive_game *g, uint64_t i, uint64_t *out, int cap);
+
 #endif

@@ -187,13 +187,17 @@ struct mmtb_value {
 /*
  * The value of position p for its side to move.  A position where the game
  * is over (mmtb_pos_terminal) is a loss in 0 or a draw without looking at a
- * table; a position with p->remove > 0 takes its best removal; any other is
- * looked up (any symmetric image gives the same answer).
+ * table; a position with p->remove > 0 takes its best removal, and Shah's
+ * opening (both hands empty, a first-mill owner) its best move (the
+ * owner's removal, or the other side's pass); any other is looked up (any
+ * symmetric image gives the same answer).
  * Returns MMTB_OK, MMTB_ERR_INVALID (p not a valid position of the
  * variant), MMTB_ERR_NOT_IN_GAME (its sector is not in the manifest's game),
  * MMTB_ERR_MISSING (the sector's file is absent), MMTB_ERR_CORRUPT,
- * MMTB_ERR_IO, MMTB_ERR_NOMEM.  Twelve Men's re-close restrictions are
- * part of the position (tables of no_reclose variants store them).
+ * MMTB_ERR_IO, MMTB_ERR_NOMEM.  Twelve Men's re-close restrictions and
+ * Shah's first-mill owner are part of the position (the tables of no_reclose
+ * variants, and the placement sectors of first_mill_removal ones, store
+ * them).
  * Thread-safe with one context per thread.
  */
 int mmtb_probe(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_value *out);

@@ -29,7 +29,8 @@ struct tb_sector {
     struct mmtb_tf_header h;
     struct mmtb_tf_layout l;
     struct mmtb_tf_block *tab[2]; /* block tables of both planes */
-    mmtb_ban_index *bx;           /* no_reclose variants: the index with restrictions */
+    mmtb_ban_index *bx;           /* sectors of mmtb_ban_index_applies: the index with
+                                   * restrictions or the first-mill owner */
     uint32_t max_dtc;             /* largest stored depth, for block checks */
     struct mmtb_tf_footer footer;
     char detail[160];             /* why the sector is unusable */

@@ -368,14 +368,15 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
         msg(detail, dlen, "cannot build the index: %s", mmtb_strerror(rc));
         goto fail;
     }
-    /* no_reclose: the slots of the index with restrictions (FORMAT.md,
-     * "Index scheme 1 with restrictions"), whose canonical count has no
-     * closed form */
-    if (tb->v->no_reclose && !sec->bx) {
+    /* no_reclose, and Shah's placement sectors: the slots of the index with
+     * restrictions or the first-mill owner (FORMAT.md, "Index scheme 1
+     * with restrictions" and "... with the first-mill owner"), whose
+     * canonical count has no closed form */
+    if (mmtb_ban_index_applies(tb->v, sec->s) && !sec->bx) {
         rc = mmtb_ban_index_create(&sec->bx, tb->ix, sec->s);
         if (rc != MMTB_OK) {
-            msg(detail, dlen, "cannot build the index with restrictions: %s",
-                mmtb_strerror(rc));
+            msg(detail, dlen, "cannot build the index with %s: %s",
+                tb->v->no_reclose ? "restrictions" : "the first-mill owner", mmtb_strerror(rc));
             goto fail;
         }
     }

@@ -1,6 +1,8 @@
 /*
  * tbprobe.c - probing positions: terminal positions by the rules, pending
- * removals by their best removal, everything else by rank and look-up;
+ * removals and Shah's opening (the first-mill owner's removal, or the other
+ * side's pass before it) by their best move, everything else by rank and
+ * look-up;
  * every legal move with its value (best first), and principal variations.
  * The move-value convention here is the one the solver stores (issue 3):
  * a capture takes the successor's value at depth 1.
@@ -107,8 +109,9 @@ static int lookup(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
     return MMTB_OK;
 }
 
-/* The value of p: by the rules when the game is over, by the best removal
- * when one is pending, else from the table. */
+/* The value of p: by the rules when the game is over, by the best move
+ * when a removal is pending or p is Shah's opening (positions no table
+ * stores: FORMAT.md), else from the table. */
 static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
                     struct mmtb_value *out)
 {
@@ -124,7 +127,9 @@ static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
         out->dtc = -1;
         return MMTB_OK;
     }
-    if (p->remove == 0)
+    bool opening = v->first_mill_removal && p->first_mill != MMTB_FIRST_MILL_NONE &&
+                   p->hand[0] == 0 && p->hand[1] == 0;
+    if (p->remove == 0 && !opening)
         return lookup(ctx, p, want_dtc, out);
 
     struct mmtb_move moves[MMTB_MAX_MOVES];
@@ -132,7 +137,8 @@ static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
     if (n < 0)
         return n;
     if (n == 0)
-        return MMTB_ERR_INVALID; /* a pending removal with nothing to remove */
+        return MMTB_ERR_INVALID; /* a pending removal with nothing to remove (the
+                                  * opening always lists a removal or a pass) */
     for (int i = 0; i < n; i++) {
         struct mmtb_value mv;
         int rc = eval_move(ctx, p, &moves[i], want_dtc, &mv);
