@@ -723,14 +723,16 @@ static int compute_symmetries(struct mmtb_variant *v)
         for (int h = 0; h < v->nsyms; h++)
             if (memcmp(inv, v->sym[h], MMTB_MAX_POINTS) == 0)
                 v->sym_inv[g] = (uint8_t)h;
-        for (int k = 0; k < 4; k++)
-            for (int b = 0; b < 256; b++) {
-                uint32_t m = 0;
-                for (int i = 0; i < 8; i++)
-                    if ((b >> i & 1) && 8 * k + i < v->npoints)
-                        m |= 1u << v->sym[g][8 * k + i];
-                v->symtab[g][k][b] = m;
+        /* byte b's image: that of b without its lowest point, plus the
+         * image of that point (one step an entry) */
+        for (int k = 0; k < 4; k++) {
+            v->symtab[g][k][0] = 0;
+            for (int b = 1; b < 256; b++) {
+                int i = 8 * k + __builtin_ctz((unsigned)b);
+                v->symtab[g][k][b] = v->symtab[g][k][b & (b - 1)] |
+                                     (i < v->npoints ? 1u << v->sym[g][i] : 0);
             }
+        }
     }
     return MMTB_OK;
 }
