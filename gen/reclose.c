@@ -40,10 +40,6 @@ enum { V_OPEN = 0, V_LOSS = 1, V_WIN = 2, V_UNUSED = 3, V_DRAW = 4, V_QUEUED = 5
 
 #define PRED_CAP (1 << 15)
 #define FRONT_SLICE ((size_t)1 << 16) /* positions of a level handled at once */
-/* each thread's block cache for the solved sectors the init probes: the
- * captures lead into them at random, so a small cache decompresses a block
- * for nearly every probe */
-#define RECLOSE_CACHE ((size_t)64 << 20)
 
 struct rmember {
     struct mmtb_sector s;
@@ -118,7 +114,7 @@ static int init_member(struct rjob *j, int mi, mmtb_tb *tb, struct vec64 *outs)
         int t = omp_get_thread_num();
         struct vec64 *out = &outs[t];
         mmtb_ctx *ctx = NULL;
-        int lrc = tb ? mmtb_ctx_create(&ctx, tb, RECLOSE_CACHE) : MMTB_OK;
+        int lrc = tb ? mmtb_ctx_create(&ctx, tb, GEN_PROBE_CACHE) : MMTB_OK;
         struct mmtb_move *mv = malloc(MMTB_MAX_MOVES * sizeof *mv);
         uint64_t *succ = malloc(MMTB_MAX_MOVES * sizeof *succ);
         if (!mv || !succ)
@@ -377,7 +373,7 @@ int reclose_pair_memory(const mmtb_index *ix, const struct mmtb_sector *ss, int 
     out->work += 16 * (upd < 4 * q ? upd : 4 * q);
     out->work += (uint64_t)4 << 20; /* fixed: the writer, the level lists */
     out->work += nth * (PRED_CAP * (sizeof(struct mmtb_pos) + 8) + ((uint64_t)1 << 20));
-    out->deps = nth * (RECLOSE_CACHE + ((uint64_t)1 << 20));
+    out->deps = nth * (GEN_PROBE_CACHE + ((uint64_t)1 << 20));
     out->total = out->state + out->deps + out->work;
     return MMTB_OK;
 }

@@ -135,7 +135,7 @@ static int verify_reclose(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector 
 #pragma omp parallel reduction(+ : nb, nc)
     {
         mmtb_ctx *ctx = NULL;
-        int lrc = mmtb_ctx_create(&ctx, tb, 0);
+        int lrc = mmtb_ctx_create(&ctx, tb, GEN_PROBE_CACHE);
         struct mmtb_move *mv = malloc(MMTB_MAX_MOVES * sizeof *mv);
         if (!mv)
             lrc = MMTB_ERR_NOMEM;
