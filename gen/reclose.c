@@ -49,10 +49,25 @@ struct rmember {
     uint16_t *dtc, *extl;
 };
 
+/* A solved sector the pair's moves lead to, held in memory: its values in
+ * the writer's encoding (0 loss, 1 draw, 2 win; 3 for a slot no position
+ * uses is never read) and, where a move that removes nothing leads, its
+ * depths; bx when its positions carry restrictions or an owner. */
+struct rdep {
+    struct mmtb_sector s;
+    mmtb_ban_index *bx;
+    uint64_t slots;
+    uint8_t *wdl;
+    uint16_t *dtc;
+};
+
 struct rjob {
     const struct mmtb_variant *v;
+    const mmtb_index *ix;
     struct rmember m[2];
     int nm;
+    struct rdep deps[16];
+    int ndeps;
     struct vec64 *bucket; /* per level: member << 63 | slot << 1 | win */
     int nlevels;
     bool inpair; /* some move leads from a member to a member (not so in
@@ -65,6 +80,113 @@ static int rmember_of(const struct rjob *j, struct mmtb_sector s)
         if (sector_eq(j->m[i].s, s))
             return i;
     return -1;
+}
+
+/*
+ * The solved sectors outside the pair that its moves lead to (the sector
+ * graph), each with whether a move that removes nothing leads there (then
+ * its depths are needed too), into d[] (at most 16); returns the count.
+ * Also *inpair: whether a move leads from a member to a member.
+ */
+static int pair_deps(const struct mmtb_variant *v, const struct mmtb_sector *ss, int nss,
+                     struct mmtb_sector d[16], bool need_dtc[16], bool *inpair)
+{
+    int nd = 0;
+    *inpair = false;
+    for (int i = 0; i < nss; i++) {
+        struct mmtb_sector next[8];
+        int nn = mmtb_sector_moves_to(v, ss[i], next);
+        for (int k = 0; k < nn; k++) {
+            bool member = false;
+            for (int m = 0; m < nss; m++)
+                member = member || sector_eq(next[k], ss[m]);
+            *inpair = *inpair || member;
+            if (member)
+                continue;
+            /* the quiet successors: a placement (b, w+1, bh, wh-1), a slide
+             * or pass (b, w, bh, wh); every other one removed a stone */
+            struct mmtb_sector t = next[k];
+            bool quiet = (t.w == ss[i].b && t.b == ss[i].w + 1 && ss[i].w_hand > 0) ||
+                         (t.w == ss[i].b && t.b == ss[i].w);
+            int f = 0;
+            while (f < nd && !sector_eq(d[f], t))
+                f++;
+            if (f == nd) {
+                if (nd == 16)
+                    continue; /* (never: a sector has at most 8 successors) */
+                d[nd] = t;
+                need_dtc[nd++] = false;
+            }
+            need_dtc[f] = need_dtc[f] || quiet;
+        }
+    }
+    return nd;
+}
+
+/*
+ * The value of q (not over by the rules, no removal pending) from the
+ * solved sectors in memory; Shah's opening, which no table stores, and a
+ * sector not held (none in a whole run) through mmtb_probe.
+ */
+static int dep_value(const struct rjob *j, mmtb_ctx *ctx, const struct mmtb_pos *q,
+                     struct mmtb_value *val)
+{
+    struct mmtb_sector s = mmtb_pos_sector(q);
+    const struct rdep *d = NULL;
+    for (int i = 0; i < j->ndeps && !d; i++)
+        if (sector_eq(j->deps[i].s, s))
+            d = &j->deps[i];
+    bool opening = q->first_mill != MMTB_FIRST_MILL_NONE && q->hand[0] == 0 && q->hand[1] == 0;
+    if (!d || opening)
+        return ctx ? mmtb_probe(ctx, q, val) : MMTB_ERR_MISSING;
+    uint64_t slot = d->bx ? mmtb_ban_index_rank_pos(d->bx, q)
+                          : mmtb_index_rank(j->ix, s, q->stones[q->side], q->stones[q->side ^ 1]);
+    uint8_t w = d->wdl[slot];
+    val->wdl = w == 2 ? MMTB_WIN : w == 0 ? MMTB_LOSS : MMTB_DRAW;
+    val->dtc = w == 1 ? -1 : d->dtc ? d->dtc[slot] : 0;
+    return MMTB_OK;
+}
+
+/* Read the pair's solved sectors into memory (j->deps). */
+/* Release the solved sectors (after the init pass, the only reader). */
+static void free_deps(struct rjob *j)
+{
+    for (int i = 0; i < j->ndeps; i++) {
+        mmtb_ban_index_free(j->deps[i].bx);
+        free(j->deps[i].wdl);
+        free(j->deps[i].dtc);
+    }
+    j->ndeps = 0;
+}
+
+static int load_deps(struct rjob *j, mmtb_tb *tb, const struct mmtb_sector *ss, int nss,
+                     char *err, size_t errlen)
+{
+    struct mmtb_sector d[16];
+    bool need_dtc[16], inpair;
+    int nd = pair_deps(j->v, ss, nss, d, need_dtc, &inpair);
+    int rc = MMTB_OK;
+    for (int i = 0; i < nd && rc == MMTB_OK; i++) {
+        struct rdep *r = &j->deps[j->ndeps++];
+        r->s = d[i];
+        if (mmtb_ban_index_applies(j->v, d[i]))
+            rc = mmtb_ban_index_create(&r->bx, j->ix, d[i]);
+        if (rc != MMTB_OK)
+            break;
+        r->slots = r->bx ? mmtb_ban_index_slots(r->bx) : mmtb_index_slots(j->ix, d[i]);
+        r->wdl = gen_alloc_big(r->slots);
+        r->dtc = need_dtc[i] ? gen_alloc_big(r->slots * sizeof *r->dtc) : NULL;
+        if (!r->wdl || (need_dtc[i] && !r->dtc))
+            rc = MMTB_ERR_NOMEM;
+        else
+            rc = gen_read_range(tb, d[i], 0, r->slots, r->wdl, r->dtc);
+    }
+    if (rc != MMTB_OK) {
+        char name[32];
+        mmtb_sector_format(j->deps[j->ndeps - 1].s, name, sizeof name);
+        snprintf(err, errlen, "reading solved sector %s: %s", name, mmtb_strerror(rc));
+    }
+    return rc;
 }
 
 static inline uint64_t entry(int mi, uint64_t slot, bool win)
@@ -164,7 +286,7 @@ static int init_member(struct rjob *j, int mi, mmtb_tb *tb, struct vec64 *outs)
                     continue;
                 }
                 struct mmtb_value val;
-                int prc = ctx ? mmtb_probe(ctx, &q, &val) : MMTB_ERR_MISSING;
+                int prc = dep_value(j, ctx, &q, &val);
                 if (prc != MMTB_OK) {
                     lrc = prc;
                     break;
@@ -178,8 +300,14 @@ static int init_member(struct rjob *j, int mi, mmtb_tb *tb, struct vec64 *outs)
                     lossmax = d > lossmax ? d : lossmax;
             }
             ns = uniq(succ, ns);
-            if (ns > 255) {
+            if (ns > 255 || (ns > 0 && !me->cnt)) {
                 lrc = MMTB_ERR_UNSUPPORTED;
+                continue;
+            }
+            if (!me->cnt) {
+                /* no move stays in the pair: decided here, no levels */
+                me->val[slot] = winmin > 0 ? V_WIN : draw ? V_DRAW : V_LOSS;
+                me->dtc[slot] = (uint16_t)(winmin > 0 ? winmin : draw ? 0 : lossmax);
                 continue;
             }
             me->cnt[slot] = (uint8_t)ns;
@@ -343,37 +471,52 @@ static void rjob_free(struct rjob *j)
         for (int i = 0; i < MAX_LEVELS; i++)
             free(j->bucket[i].e);
     free(j->bucket);
+    free_deps(j);
 }
 
 /*
- * What reclose_pair_solve needs, by part: per slot its value, count,
- * no-loss flag, depth and deepest outside loss (7 bytes), the restriction
- * index (a byte per position); the level queues, bounded by 12 bytes a
- * slot, and a slice's updates (docs/SCALING.md: measured on twelve); per
- * thread the predecessor buffers and a probe context for the solved
- * sectors.  The slots with restrictions are counted exactly up to 4 M
- * positions a sector, estimated from a sample beyond.
+ * What reclose_pair_solve needs, by part: per slot its value and depth,
+ * and where moves stay in the pair its count, no-loss flag and deepest
+ * outside loss (7 bytes in all), the restriction index (a byte per
+ * position); the level queues, bounded by 12 bytes a slot, and a slice's
+ * updates (docs/SCALING.md: measured on twelve); the solved sectors it
+ * reads, whole (a byte a slot, two more where a quiet move leads, and
+ * their restriction indexes), and per thread the predecessor buffers and
+ * a probe context.  Placement pairs (no move stays in the pair) need
+ * 3 bytes a slot and no queues.  The slots with restrictions are counted
+ * exactly up to 4 M positions a sector, estimated from a sample beyond.
  */
 int reclose_pair_memory(const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
                         struct pair_mem *out)
 {
     memset(out, 0, sizeof *out);
+    const struct mmtb_variant *v = mmtb_index_variant(ix);
     uint64_t nth = (uint64_t)omp_get_max_threads();
+    struct mmtb_sector d[16];
+    bool need_dtc[16], inpair;
+    int nd = pair_deps(v, ss, nss, d, need_dtc, &inpair);
     for (int i = 0; i < nss; i++) {
         uint64_t base = mmtb_index_slots(ix, ss[i]);
         uint64_t slots = mmtb_ban_index_count(ix, ss[i], (uint64_t)1 << 22);
         out->slots += slots;
-        out->state += 7 * slots + base;
-        out->work += 12 * slots;
+        out->state += (inpair ? 7 : 3) * slots + (v->no_reclose ? base : 0);
+        out->work += inpair ? 12 * slots : 0;
     }
-    /* a slice's updates: 8 bytes each, some 32 a position, in lists that
-     * double as they grow (so 16 bytes an update); a slice is at most a
-     * quarter of the pair */
-    uint64_t upd = 32 * (uint64_t)FRONT_SLICE, q = out->work / 12;
-    out->work += 16 * (upd < 4 * q ? upd : 4 * q);
+    if (inpair) {
+        /* a slice's updates: 8 bytes each, some 32 a position, in lists
+         * that double as they grow (so 16 bytes an update); a slice is at
+         * most a quarter of the pair */
+        uint64_t upd = 32 * (uint64_t)FRONT_SLICE, q = out->work / 12;
+        out->work += 16 * (upd < 4 * q ? upd : 4 * q);
+    }
     out->work += (uint64_t)4 << 20; /* fixed: the writer, the level lists */
     out->work += nth * (PRED_CAP * (sizeof(struct mmtb_pos) + 8) + ((uint64_t)1 << 20));
     out->deps = nth * (GEN_PROBE_CACHE + ((uint64_t)1 << 20));
+    for (int i = 0; i < nd; i++) {
+        uint64_t slots = mmtb_ban_index_count(ix, d[i], (uint64_t)1 << 22);
+        out->deps += slots * (need_dtc[i] ? 3 : 1) +
+                     (v->no_reclose ? mmtb_index_slots(ix, d[i]) : 0);
+    }
     out->total = out->state + out->deps + out->work;
     return MMTB_OK;
 }
@@ -386,7 +529,13 @@ int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_varian
     struct rjob j;
     memset(&j, 0, sizeof j);
     j.v = v;
+    j.ix = ix;
     j.nm = nss;
+    {
+        struct mmtb_sector d[16];
+        bool need_dtc[16];
+        pair_deps(v, ss, nss, d, need_dtc, &j.inpair);
+    }
     mmtb_tb *tb = NULL;
     struct vec64 *outs = NULL;
     int nthreads = omp_get_max_threads();
@@ -404,18 +553,16 @@ int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_varian
                      v->no_reclose ? "restrictions" : "the first-mill owner", mmtb_strerror(rc));
             goto out;
         }
-        struct mmtb_sector next[8];
-        int nn = mmtb_sector_moves_to(v, ss[i], next);
-        for (int k = 0; k < nn; k++)
-            for (int m = 0; m < nss; m++)
-                j.inpair = j.inpair || sector_eq(next[k], ss[m]);
         me->slots = mmtb_ban_index_slots(me->bx);
         me->val = gen_alloc_big(me->slots);
-        me->cnt = gen_alloc_big(me->slots);
-        me->noloss = gen_alloc_big(me->slots);
         me->dtc = gen_alloc_big(me->slots * sizeof *me->dtc);
-        me->extl = gen_alloc_big(me->slots * sizeof *me->extl);
-        if (!me->val || !me->cnt || !me->noloss || !me->dtc || !me->extl)
+        if (j.inpair) {
+            /* counts and the outside results for the levels */
+            me->cnt = gen_alloc_big(me->slots);
+            me->noloss = gen_alloc_big(me->slots);
+            me->extl = gen_alloc_big(me->slots * sizeof *me->extl);
+        }
+        if (!me->val || !me->dtc || (j.inpair && (!me->cnt || !me->noloss || !me->extl)))
             rc = MMTB_ERR_NOMEM;
         else
             memset(me->val, V_OPEN, me->slots);
@@ -427,9 +574,13 @@ int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_varian
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    /* the solved sectors, if the manifest lists any yet */
+    /* the solved sectors, if the manifest lists any yet: read whole into
+     * memory (a table look-up at random decompresses a block for nearly
+     * every probe), the probe kept for Shah's openings */
     if (mmtb_tb_open(&tb, o->outdir, NULL) != MMTB_OK)
         tb = NULL;
+    if (tb && (rc = load_deps(&j, tb, ss, nss, err, errlen)) != MMTB_OK)
+        goto out;
 
     t1 = progress_now();
     snprintf(label, sizeof label, "%s init", tag);
@@ -444,6 +595,7 @@ int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_varian
             memset(&outs[t], 0, sizeof outs[t]);
         }
     }
+    free_deps(&j);
     if (rc != MMTB_OK) {
         snprintf(err, errlen, "%s: init: %s", tag, mmtb_strerror(rc));
         goto out;
