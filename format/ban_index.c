@@ -80,24 +80,8 @@ int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmt
     const struct mmtb_variant *v = mmtb_index_variant(ix);
     if (!mmtb_ban_index_applies(v, s))
         return MMTB_ERR_INVALID;
-    if (!v->no_reclose) {
-        uint64_t base = mmtb_index_slots(ix, s);
-        if (base == 0)
-            return MMTB_ERR_INVALID;
-        mmtb_ban_index *bx = calloc(1, sizeof *bx);
-        if (!bx)
-            return MMTB_ERR_NOMEM;
-        bx->ix = ix;
-        bx->v = v;
-        bx->s = s;
-        bx->owner = true;
-        bx->base = base;
-        bx->slots = 2 * base;
-        *out = bx;
-        return MMTB_OK;
-    }
     int edges = 0;
-    for (int i = 0; i < v->npoints; i++)
+    for (int i = 0; v->no_reclose && i < v->npoints; i++)
         edges += __builtin_popcount(v->adj[i]);
     if (edges > MMTB_MAX_BANS)
         return MMTB_ERR_UNSUPPORTED;
@@ -110,6 +94,14 @@ int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmt
     bx->ix = ix;
     bx->v = v;
     bx->s = s;
+    if (!v->no_reclose) {
+        /* the first-mill owner: nothing per slot */
+        bx->owner = true;
+        bx->base = base;
+        bx->slots = 2 * base;
+        *out = bx;
+        return MMTB_OK;
+    }
     bx->mover_bans = s.w_hand == 0 || v->place_or_move;
     bx->opp_bans = s.b_hand == 0 || v->place_or_move;
     bx->base = base;

@@ -13,6 +13,7 @@
 #include "movegen.h"
 #include "sector_index.h"
 #include "testlib_index.h"
+#include "testlib_util.h"
 
 /* Sectors with more positions than this are checked slot by slot instead
  * of position by position. */
@@ -1110,24 +1111,13 @@ static uint64_t check_owner_sector(const struct mmtb_variant *v, const mmtb_inde
     return 0;
 }
 
-/* Shah's keys on the 3 x 3 board with diagonals, 4 stones a side: its
- * placement sectors are small enough to walk whole, with mills of both
- * sides in many positions. */
-static const char three_shah[] =
-    "name three-shah\nstones 4\nflying off\nremoval any\nplace-captures no\nno-move pass\n"
-    "first-mill-removal yes\ntrapped-capture no\nboth-trapped draw\n"
-    "point a1 0 0\npoint b1 1 0\npoint c1 2 0\npoint a2 0 1\npoint b2 1 1\npoint c2 2 1\n"
-    "point a3 0 2\npoint b3 1 2\npoint c3 2 2\n"
-    "line a1 b1 c1\nline a2 b2 c2\nline a3 b3 c3\nline a1 a2 a3\nline b1 b2 b3\n"
-    "line c1 c2 c3\nline a1 b2 c3\nline a3 b2 c1\n"
-    "mill a1 b1 c1\nmill a2 b2 c2\nmill a3 b3 c3\nmill a1 a2 a3\nmill b1 b2 b3\n"
-    "mill c1 c2 c3\nmill a1 b2 c3\nmill a3 b2 c1\n";
-
+/* tl_three_shah: its placement sectors are small enough to walk whole, with
+ * mills of both sides in many positions. */
 START_TEST(test_shah_owner_sectors)
 {
     struct mmtb_variant *t = NULL;
     char err[256] = "";
-    ck_assert_msg(mmtb_variant_parse(&t, three_shah, strlen(three_shah), "three-shah", err,
+    ck_assert_msg(mmtb_variant_parse(&t, tl_three_shah, strlen(tl_three_shah), "three-shah", err,
                                      sizeof err) ==
                       MMTB_OK,
                   "%s", err);

@@ -20,6 +20,7 @@
 #include "sector_index.h"
 #include "solve.h"
 #include "testlib_naive.h"
+#include "testlib_util.h"
 #include "variant.h"
 
 /*
@@ -712,16 +713,6 @@ static const char grid_shah[] =
     "mill a1 b1 c1\nmill b1 c1 d1\nmill a2 b2 c2\nmill b2 c2 d2\nmill a3 b3 c3\nmill b3 c3 d3\n"
     "mill a1 a2 a3\nmill b1 b2 b3\nmill c1 c2 c3\nmill d1 d2 d3\n";
 
-static const char three_shah[] =
-    "name three-shah\nstones 4\nflying off\nremoval any\nplace-captures no\nno-move pass\n"
-    "first-mill-removal yes\ntrapped-capture no\nboth-trapped draw\n"
-    "point a1 0 0\npoint b1 1 0\npoint c1 2 0\npoint a2 0 1\npoint b2 1 1\npoint c2 2 1\n"
-    "point a3 0 2\npoint b3 1 2\npoint c3 2 2\n"
-    "line a1 b1 c1\nline a2 b2 c2\nline a3 b3 c3\nline a1 a2 a3\nline b1 b2 b3\n"
-    "line c1 c2 c3\nline a1 b2 c3\nline a3 b2 c1\n"
-    "mill a1 b1 c1\nmill a2 b2 c2\nmill a3 b3 c3\nmill a1 a2 a3\nmill b1 b2 b3\n"
-    "mill c1 c2 c3\nmill a1 b2 c3\nmill a3 b2 c1\n";
-
 /* What the compared states of a Shah game hold (see below). */
 struct shah_seen {
     uint64_t states, owner_extra, opening_wait, opening_remove, passes, trapped_mills;
@@ -860,7 +851,7 @@ END_TEST
 START_TEST(test_agree_shah_game_empty_point)
 {
     struct shah_seen seen;
-    agree_shah_game(three_shah, 4, &seen);
+    agree_shah_game(tl_three_shah, 4, &seen);
     ck_assert_uint_gt(seen.owner_extra, 0);
     ck_assert_uint_gt(seen.opening_wait, 0);
     ck_assert_uint_gt(seen.opening_remove, 0);

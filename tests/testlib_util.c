@@ -75,3 +75,13 @@ int tl_run_suite(Suite *s, const char *tmpdir, const char *name)
     }
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+const char tl_three_shah[] =
+    "name three-shah\nstones 4\nflying off\nremoval any\nplace-captures no\nno-move pass\n"
+    "first-mill-removal yes\ntrapped-capture no\nboth-trapped draw\n"
+    "point a1 0 0\npoint b1 1 0\npoint c1 2 0\npoint a2 0 1\npoint b2 1 1\npoint c2 2 1\n"
+    "point a3 0 2\npoint b3 1 2\npoint c3 2 2\n"
+    "line a1 b1 c1\nline a2 b2 c2\nline a3 b3 c3\nline a1 a2 a3\nline b1 b2 b3\n"
+    "line c1 c2 c3\nline a1 b2 c3\nline a3 b2 c1\n"
+    "mill a1 b1 c1\nmill a2 b2 c2\nmill a3 b3 c3\nmill a1 a2 a3\nmill b1 b2 b3\n"
+    "mill c1 c2 c3\nmill a1 b2 c3\nmill a3 b2 c1\n";

@@ -25,6 +25,11 @@ void tl_rmdir_all(const char *dir);
  * fails the test when the file cannot be read. */
 uint8_t *tl_read_file(const char *path, size_t *len);
 
+/* Shah's keys (first-mill-removal, trapped-capture no, both-trapped draw,
+ * removal any, no flying) on the 3 x 3 board with both diagonals, 4 stones
+ * a side: a descriptor text small enough for whole-game checks. */
+extern const char tl_three_shah[];
+
 /* Run suite s (CK_NORMAL), then remove tmpdir and everything below it (a
  * suite's generated tables; NULL: nothing); name labels a failed removal.
  * Returns the suite's exit status: EXIT_SUCCESS when no test failed. */
