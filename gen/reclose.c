@@ -6,10 +6,11 @@
  * owner).  One pair (or lone sector) at a time, a level-synchronous
  * retrograde analysis over the sector index with that state
  * (format/ban_index.h), on the rules as format/movegen.c states them
- * (moves, apply, predecessors with restrictions); solved sectors are read
- * through mmtb_probe.  Plainer and slower per position than the stages of
- * pair.c, which know nothing of such state; schedule.c picks this file
- * for those sectors.
+ * (moves, apply, predecessors with restrictions); the solved sectors the
+ * pair reads are held in memory (read through libmmtb; Shah's openings,
+ * which no table stores, are probed).  Plainer and slower per position
+ * than the stages of pair.c, which know nothing of such state; schedule.c
+ * picks this file for those sectors.
  *
  * Per slot: its value (undecided, loss, win, unused, draw), depth, the
  * number of distinct in-pair successor slots not yet known to be wins for
@@ -147,7 +148,6 @@ static int dep_value(const struct rjob *j, mmtb_ctx *ctx, const struct mmtb_pos 
     return MMTB_OK;
 }
 
-/* Read the pair's solved sectors into memory (j->deps). */
 /* Release the solved sectors (after the init pass, the only reader). */
 static void free_deps(struct rjob *j)
 {
@@ -159,6 +159,7 @@ static void free_deps(struct rjob *j)
     j->ndeps = 0;
 }
 
+/* Read the pair's solved sectors into memory (j->deps). */
 static int load_deps(struct rjob *j, mmtb_tb *tb, const struct mmtb_sector *ss, int nss,
                      char *err, size_t errlen)
 {
