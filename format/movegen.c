@@ -104,6 +104,16 @@ static bool colour_stuck(const struct mmtb_variant *v, const struct mmtb_pos *p,
     return true;
 }
 
+/* Shah (first_mill_removal): the sides place in turn from hands equal or
+ * White's one larger (the only starts where nobody slides while the other
+ * places), so the side to move holds as many stones in hand as the other
+ * or one more. */
+static bool shah_hands_ok(const struct mmtb_variant *v, const struct mmtb_pos *p)
+{
+    int d = p->hand[p->side] - p->hand[p->side ^ 1];
+    return !v->first_mill_removal || d == 0 || d == 1;
+}
+
 /* False when p breaks Shah's owner rule: a stone still to place and a mill
  * on the board, but no first-mill owner (nothing moves or is captured
  * while placing, so the first mill made its placer the owner). */
@@ -276,6 +286,10 @@ int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p, ch
         return fail(err, errlen, "a mill on the board while placing, but no first-mill owner "
                     "(first-mill=w or b)");
     }
+    if (!shah_hands_ok(v, p))
+        return fail(err, errlen, "%s to move with %d in hand against %d: in %s the side to "
+                    "move has as many stones in hand as the other or one more",
+                    colour_name[p->side], p->hand[p->side], p->hand[p->side ^ 1], v->name);
     if (p->ban_from == -1 && p->ban_to == -1)
         return MMTB_OK;
     if (!v->no_reclose)
@@ -665,7 +679,7 @@ int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p
      * restriction pair that leads to p's. */
 #define ADD_Q(f, t)                                                                       \
     do {                                                                                  \
-        if (!owner_consistent(v, &q))                                                     \
+        if (!owner_consistent(v, &q) || !shah_hands_ok(v, &q))                            \
             break; /* no position of the game: see mmtb_pos_validate */                   \
         if (v->no_reclose) {                                                              \
             n = add_with_bans(v, p, q, (f), (t), out, n, cap);                            \

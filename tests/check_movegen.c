@@ -983,6 +983,18 @@ START_TEST(shah_first_mill)
     q.first_mill = MMTB_FIRST_MILL_NONE;
     q.hand[0] = q.hand[1] = 0;
     ck_assert_int_eq(mmtb_pos_validate(v, &q, NULL, 0), MMTB_OK);
+    /* the sides place in turn: the side to move has as many stones in hand
+     * as the other or one more (else one would slide while the other
+     * places, and a slid mill would have no owner) */
+    q = p;
+    q.hand[q.side ^ 1] = (uint8_t)(q.hand[q.side] - 1);
+    ck_assert_int_eq(mmtb_pos_validate(v, &q, NULL, 0), MMTB_OK);
+    q.hand[q.side ^ 1] = (uint8_t)(q.hand[q.side] - 2);
+    ck_assert_int_eq(mmtb_pos_validate(v, &q, err, sizeof err), MMTB_ERR_INVALID);
+    ck_assert_msg(strstr(err, "as many stones in hand as the other or one more"), "%s", err);
+    q.hand[q.side] = 0;
+    q.hand[q.side ^ 1] = 1;
+    ck_assert_int_eq(mmtb_pos_validate(v, &q, NULL, 0), MMTB_ERR_INVALID);
     mmtb_variant_free(v);
 }
 END_TEST

@@ -339,16 +339,16 @@ START_TEST(shah_first_mill_round_trip)
     ck_assert_int_gt(owned, 100);
     ck_assert_int_gt(seen - owned, 100);
     struct mmtb_pos p;
-    ck_assert_int_eq(mmtb_pos_parse(v, "a7,d7,g7 f6 b 9 11 first-mill=w", &p, err, sizeof err),
+    ck_assert_int_eq(mmtb_pos_parse(v, "a7,d7,g7 f6,f4 b 9 10 first-mill=w", &p, err, sizeof err),
                      MMTB_OK);
     ck_assert_int_eq(p.first_mill, MMTB_FIRST_MILL_OF(MMTB_WHITE));
-    ck_assert_int_eq(mmtb_pos_parse(v, "a7,d7,g7 f6 b 9 11 first-mill=x", &p, err, sizeof err),
+    ck_assert_int_eq(mmtb_pos_parse(v, "a7,d7,g7 f6,f4 b 9 10 first-mill=x", &p, err, sizeof err),
                      MMTB_ERR_PARSE);
     ck_assert_ptr_nonnull(strstr(err, "first-mill=w or first-mill=b"));
-    ck_assert_int_eq(mmtb_pos_parse(v, "a7,d7,g7 f6 b 9 11 first-mill=b", &p, err, sizeof err),
+    ck_assert_int_eq(mmtb_pos_parse(v, "a7,d7,g7 f6,f4 b 9 10 first-mill=b", &p, err, sizeof err),
                      MMTB_ERR_PARSE);
     ck_assert_ptr_nonnull(strstr(err, "no mill"));
-    ck_assert_int_eq(mmtb_pos_parse(v, "a7,d7,g7 f6 b 9 11 first-mill=w extra", &p, err,
+    ck_assert_int_eq(mmtb_pos_parse(v, "a7,d7,g7 f6,f4 b 9 10 first-mill=w extra", &p, err,
                                     sizeof err),
                      MMTB_ERR_PARSE);
     struct mmtb_variant *nine = load("nine");
