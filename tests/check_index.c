@@ -1134,7 +1134,7 @@ START_TEST(test_shah_owner_sectors)
     struct mmtb_variant *v = load("shah");
     mmtb_index *ix = NULL;
     ck_assert_int_eq(mmtb_index_create(&ix, v, 4), MMTB_OK);
-    ck_assert_int_eq(check_owner_sector(v, ix, sec(2, 3, 2, 1)), 0);
+    ck_assert_int_eq(check_owner_sector(v, ix, sec(2, 2, 2, 2)), 0);
     /* the movement sectors keep scheme 1 */
     ck_assert(!mmtb_ban_index_applies(v, sec(4, 4, 0, 0)));
     mmtb_ban_index *bx = NULL;
