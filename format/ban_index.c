@@ -146,8 +146,13 @@ int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmt
     return MMTB_OK;
 }
 
-uint64_t mmtb_ban_index_count(const mmtb_index *ix, struct mmtb_sector s, uint64_t visit)
+uint64_t mmtb_ban_index_count(const mmtb_index *ix, struct mmtb_sector s, uint64_t visit,
+                              bool *exact)
 {
+    bool dummy;
+    if (!exact)
+        exact = &dummy;
+    *exact = true;
     const struct mmtb_variant *v = mmtb_index_variant(ix);
     uint64_t base = mmtb_index_slots(ix, s);
     if (!mmtb_ban_index_applies(v, s) || base == 0)
@@ -186,6 +191,7 @@ uint64_t mmtb_ban_index_count(const mmtb_index *ix, struct mmtb_sector s, uint64
     }
     if (seen == base || seen == 0)
         return base + sum;
+    *exact = false;
     return base + (uint64_t)((double)sum / (double)seen * (double)base + 0.5);
 }
 

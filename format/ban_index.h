@@ -48,9 +48,10 @@ void mmtb_ban_index_free(mmtb_ban_index *bx);
  * index: exact when it has at most `visit` scheme 1 slots, else estimated
  * from about `visit` of them in windows spread over the sector.  Exact for
  * a first-mill sector (twice the scheme 1 slots); the scheme 1 slots when
- * mmtb_ban_index_applies is false.
+ * mmtb_ban_index_applies is false.  *exact (when not NULL) tells which.
  */
-uint64_t mmtb_ban_index_count(const mmtb_index *ix, struct mmtb_sector s, uint64_t visit);
+uint64_t mmtb_ban_index_count(const mmtb_index *ix, struct mmtb_sector s, uint64_t visit,
+                              bool *exact);
 
 /* Slots of the sector with its state (base + the restriction or owner
  * slots), and the scheme 1 slots alone (base). */

@@ -498,7 +498,7 @@ int reclose_pair_memory(const mmtb_index *ix, const struct mmtb_sector *ss, int 
     int nd = pair_deps(v, ss, nss, d, need_dtc, &inpair);
     for (int i = 0; i < nss; i++) {
         uint64_t base = mmtb_index_slots(ix, ss[i]);
-        uint64_t slots = mmtb_ban_index_count(ix, ss[i], (uint64_t)1 << 22);
+        uint64_t slots = mmtb_ban_index_count(ix, ss[i], (uint64_t)1 << 22, NULL);
         out->slots += slots;
         out->state += (inpair ? 7 : 3) * slots + (v->no_reclose ? base : 0);
         out->work += inpair ? 12 * slots : 0;
@@ -514,7 +514,7 @@ int reclose_pair_memory(const mmtb_index *ix, const struct mmtb_sector *ss, int 
     out->work += nth * (PRED_CAP * (sizeof(struct mmtb_pos) + 8) + ((uint64_t)1 << 20));
     out->deps = nth * (GEN_PROBE_CACHE + ((uint64_t)1 << 20));
     for (int i = 0; i < nd; i++) {
-        uint64_t slots = mmtb_ban_index_count(ix, d[i], (uint64_t)1 << 22);
+        uint64_t slots = mmtb_ban_index_count(ix, d[i], (uint64_t)1 << 22, NULL);
         out->deps += slots * (need_dtc[i] ? 3 : 1) +
                      (v->no_reclose ? mmtb_index_slots(ix, d[i]) : 0);
     }

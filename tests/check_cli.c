@@ -459,7 +459,7 @@ static void check_sector_array(const struct tl_jv *j, int npoints, int nsyms,
     *sum_canonical = 0;
     for (int i = 0; i < j->n; i++) {
         const struct tl_jv *o = &j->item[i];
-        ck_assert_int_eq(o->n, 7);
+        ck_assert_int_eq(o->n, 9);
         int w = (int)tl_jget_u(o, "w"), b = (int)tl_jget_u(o, "b");
         (void)tl_jget_u(o, "w_hand");
         (void)tl_jget_u(o, "b_hand");
@@ -468,6 +468,9 @@ static void check_sector_array(const struct tl_jv *j, int npoints, int nsyms,
         ck_assert_uint_eq(pos, binom(npoints, w) * binom(npoints - w, b));
         ck_assert(can <= pos && can * (unsigned long long)nsyms >= pos);
         ck_assert(slots >= can);
+        /* nine's and three's positions are their stones: the table has the index's slots */
+        ck_assert_uint_eq(tl_jget_u(o, "table_slots"), slots);
+        ck_assert(tl_jget_b(o, "table_slots_exact"));
         *sum_canonical += can;
     }
 }
@@ -884,6 +887,29 @@ START_TEST(gen_split_usage)
 }
 END_TEST
 
+/* The sum of `sectors ARGS --json`'s table_slots, each of them exact. */
+static unsigned long long sectors_table_slots(const char *variant, const char *start,
+                                              const char *max_stones)
+{
+    struct tl_result r;
+    if (max_stones)
+        tl_run(&r, NULL, "sectors", "-v", variant, "--start", start, "--max-stones", max_stones,
+               "--json", NULL);
+    else
+        tl_run(&r, NULL, "sectors", "-v", variant, "--start", start, "--json", NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    struct tl_jv *j = tl_json_parse(r.out);
+    ck_assert_msg(j && j->t == J_ARR, "not a JSON array: %s", r.out);
+    unsigned long long sum = 0;
+    for (int i = 0; i < j->n; i++) {
+        ck_assert(tl_jget_b(&j->item[i], "table_slots_exact"));
+        sum += tl_jget_u(&j->item[i], "table_slots");
+    }
+    tl_json_free(j);
+    tl_result_free(&r);
+    return sum;
+}
+
 /* --memory on a variant with the re-close rule plans the slots with
  * restrictions, 7 bytes each (value, count, no-loss flag, two depths): the
  * states it names are at least 7 bytes a slot that a run of the same
@@ -907,6 +933,8 @@ START_TEST(gen_memory_limit_reclose)
     at = strstr(r.out, "\"canonical\":");
     ck_assert_msg(at && sscanf(at, "\"canonical\":%llu", &canonical) == 1, "%s", r.out);
     ck_assert_msg(slots > canonical, "restrictions add slots: %llu <= %llu", slots, canonical);
+    /* the tables hold the slots `sectors` counts with the restrictions */
+    ck_assert_uint_eq(sectors_table_slots("twelve", "0,0", "3"), slots);
     tl_result_free(&r);
     char *low[] = {GEN_BIN, "-v", "twelve", "--max-stones", "3", "-o", out2, "--quiet",
                    "--memory", "1M", "--threads", "1", NULL};
@@ -970,6 +998,12 @@ START_TEST(gen_shah_from_the_empty_board)
     char *gen[] = {GEN_BIN, "-v", "shah", "--start", "3,3", "-o", out, "--quiet", "--json", NULL};
     tl_run_argv(&r, NULL, gen);
     ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    /* the tables hold the slots `sectors` counts with the owner: twice the
+     * index's in a placement sector */
+    unsigned long long slots = 0;
+    const char *at = strstr(r.out, "\"slots_solved\":");
+    ck_assert_msg(at && sscanf(at, "\"slots_solved\":%llu", &slots) == 1, "%s", r.out);
+    ck_assert_uint_eq(sectors_table_slots("shah", "3,3", NULL), slots);
     tl_result_free(&r);
     char *ver[] = {GEN_BIN, "verify", "-t", out, NULL};
     tl_run_argv(&r, NULL, ver);

@@ -390,3 +390,10 @@ const char *tl_jget_s(const struct tl_jv *v, const char *key)
     ck_assert_msg(x && x->t == J_STR, "field '%s' missing or not a string", key);
     return x->s;
 }
+
+bool tl_jget_b(const struct tl_jv *v, const char *key)
+{
+    const struct tl_jv *x = tl_jget(v, key);
+    ck_assert_msg(x && x->t == J_BOOL, "field '%s' missing or not true/false", key);
+    return x->b;
+}

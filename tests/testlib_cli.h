@@ -66,8 +66,10 @@ void tl_json_free(struct tl_jv *v);
 /* Member `key` of an object (NULL when absent or v is not an object). */
 const struct tl_jv *tl_jget(const struct tl_jv *v, const char *key);
 
-/* Member `key`, which must be a non-negative integer / a string. */
+/* Member `key`, which must be a non-negative integer / a string / true or
+ * false. */
 unsigned long long tl_jget_u(const struct tl_jv *v, const char *key);
 const char *tl_jget_s(const struct tl_jv *v, const char *key);
+bool tl_jget_b(const struct tl_jv *v, const char *key);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ban_index.h"
 #include "movegen.h"
 #include "notation.h"
 #include "probe_cli.h"
@@ -323,7 +324,11 @@ static const char sectors_help[] =
     "List every sector a game of the variant needs (stone counts with the side\n"
     "to move first: on the board w, b; in hand w_hand, b_hand), in solving\n"
     "order, with its number of positions (no symmetry reduction), canonical\n"
-    "positions (one per symmetry orbit) and index slots.\n"
+    "positions (one per symmetry orbit) and index slots.  For a variant whose\n"
+    "positions carry more than the stones (Twelve's re-close restrictions,\n"
+    "Shah's first-mill owner) a column \"table\" adds the slots its table holds\n"
+    "with that state (above 1,048,576 stone slots estimated from a sample,\n"
+    "marked ~).\n"
     "\n"
     "Options:\n"
     "  -v, --variant VARIANT  built-in name or variant file (default: nine)\n"
@@ -332,7 +337,8 @@ static const char sectors_help[] =
     "                         sectors only\n"
     "  -m, --max-stones N     at most N stones of a side on the board\n"
     "  -j, --json             one JSON array of objects with the fields w, b,\n"
-    "                         w_hand, b_hand, positions, canonical, slots\n"
+    "                         w_hand, b_hand, positions, canonical, slots,\n"
+    "                         table_slots, table_slots_exact\n"
     "  -h, --help             show this help\n"
     "\n"
     "Exit codes: 0 success, 1 bad usage or unknown variant.\n";
@@ -347,6 +353,23 @@ static bool parse_pair(const char *s, long max, long *a, long *b)
     memcpy(first, s, (size_t)(comma - s));
     first[comma - s] = '\0';
     return cli_parse_long(first, 0, max, a) && cli_parse_long(comma + 1, 0, max, b);
+}
+
+/* The slots the table of sector s holds: its index slots, and with the
+ * state its positions carry (Twelve's restrictions, Shah's first-mill
+ * owner) the slots of that state too; *exact false when estimated from a
+ * sample (more than TABLE_VISIT slots to walk). */
+enum { TABLE_VISIT = 1 << 20 };
+static uint64_t table_slots(const mmtb_index *ix, struct mmtb_sector s, bool *exact)
+{
+    return mmtb_ban_index_count(ix, s, TABLE_VISIT, exact);
+}
+
+static void print_table_slots(uint64_t slots, bool exact)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%s%" PRIu64, exact ? "" : "~", slots);
+    printf(" %15s", buf);
 }
 
 int cli_cmd_sectors(int argc, char **argv)
@@ -427,7 +450,8 @@ int cli_cmd_sectors(int argc, char **argv)
         ix = NULL;
     }
 
-    uint64_t tp = 0, tc = 0, ts = 0;
+    uint64_t tp = 0, tc = 0, ts = 0, tts = 0;
+    bool tts_exact = true, stateful = ix && (v->no_reclose || v->first_mill_removal);
     if (json) {
         printf("[");
         for (int i = 0; i < n; i++) {
@@ -436,15 +460,20 @@ int cli_cmd_sectors(int argc, char **argv)
             printf("%s\n{\"w\":%d,\"b\":%d,\"w_hand\":%d,\"b_hand\":%d,\"positions\":%" PRIu64
                    ",\"canonical\":%" PRIu64 ",\"slots\":",
                    i ? "," : "", sec[i].w, sec[i].b, sec[i].w_hand, sec[i].b_hand, pos, can);
-            if (ix)
-                printf("%" PRIu64 "}", mmtb_index_slots(ix, sec[i]));
-            else
-                printf("null}");
+            if (ix) {
+                bool exact;
+                uint64_t tsl = table_slots(ix, sec[i], &exact);
+                printf("%" PRIu64 ",\"table_slots\":%" PRIu64 ",\"table_slots_exact\":%s}",
+                       mmtb_index_slots(ix, sec[i]), tsl, exact ? "true" : "false");
+            } else {
+                printf("null,\"table_slots\":null,\"table_slots_exact\":false}");
+            }
         }
         printf("\n]\n");
     } else {
-        printf("%-12s %3s %3s %6s %6s %16s %14s %14s %7s\n", "sector", "w", "b", "w_hand",
+        printf("%-12s %3s %3s %6s %6s %16s %14s %14s %7s", "sector", "w", "b", "w_hand",
                "b_hand", "positions", "canonical", "slots", "waste");
+        printf(stateful ? " %15s\n" : "\n", "table");
         for (int i = 0; i < n; i++) {
             char id_buf[32];
             uint64_t pos = mmtb_index_positions(v, sec[i]);
@@ -457,7 +486,15 @@ int cli_cmd_sectors(int argc, char **argv)
             if (ix) {
                 uint64_t sl = mmtb_index_slots(ix, sec[i]);
                 ts += sl;
-                printf(" %14" PRIu64 " %6.2f%%\n", sl, sl ? 100.0 * ((double)sl - (double)can) / (double)sl : 0.0);
+                printf(" %14" PRIu64 " %6.2f%%", sl, sl ? 100.0 * ((double)sl - (double)can) / (double)sl : 0.0);
+                if (stateful) {
+                    bool exact;
+                    uint64_t tsl = table_slots(ix, sec[i], &exact);
+                    tts += tsl;
+                    tts_exact &= exact;
+                    print_table_slots(tsl, exact);
+                }
+                printf("\n");
             } else {
                 printf(" %14s %7s\n", "-", "-");
             }
@@ -465,9 +502,12 @@ int cli_cmd_sectors(int argc, char **argv)
         char tot[32];
         snprintf(tot, sizeof tot, "total (%d)", n);
         printf("%-34s %16" PRIu64 " %14" PRIu64, tot, tp, tc);
-        if (ix)
-            printf(" %14" PRIu64 " %6.2f%%\n", ts, ts ? 100.0 * ((double)ts - (double)tc) / (double)ts : 0.0);
-        else
+        if (ix) {
+            printf(" %14" PRIu64 " %6.2f%%", ts, ts ? 100.0 * ((double)ts - (double)tc) / (double)ts : 0.0);
+            if (stateful)
+                print_table_slots(tts, tts_exact);
+            printf("\n");
+        } else
             printf(" %14s %7s\n", "-", "-");
     }
     ret = CLI_EXIT_OK;
