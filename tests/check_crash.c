@@ -8,7 +8,9 @@
  * naming the file and a non-zero exit, and a rerun after space is freed
  * resumes; some kills are made to land while a table file is being written
  * (its NAME.mmtb.tmp seen, and still there after the kill).
- * MMTB_CRASH_ROUNDS=N runs N rounds of kills per game (long run).
+ * MMTB_CRASH_ROUNDS=N runs N rounds of kills per game (long run);
+ * MMTB_CRASH_STONES=N kills the movement phase up to N stones a side
+ * instead of 5 (3..9; 4 is about a fifth as long).
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -273,14 +275,23 @@ static int rounds_env(int dflt)
     return e && atoi(e) > 0 ? atoi(e) : dflt;
 }
 
+/* The --max-stones of the movement-phase game: MMTB_CRASH_STONES, or 5. */
+static const char *stones_env(void)
+{
+    const char *e = getenv("MMTB_CRASH_STONES");
+    return e && atoi(e) >= 3 && atoi(e) <= 9 && e[1] == '\0' ? e : "5";
+}
+
 /* ---------------------------------------------------------------------- */
 
-/* The movement phase up to 4 stones a side, and a placement start (3 v 3
- * stones in hand): together at least 20 kills. */
+/* The movement phase up to 5 stones a side (MMTB_CRASH_STONES), and a
+ * placement start (3 v 3 stones in hand): together at least 20 kills. */
 START_TEST(kill_anywhere_resumes_identical)
 {
     int tmps = 0;
-    int kills = kill_rounds("--max-stones", "4", "m4", rounds_env(6), 10, &tmps);
+    char tag[8];
+    snprintf(tag, sizeof tag, "m%s", stones_env());
+    int kills = kill_rounds("--max-stones", stones_env(), tag, rounds_env(6), 10, &tmps);
     kills += kill_rounds("--start", "3,3", "s33", rounds_env(6), 10, &tmps);
     printf("check_crash: %d kills in total, %d of them left a *.tmp file\n", kills, tmps);
     ck_assert_int_ge(kills, 20);
@@ -292,7 +303,9 @@ END_TEST
 START_TEST(kill_while_writing_resumes_identical)
 {
     int want = rounds_env(6) > 6 ? rounds_env(6) / 2 : 3;
-    int hits = write_kills("--max-stones", "4", "m4", want, 8 * want);
+    char tag[8];
+    snprintf(tag, sizeof tag, "m%s", stones_env());
+    int hits = write_kills("--max-stones", stones_env(), tag, want, 8 * want);
     ck_assert_int_ge(hits, want);
     hits = write_kills("--start", "3,3", "s33", want, 8 * want);
     ck_assert_int_ge(hits, want);
