@@ -324,9 +324,10 @@ static const char sectors_help[] =
     "List every sector a game of the variant needs (stone counts with the side\n"
     "to move first: on the board w, b; in hand w_hand, b_hand), in solving\n"
     "order, with its number of positions (no symmetry reduction), canonical\n"
-    "positions (one per symmetry orbit) and index slots.  For a variant whose\n"
-    "positions carry more than the stones (Twelve's re-close restrictions,\n"
-    "Shah's first-mill owner) a column \"table\" adds the slots its table holds\n"
+    "positions (one per symmetry orbit) and index slots.  When a listed\n"
+    "sector's positions carry more than the stones (Twelve's re-close\n"
+    "restrictions, Shah's first-mill owner) a column \"table\" adds the slots\n"
+    "each table holds\n"
     "with that state (above 1,048,576 stone slots estimated from a sample,\n"
     "marked ~).\n"
     "\n"
@@ -451,7 +452,10 @@ int cli_cmd_sectors(int argc, char **argv)
     }
 
     uint64_t tp = 0, tc = 0, ts = 0, tts = 0;
-    bool tts_exact = true, stateful = ix && (v->no_reclose || v->first_mill_removal);
+    /* the "table" column where some listed sector's table holds more than its index */
+    bool tts_exact = true, stateful = false;
+    for (int i = 0; ix && i < n; i++)
+        stateful |= mmtb_ban_index_applies(v, sec[i]);
     if (json) {
         printf("[");
         for (int i = 0; i < n; i++) {
