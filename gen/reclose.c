@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "ban_index.h"
+#include "held.h"
 #include "job.h"
 #include "mmtb.h"
 #include "movegen.h"
@@ -50,25 +51,12 @@ struct rmember {
     uint16_t *dtc, *extl;
 };
 
-/* A solved sector the pair's moves lead to, held in memory: its values in
- * the writer's encoding (0 loss, 1 draw, 2 win; 3 for a slot no position
- * uses is never read) and, where a move that removes nothing leads, its
- * depths; bx when its positions carry restrictions or an owner. */
-struct rdep {
-    struct mmtb_sector s;
-    mmtb_ban_index *bx;
-    uint64_t slots;
-    uint8_t *wdl;
-    uint16_t *dtc;
-};
-
 struct rjob {
     const struct mmtb_variant *v;
     const mmtb_index *ix;
     struct rmember m[2];
     int nm;
-    struct rdep deps[16];
-    int ndeps;
+    struct held deps; /* the solved sectors its moves lead to */
     struct vec64 *bucket; /* per level: member << 63 | slot << 1 | win */
     int nlevels;
     bool inpair; /* some move leads from a member to a member (not so in
@@ -104,11 +92,8 @@ static int pair_deps(const struct mmtb_variant *v, const struct mmtb_sector *ss,
             *inpair = *inpair || member;
             if (member)
                 continue;
-            /* the quiet successors: a placement (b, w+1, bh, wh-1), a slide
-             * or pass (b, w, bh, wh); every other one removed a stone */
             struct mmtb_sector t = next[k];
-            bool quiet = (t.w == ss[i].b && t.b == ss[i].w + 1 && ss[i].w_hand > 0) ||
-                         (t.w == ss[i].b && t.b == ss[i].w);
+            bool quiet = held_quiet(ss[i], t);
             int f = 0;
             while (f < nd && !sector_eq(d[f], t))
                 f++;
@@ -124,41 +109,6 @@ static int pair_deps(const struct mmtb_variant *v, const struct mmtb_sector *ss,
     return nd;
 }
 
-/*
- * The value of q (not over by the rules, no removal pending) from the
- * solved sectors in memory; Shah's opening, which no table stores, and a
- * sector not held (none in a whole run) through mmtb_probe.
- */
-static int dep_value(const struct rjob *j, mmtb_ctx *ctx, const struct mmtb_pos *q,
-                     struct mmtb_value *val)
-{
-    struct mmtb_sector s = mmtb_pos_sector(q);
-    const struct rdep *d = NULL;
-    for (int i = 0; i < j->ndeps && !d; i++)
-        if (sector_eq(j->deps[i].s, s))
-            d = &j->deps[i];
-    bool opening = q->first_mill != MMTB_FIRST_MILL_NONE && q->hand[0] == 0 && q->hand[1] == 0;
-    if (!d || opening)
-        return ctx ? mmtb_probe(ctx, q, val) : MMTB_ERR_MISSING;
-    uint64_t slot = d->bx ? mmtb_ban_index_rank_pos(d->bx, q)
-                          : mmtb_index_rank(j->ix, s, q->stones[q->side], q->stones[q->side ^ 1]);
-    uint8_t w = d->wdl[slot];
-    val->wdl = w == 2 ? MMTB_WIN : w == 0 ? MMTB_LOSS : MMTB_DRAW;
-    val->dtc = w == 1 ? -1 : d->dtc ? d->dtc[slot] : 0;
-    return MMTB_OK;
-}
-
-/* Release the solved sectors (after the init pass, the only reader). */
-static void free_deps(struct rjob *j)
-{
-    for (int i = 0; i < j->ndeps; i++) {
-        mmtb_ban_index_free(j->deps[i].bx);
-        free(j->deps[i].wdl);
-        free(j->deps[i].dtc);
-    }
-    j->ndeps = 0;
-}
-
 /* Read the pair's solved sectors into memory (j->deps). */
 static int load_deps(struct rjob *j, mmtb_tb *tb, const struct mmtb_sector *ss, int nss,
                      char *err, size_t errlen)
@@ -166,25 +116,12 @@ static int load_deps(struct rjob *j, mmtb_tb *tb, const struct mmtb_sector *ss, 
     struct mmtb_sector d[16];
     bool need_dtc[16], inpair;
     int nd = pair_deps(j->v, ss, nss, d, need_dtc, &inpair);
-    int rc = MMTB_OK;
-    for (int i = 0; i < nd && rc == MMTB_OK; i++) {
-        struct rdep *r = &j->deps[j->ndeps++];
-        r->s = d[i];
-        if (mmtb_ban_index_applies(j->v, d[i]))
-            rc = mmtb_ban_index_create(&r->bx, j->ix, d[i]);
-        if (rc != MMTB_OK)
-            break;
-        r->slots = r->bx ? mmtb_ban_index_slots(r->bx) : mmtb_index_slots(j->ix, d[i]);
-        r->wdl = gen_alloc_big(r->slots);
-        r->dtc = need_dtc[i] ? gen_alloc_big(r->slots * sizeof *r->dtc) : NULL;
-        if (!r->wdl || (need_dtc[i] && !r->dtc))
-            rc = MMTB_ERR_NOMEM;
-        else
-            rc = gen_read_range(tb, d[i], 0, r->slots, r->wdl, r->dtc);
-    }
+    int rc = MMTB_OK, i = 0;
+    for (; i < nd && rc == MMTB_OK; i++)
+        rc = held_load(&j->deps, tb, j->ix, d[i], need_dtc[i]);
     if (rc != MMTB_OK) {
         char name[32];
-        mmtb_sector_format(j->deps[j->ndeps - 1].s, name, sizeof name);
+        mmtb_sector_format(d[i - 1], name, sizeof name);
         snprintf(err, errlen, "reading solved sector %s: %s", name, mmtb_strerror(rc));
     }
     return rc;
@@ -287,7 +224,7 @@ static int init_member(struct rjob *j, int mi, mmtb_tb *tb, struct vec64 *outs)
                     continue;
                 }
                 struct mmtb_value val;
-                int prc = dep_value(j, ctx, &q, &val);
+                int prc = held_value(&j->deps, j->ix, ctx, &q, &val);
                 if (prc != MMTB_OK) {
                     lrc = prc;
                     break;
@@ -472,7 +409,7 @@ static void rjob_free(struct rjob *j)
         for (int i = 0; i < MAX_LEVELS; i++)
             free(j->bucket[i].e);
     free(j->bucket);
-    free_deps(j);
+    held_free(&j->deps);
 }
 
 /*
@@ -596,7 +533,7 @@ int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_varian
             memset(&outs[t], 0, sizeof outs[t]);
         }
     }
-    free_deps(&j);
+    held_free(&j.deps);
     if (rc != MMTB_OK) {
         snprintf(err, errlen, "%s: init: %s", tag, mmtb_strerror(rc));
         goto out;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ban_index.h"
+#include "held.h"
 #include "mmtb.h"
 #include "movegen.h"
 #include "progress.h"
@@ -114,88 +115,146 @@ static int derive(const struct mmtb_variant *v, const mmtb_index *ix, struct mmt
     return 0;
 }
 
+/* A successor of a position of verify_reclose: over by the rules (tq), or
+ * held (hs, slot), or probed. */
+struct hlook {
+    const struct held_sector *hs;
+    uint64_t slot;
+    int tq;
+    struct mmtb_value probed;
+};
+
 /*
  * Sectors whose positions carry restrictions or a first-mill owner
  * (format/ban_index.h: every sector of no_reclose variants, Shah's
- * placement sectors):
- * every canonical slot of sector s re-derived from its successors' stored
- * values, read through mmtb_probe (which applies the rules of game over and
- * ranks restrictions), and compared with the value stored for it.  Slower
- * than the walk over loaded arrays above; *checked and *bad are counted.
+ * placement sectors): sector s and the sectors its moves lead to are held
+ * in memory (held.h: read once through libmmtb), and every canonical slot
+ * of s is re-derived from its successors' stored values by the rules of
+ * format/movegen.c (moves, apply, the rules of game over) and compared
+ * with the value stored for it.  Shah's openings, which no table stores,
+ * are valued through mmtb_probe.  *checked and *bad are counted.
  */
 static int verify_reclose(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
-                          uint64_t *checked, uint64_t *bad, uint64_t *first_bad)
+                          uint64_t *checked, uint64_t *bad, uint64_t *first_bad,
+                          struct progress *prog, char *err, size_t errlen)
 {
     const struct mmtb_variant *v = mmtb_tb_variant(tb);
-    mmtb_ban_index *bx = NULL;
-    int rc = mmtb_ban_index_create(&bx, ix, s);
-    if (rc != MMTB_OK)
+    struct held h;
+    memset(&h, 0, sizeof h);
+    struct mmtb_sector t[8], at = s; /* at: the sector being read */
+    int nt = mmtb_sector_moves_to(v, s, t);
+    int rc = held_load(&h, tb, ix, s, true);
+    for (int k = 0; k < nt && rc == MMTB_OK; k++)
+        rc = held_load(&h, tb, ix, at = t[k], held_quiet(s, t[k]));
+    if (rc != MMTB_OK) {
+        char name[32], an[32];
+        mmtb_sector_format(s, name, sizeof name);
+        mmtb_sector_format(at, an, sizeof an);
+        snprintf(err, errlen, "sector %s: %s %s cannot be read: %s", name,
+                 sector_eq(at, s) ? "its table" : "the table of its successor", an,
+                 mmtb_strerror(rc));
+        held_free(&h);
         return rc;
-    uint64_t slots = mmtb_ban_index_slots(bx), nb = 0, nc = 0, fb = UINT64_MAX;
+    }
+    const struct held_sector *me = held_find(&h, s);
+    uint64_t slots = me->slots, nb = 0, nc = 0, fb = UINT64_MAX;
+    const uint64_t chunk = 4096;
+    uint64_t nchunks = (slots + chunk - 1) / chunk;
 #pragma omp parallel reduction(+ : nb, nc)
     {
         mmtb_ctx *ctx = NULL;
         int lrc = mmtb_ctx_create(&ctx, tb, GEN_PROBE_CACHE);
         struct mmtb_move *mv = malloc(MMTB_MAX_MOVES * sizeof *mv);
-        if (!mv)
+        struct hlook *lk = malloc(MMTB_MAX_MOVES * sizeof *lk);
+        if ((!mv || !lk) && lrc == MMTB_OK)
             lrc = MMTB_ERR_NOMEM;
-#pragma omp for schedule(dynamic, 4096)
-        for (uint64_t i = 0; i < slots; i++) {
-            if (lrc != MMTB_OK)
-                continue;
-            struct mmtb_pos p;
-            memset(&p, 0, sizeof p);
-            p.hand[0] = s.w_hand;
-            p.hand[1] = s.b_hand;
-            mmtb_ban_index_unrank_pos(bx, i, &p);
-            if (mmtb_ban_index_rank_pos(bx, &p) != i)
-                continue;
-            int w = MMTB_LOSS, d = 0, term = mmtb_pos_terminal(v, &p);
-            if (term == MMTB_DRAW) {
-                w = MMTB_DRAW, d = -1;
-            } else if (term != MMTB_LOSS) {
-                int n = mmtb_gen_moves(v, &p, mv), best_win = 0, worst_loss = 0;
-                bool draw = false;
-                for (int k = 0; k < n && lrc == MMTB_OK; k++) {
-                    struct mmtb_pos q;
-                    struct mmtb_value qv;
-                    mmtb_pos_apply(v, &p, &mv[k], &q);
-                    lrc = mmtb_probe(ctx, &q, &qv);
-                    int depth = mv[k].remove >= 0 ? 1 : qv.dtc + 1;
-                    if (qv.wdl == MMTB_LOSS)
-                        best_win = !best_win || depth < best_win ? depth : best_win;
-                    else if (qv.wdl == MMTB_DRAW)
-                        draw = true;
-                    else if (depth > worst_loss)
-                        worst_loss = depth;
+#pragma omp for schedule(dynamic, 4)
+        for (uint64_t c = 0; c < nchunks; c++) {
+            uint64_t hi = (c + 1) * chunk < slots ? (c + 1) * chunk : slots;
+            for (uint64_t i = c * chunk; i < hi && lrc == MMTB_OK; i++) {
+                struct mmtb_pos p;
+                memset(&p, 0, sizeof p);
+                p.hand[0] = s.w_hand;
+                p.hand[1] = s.b_hand;
+                mmtb_ban_index_unrank_pos(me->bx, i, &p);
+                if (mmtb_ban_index_rank_pos(me->bx, &p) != i)
+                    continue;
+                int w = 0, d = 0, term = mmtb_pos_terminal(v, &p);
+                if (term == MMTB_DRAW) {
+                    w = 1;
+                } else if (term != MMTB_LOSS) {
+                    int n = mmtb_gen_moves(v, &p, mv), best_win = 0, worst_loss = 0;
+                    bool draw = false;
+                    /* every successor located and its look-up started
+                     * before any is read */
+                    for (int k = 0; k < n; k++) {
+                        struct mmtb_pos q;
+                        mmtb_pos_apply(v, &p, &mv[k], &q);
+                        int tq = mmtb_pos_terminal(v, &q);
+                        lk[k].hs = NULL;
+                        lk[k].tq = tq;
+                        if (tq == MMTB_LOSS || tq == MMTB_DRAW)
+                            continue;
+                        lk[k].hs = held_locate(&h, ix, &q, &lk[k].slot);
+                        if (lk[k].hs) {
+                            __builtin_prefetch(&lk[k].hs->wdl[lk[k].slot]);
+                            if (lk[k].hs->dtc && mv[k].remove < 0)
+                                __builtin_prefetch(&lk[k].hs->dtc[lk[k].slot]);
+                        } else {
+                            lrc = mmtb_probe(ctx, &q, &lk[k].probed);
+                        }
+                    }
+                    for (int k = 0; k < n && lrc == MMTB_OK; k++) {
+                        struct mmtb_value qv;
+                        if (lk[k].tq == MMTB_LOSS)
+                            qv = (struct mmtb_value){.wdl = MMTB_LOSS, .dtc = 0};
+                        else if (lk[k].tq == MMTB_DRAW)
+                            qv = (struct mmtb_value){.wdl = MMTB_DRAW, .dtc = -1};
+                        else if (lk[k].hs)
+                            held_read(lk[k].hs, lk[k].slot, &qv);
+                        else
+                            qv = lk[k].probed;
+                        int depth = mv[k].remove >= 0 ? 1 : qv.dtc + 1;
+                        if (qv.wdl == MMTB_LOSS)
+                            best_win = !best_win || depth < best_win ? depth : best_win;
+                        else if (qv.wdl == MMTB_DRAW)
+                            draw = true;
+                        else if (depth > worst_loss)
+                            worst_loss = depth;
+                    }
+                    if (best_win)
+                        w = 2, d = best_win;
+                    else if (draw)
+                        w = 1;
+                    else
+                        d = worst_loss;
                 }
-                if (best_win)
-                    w = MMTB_WIN, d = best_win;
-                else if (draw)
-                    w = MMTB_DRAW, d = -1;
-                else
-                    d = worst_loss;
-            }
-            struct mmtb_value stored;
-            if (lrc == MMTB_OK)
-                lrc = mmtb_probe(ctx, &p, &stored);
-            if (lrc != MMTB_OK)
-                continue;
-            nc++;
-            if (stored.wdl != w || stored.dtc != d) {
-                nb++;
+                if (lrc != MMTB_OK)
+                    break;
+                nc++;
+                if (w != me->wdl[i] || d != me->dtc[i]) {
+                    nb++;
 #pragma omp critical(mmtb_vbad)
-                if (i < fb)
-                    fb = i;
+                    if (i < fb)
+                        fb = i;
+                }
             }
+            if (omp_get_thread_num() == 0)
+                progress_update(prog, hi, slots);
         }
         free(mv);
+        free(lk);
         mmtb_ctx_free(ctx);
 #pragma omp critical(mmtb_vrc)
         if (lrc != MMTB_OK && rc == MMTB_OK)
             rc = lrc;
     }
-    mmtb_ban_index_free(bx);
+    held_free(&h);
+    if (rc != MMTB_OK) {
+        char name[32];
+        mmtb_sector_format(s, name, sizeof name);
+        snprintf(err, errlen, "sector %s: %s", name, mmtb_strerror(rc));
+    }
     *checked = nc;
     *bad = nb;
     *first_bad = fb;
@@ -289,12 +348,10 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
             char label[64];
             snprintf(label, sizeof label, "verify %s", name);
             progress_phase(&prog, label);
-            rc = verify_reclose(tb, ix, s, &checked, &bad, &first_bad);
+            rc = verify_reclose(tb, ix, s, &checked, &bad, &first_bad, &prog, err, errlen);
             progress_clear(&prog);
-            if (rc != MMTB_OK) {
-                snprintf(err, errlen, "sector %s: %s", name, mmtb_strerror(rc));
+            if (rc != MMTB_OK)
                 goto out;
-            }
             total_bad += bad;
             total_checked += checked;
             report_sector(rep, o, name, checked, bad, first_bad, nsect++);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ban_index.h"
 #include "mmtb.h"
 #include "movegen.h"
 #include "notation.h"
@@ -339,6 +340,110 @@ START_TEST(verify_finds_a_wrong_value)
 }
 END_TEST
 
+/* The same for the plain path (sectors whose positions carry more than
+ * their stones, format/ban_index.h): in the first such sector of the
+ * solved game that has a won or lost position, that value is flipped
+ * (a win becomes a loss in 2, a loss a win in 1), or only its depth
+ * changed by 2 when depth_only; verify must find it. */
+static void used_slots_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl,
+                            uint16_t *dtc)
+{
+    const struct tamper *t = ctx;
+    memcpy(wdl, t->wdl + first, count);
+    memcpy(dtc, t->dtc + first, count * sizeof *dtc);
+}
+
+static void tamper_plain(const char *variant, int wh, int bh, int max_stones, bool depth_only)
+{
+    char *dir = solve_into(variant, wh, bh, max_stones, NULL);
+    struct mmtb_verify_opts vo;
+    memset(&vo, 0, sizeof vo);
+    uint64_t bad = 99;
+    vo.dir = dir;
+    vo.quiet = true;
+    vo.threads = 2;
+    vo.mismatches = &bad;
+    char err[256] = "";
+    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
+    ck_assert_uint_eq(bad, 0);
+
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    const mmtb_index *ix = mmtb_tb_index(tb);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+    struct tamper t;
+    memset(&t, 0, sizeof t);
+    t.flip = UINT64_MAX;
+    uint64_t slots = 0;
+    for (int k = 0; k < mmtb_tb_sector_count(tb) && t.flip == UINT64_MAX; k++) {
+        struct mmtb_sector_info info;
+        mmtb_tb_sector_info(tb, k, &info);
+        if (!mmtb_ban_index_applies(v, info.sector))
+            continue;
+        mmtb_ban_index *bx = NULL;
+        ck_assert_int_eq(mmtb_ban_index_create(&bx, ix, info.sector), MMTB_OK);
+        slots = mmtb_ban_index_slots(bx);
+        free(t.wdl);
+        free(t.dtc);
+        t.wdl = malloc(slots);
+        t.dtc = malloc(slots * sizeof *t.dtc);
+        ck_assert_int_eq(mmtb_tb_read(ctx, info.sector, 0, slots, t.wdl, t.dtc), MMTB_OK);
+        for (uint64_t i = slots / 3; i < slots && t.flip == UINT64_MAX; i++) {
+            struct mmtb_pos p;
+            memset(&p, 0, sizeof p);
+            p.hand[0] = info.sector.w_hand;
+            p.hand[1] = info.sector.b_hand;
+            mmtb_ban_index_unrank_pos(bx, i, &p);
+            if (mmtb_ban_index_rank_pos(bx, &p) == i && (t.wdl[i] == 0 || t.wdl[i] == 2) &&
+                mmtb_pos_terminal(v, &p) == MMTB_NOT_TERMINAL)
+                t.flip = i, t.s = info.sector;
+        }
+        mmtb_ban_index_free(bx);
+    }
+    mmtb_ctx_free(ctx);
+    ck_assert_msg(t.flip != UINT64_MAX, "%s: no decided position in a sector with more state",
+                  variant);
+    if (depth_only) {
+        t.dtc[t.flip] += 2;
+    } else {
+        t.wdl[t.flip] = t.wdl[t.flip] == 2 ? 0 : 2;
+        t.dtc[t.flip] = t.wdl[t.flip] == 2 ? 1 : 2;
+    }
+    struct mmtb_sector_stats st;
+    ck_assert_msg(mmtb_table_write_sector(dir, v, t.s, slots, used_slots_fill, &t, NULL, &st, err,
+                                          sizeof err) == MMTB_OK,
+                  "%s", err);
+    mmtb_tb_close(tb);
+    free(t.wdl);
+    free(t.dtc);
+
+    /* found in the whole game and in that sector alone (with its
+     * predecessors in the same sector, derived from the changed value:
+     * so at least one) */
+    bad = 0;
+    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
+    ck_assert_uint_ge(bad, 1);
+    /* that sector alone */
+    struct mmtb_sector only[1] = {t.s};
+    vo.only = only;
+    vo.n_only = 1;
+    bad = 0;
+    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
+    ck_assert_uint_ge(bad, 1);
+    remove_dir(dir);
+}
+
+START_TEST(verify_finds_a_wrong_value_with_more_state)
+{
+    tamper_plain("twelve", 0, 0, 3, false); /* re-close restrictions */
+    tamper_plain("twelve", 0, 0, 3, true);
+    tamper_plain("shah", 3, 3, 0, false); /* the first-mill owner */
+    tamper_plain("shah", 3, 3, 0, true);
+}
+END_TEST
+
 /* Variants without published numbers: their tables must at least be
  * consistent one ply deep (every value re-derived from its successors).
  * Lasker exercises the place-or-move cycles and the per-level buckets. */
@@ -479,6 +584,7 @@ static Suite *known_suite(void)
     tcase_add_test(tc, only_one_sector);
     tcase_add_test(tc, rerun_resumes);
     tcase_add_test(tc, verify_finds_a_wrong_value);
+    tcase_add_test(tc, verify_finds_a_wrong_value_with_more_state);
     tcase_add_test(tc, other_variants_consistent);
     tcase_add_test(tc, deep_path_same_tables);
     tcase_add_test(tc, forward_backward_same_tables);

@@ -1,0 +1,92 @@
+/*
+ * held.h - solved sectors held whole in memory for the plain solver
+ * (reclose.c) and its verifier (verify.c): values and depths read through
+ * libmmtb once, then looked up by position at memory speed, where a probe
+ * per look-up would decompress a block for nearly every successor.
+ * Private to gen/.
+ */
+#ifndef MMTB_HELD_H
+#define MMTB_HELD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ban_index.h"
+#include "mmtb.h"
+
+#define HELD_MAX 16
+
+/* One solved sector in memory: its values in the writer's encoding (0 loss,
+ * 1 draw, 2 win; 3 in a slot no position uses), its depths when asked for
+ * (dtc NULL otherwise), and its index with the state its positions carry
+ * (bx) when mmtb_ban_index_applies, else NULL (plain sector index). */
+struct held_sector {
+    struct mmtb_sector s;
+    mmtb_ban_index *bx;
+    uint64_t slots;
+    uint8_t *wdl;
+    uint16_t *dtc;
+};
+
+/* A set of them; zero-initialise before the first held_load. */
+struct held {
+    struct held_sector h[HELD_MAX];
+    int n;
+};
+
+/*
+ * Read sector s of tb whole into the set (with its depths when need_dtc),
+ * unless it is there already (then its depths are added if asked for and
+ * missing).  Returns MMTB_OK, MMTB_ERR_NOMEM, MMTB_ERR_INVALID when the set
+ * is full, or the reader's error.  Not thread-safe (it reads in parallel
+ * itself).
+ */
+int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
+              bool need_dtc);
+
+/* The held sector s, or NULL. */
+const struct held_sector *held_find(const struct held *h, struct mmtb_sector s);
+
+/* The slot of position p in its held sector hs (its restrictions or owner
+ * ranked when hs has them). */
+uint64_t held_slot(const struct held_sector *hs, const mmtb_index *ix, const struct mmtb_pos *p);
+
+/*
+ * The value of q, a position that is not over by the rules: from the held
+ * sectors, or through mmtb_probe with ctx when q's sector is not held or q
+ * is one no table stores (Shah's opening: the first-mill owner to remove,
+ * no stones in hand); MMTB_ERR_MISSING when that is needed and ctx is
+ * NULL.  A depth not held reads as 0.  Thread-safe for a set no one loads
+ * into meanwhile, each thread with its own ctx.
+ */
+int held_value(const struct held *h, const mmtb_index *ix, mmtb_ctx *ctx, const struct mmtb_pos *q,
+               struct mmtb_value *val);
+
+/* Whether a move that removes nothing leads from sector `from` to `to` (a
+ * placement: b, w + 1 with a stone less in hand; a slide or a pass: b, w),
+ * so that a reader of `to` needs its depths as well as its values. */
+bool held_quiet(struct mmtb_sector from, struct mmtb_sector to);
+
+/*
+ * Where held_value finds q: its held sector, with the slot in *slot, or
+ * NULL when q's value has to be probed (its sector not held, or Shah's
+ * opening).  With held_read, lets a caller start the look-ups of all of a
+ * position's successors (cache misses in arrays of gigabytes) before it
+ * uses any.
+ */
+const struct held_sector *held_locate(const struct held *h, const mmtb_index *ix,
+                                      const struct mmtb_pos *q, uint64_t *slot);
+
+/* The value held in a slot located by held_locate (the depth 0 when the
+ * sector's depths are not held). */
+static inline void held_read(const struct held_sector *hs, uint64_t slot, struct mmtb_value *val)
+{
+    uint8_t w = hs->wdl[slot];
+    val->wdl = w == 2 ? MMTB_WIN : w == 0 ? MMTB_LOSS : MMTB_DRAW;
+    val->dtc = w == 1 ? -1 : hs->dtc ? hs->dtc[slot] : 0;
+}
+
+/* Release every sector of the set and empty it. */
+void held_free(struct held *h);
+
+#endif
