@@ -47,56 +47,92 @@ static int load_all(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s, str
     return gen_read_sector(tb, s, l->slots, l->wdl, l->dtc);
 }
 
-/* A successor of the position being derived, ranked in its loaded sector. */
+/* A successor of a position being derived, ranked in its loaded sector. */
 struct look {
     const struct loaded *l;
     uint64_t r;
     bool capture;
 };
 
-/* The value of one position derived from its successors: wdl 0/1/2 (loss,
- * draw, win for the side to move) and depth.  Every successor is ranked and
- * its look-ups started (cache misses in arrays of gigabytes) before any is
- * used.  sc and lk have room for MMTB_MAX_MOVES.  Returns -1 when a
- * successor sector is not loaded (cannot check). */
-static int derive(const struct mmtb_variant *v, const mmtb_index *ix, struct mmtb_sector s,
-                  uint32_t mover, uint32_t opp, const struct loaded *ls, int nls, struct succ *sc,
-                  struct look *lk, int *out_wdl, int *out_dtc)
+/* A position of a batch: its slot, its looks lk[first .. first + nl), and
+ * what its moves already said: a move that wins at once (win1), no move
+ * at all (nmoves == 0), or a value by the rules (w >= 0). */
+struct pending {
+    uint64_t slot;
+    uint32_t first, nl;
+    int nmoves, w, d;
+    bool win1;
+};
+
+/* Positions derived together: every successor of a batch is ranked and its
+ * look-up started (cache misses in arrays of gigabytes) before any is
+ * read, so that many misses are in flight at once. */
+#define BATCH_POS 128
+#define BATCH_LOOKS ((uint32_t)1 << 16)
+
+/*
+ * Start deriving (mover, opp) of sector s, slot i: the rules' verdict, or
+ * its successors ranked, prefetched and appended to lk (from *nlk on).
+ * Returns 0, or -1 when a successor sector is not loaded (cannot check).
+ * sc has room for MMTB_MAX_MOVES.
+ */
+static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, struct mmtb_sector s,
+                        uint32_t mover, uint32_t opp, const struct loaded *ls, int nls,
+                        struct succ *sc, struct look *lk, uint32_t *nlk, struct pending *pd)
 {
+    pd->first = *nlk;
+    pd->nl = 0;
+    pd->nmoves = 0;
+    pd->win1 = false;
+    pd->w = -1;
+    pd->d = 0;
     int term = succ_terminal(v, s, mover, opp);
-    if (term == MMTB_LOSS) {
-        *out_wdl = 0, *out_dtc = 0;
-        return 0;
-    }
-    if (term == MMTB_DRAW) {
-        *out_wdl = 1, *out_dtc = 0;
+    if (term == MMTB_LOSS || term == MMTB_DRAW) {
+        pd->w = term == MMTB_LOSS ? 0 : 1;
         return 0;
     }
     int n = succ_generate(v, s, mover, opp, sc);
-    int best_win = 0, worst_loss = 0, nl = 0;
-    bool draw = false;
+    pd->nmoves = n;
     for (int i = 0; i < n; i++) {
         if (sc[i].kind == SUCC_WIN) {
-            best_win = 1;
+            pd->win1 = true;
             continue;
         }
         const struct loaded *l = NULL;
-        for (int k = 0; k < nls; k++)
+        for (int k = 0; k < nls && !l; k++)
             if (sector_eq(ls[k].s, sc[i].t))
                 l = &ls[k];
-        if (!l)
+        if (!l) {
+            *nlk = pd->first;
             return -1;
+        }
         uint64_t r = mmtb_index_rank(ix, sc[i].t, sc[i].mover, sc[i].opp);
         __builtin_prefetch(&l->wdl[r]);
         if (!sc[i].capture)
             __builtin_prefetch(&l->dtc[r]);
-        lk[nl++] = (struct look){l, r, sc[i].capture};
+        lk[(*nlk)++] = (struct look){l, r, sc[i].capture};
+        pd->nl++;
     }
-    for (int i = 0; i < nl; i++) {
-        const struct loaded *l = lk[i].l;
-        uint64_t r = lk[i].r;
+    return 0;
+}
+
+/* Finish a position begun by derive_begin: wdl 0/1/2 (loss, draw, win for
+ * the side to move) and depth (0 for a draw), from its successors' stored
+ * values: the quickest win, else a draw, else the slowest loss. */
+static void derive_end(const struct pending *pd, const struct look *lk, int *out_wdl,
+                       int *out_dtc)
+{
+    if (pd->w >= 0) {
+        *out_wdl = pd->w, *out_dtc = pd->d;
+        return;
+    }
+    int best_win = pd->win1 ? 1 : 0, worst_loss = 0;
+    bool draw = false;
+    for (uint32_t k = pd->first; k < pd->first + pd->nl; k++) {
+        const struct loaded *l = lk[k].l;
+        uint64_t r = lk[k].r;
         int w = l->wdl[r];
-        int depth = lk[i].capture ? 1 : l->dtc[r] + 1;
+        int depth = lk[k].capture ? 1 : l->dtc[r] + 1;
         if (w == 0) {
             if (!best_win || depth < best_win)
                 best_win = depth;
@@ -111,8 +147,7 @@ static int derive(const struct mmtb_variant *v, const mmtb_index *ix, struct mmt
     else if (draw)
         *out_wdl = 1, *out_dtc = 0;
     else
-        *out_wdl = 0, *out_dtc = n ? worst_loss : 0;
-    return 0;
+        *out_wdl = 0, *out_dtc = pd->nmoves ? worst_loss : 0;
 }
 
 /* A successor of a position of verify_reclose: over by the rules (tq), or
@@ -396,29 +431,42 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
 #pragma omp parallel reduction(+ : bad, checked)
         {
             struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
-            struct look *lk = malloc(MMTB_MAX_MOVES * sizeof *lk);
+            struct look *lk = malloc(BATCH_LOOKS * sizeof *lk);
+            struct pending *pd = malloc(BATCH_POS * sizeof *pd);
 #pragma omp for schedule(dynamic, 16)
             for (uint64_t c = 0; c < nchunks; c++) {
-                if (!sc || !lk)
+                if (!sc || !lk || !pd)
                     continue;
                 uint64_t lo = c * chunk, hi = lo + chunk < slots ? lo + chunk : slots;
                 struct mmtb_index_iter it;
                 mmtb_index_iter_start(&it, ix, s, lo, hi);
                 uint64_t i;
-                uint32_t mover, opp;
-                bool canonical;
-                while (mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical)) {
-                    if (!canonical)
-                        continue;
-                    int w, d;
-                    if (derive(v, ix, s, mover, opp, ls, nls, sc, lk, &w, &d) != 0)
-                        continue;
-                    checked++;
-                    if (w != ls[0].wdl[i] || d != ls[0].dtc[i]) {
-                        bad++;
+                uint32_t mover, opp, nlk = 0;
+                bool canonical, more = true;
+                int np = 0;
+                while (more) {
+                    more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical);
+                    if (more && canonical) {
+                        pd[np].slot = i;
+                        if (derive_begin(v, ix, s, mover, opp, ls, nls, sc, lk, &nlk, &pd[np]) == 0)
+                            np++;
+                    }
+                    /* the batch is full, or could not take another position */
+                    if (np && (!more || np == BATCH_POS || nlk + MMTB_MAX_MOVES > BATCH_LOOKS)) {
+                        for (int k = 0; k < np; k++) {
+                            int w, d;
+                            derive_end(&pd[k], lk, &w, &d);
+                            uint64_t sl = pd[k].slot;
+                            checked++;
+                            if (w != ls[0].wdl[sl] || d != ls[0].dtc[sl]) {
+                                bad++;
 #pragma omp critical(mmtb_vbad)
-                        if (i < first_bad)
-                            first_bad = i;
+                                if (sl < first_bad)
+                                    first_bad = sl;
+                            }
+                        }
+                        np = 0;
+                        nlk = 0;
                     }
                 }
                 if (omp_get_thread_num() == 0)
@@ -426,6 +474,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
             }
             free(sc);
             free(lk);
+            free(pd);
         }
         progress_clear(&prog);
         for (int q = 0; q < nls; q++)
