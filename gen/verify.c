@@ -3,7 +3,9 @@
  * directory from its successors, one ply forward, and counts disagreements
  * (Gasser's consistency check).  Wins and losses carry their depth, so a
  * wrong win or loss cannot hide; a draw is checked for having a drawing and
- * no winning move.  Reads tables only through libmmtb.
+ * no winning move.  Reads tables only through libmmtb: each sector and the
+ * sectors its moves lead to are read whole into memory first, and the
+ * successors' look-ups of a batch of positions are started together.
  */
 #include "solve.h"
 
