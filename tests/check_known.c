@@ -256,6 +256,24 @@ START_TEST(rerun_resumes)
 }
 END_TEST
 
+/* Solve a game into a fresh directory (returned) and verify it: no
+ * mismatch.  *vo is left set up for more runs on it (2 threads, quiet,
+ * mismatches counted into *bad). */
+static char *solve_verified(const char *variant, int wh, int bh, int max_stones,
+                            struct mmtb_verify_opts *vo, uint64_t *bad)
+{
+    char *dir = solve_into(variant, wh, bh, max_stones, NULL);
+    memset(vo, 0, sizeof *vo);
+    vo->dir = dir;
+    vo->quiet = true;
+    vo->threads = 2;
+    vo->mismatches = bad;
+    char err[256] = "";
+    ck_assert_msg(mmtb_verify(vo, err, sizeof err) == MMTB_OK, "%s: %s", variant, err);
+    ck_assert_msg(*bad == 0, "%s: %llu mismatches", variant, (unsigned long long)*bad);
+    return dir;
+}
+
 /* A table whose values are self-consistent except one flipped position:
  * mmtb-gen verify must notice, and must pass the untouched tables. */
 struct tamper {
@@ -281,19 +299,41 @@ static void tamper_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl,
     }
 }
 
+/* Write t's values as sector t->s of dir (through fill; t's arrays are
+ * freed), then verify: mismatches in the whole directory and in that
+ * sector alone (at least one: its predecessors in the same sector were
+ * derived from the value before the change).  vo is left listing only[0],
+ * that sector; its counter (vo->mismatches) is used. */
+static void write_and_find(const char *dir, const struct mmtb_variant *v, struct tamper *t,
+                           uint64_t slots, mmtb_fill_fn fill, struct mmtb_verify_opts *vo,
+                           struct mmtb_sector only[1])
+{
+    char err[256] = "";
+    struct mmtb_sector_stats st;
+    ck_assert_msg(mmtb_table_write_sector(dir, v, t->s, slots, fill, t, NULL, &st, err,
+                                          sizeof err) == MMTB_OK,
+                  "%s", err);
+    free(t->wdl);
+    free(t->dtc);
+    t->wdl = NULL;
+    t->dtc = NULL;
+    *vo->mismatches = 0;
+    ck_assert_msg(mmtb_verify(vo, err, sizeof err) == MMTB_OK, "%s", err);
+    ck_assert_uint_ge(*vo->mismatches, 1);
+    only[0] = t->s;
+    vo->only = only;
+    vo->n_only = 1;
+    *vo->mismatches = 0;
+    ck_assert_msg(mmtb_verify(vo, err, sizeof err) == MMTB_OK, "%s", err);
+    ck_assert_uint_ge(*vo->mismatches, 1);
+}
+
 START_TEST(verify_finds_a_wrong_value)
 {
-    char *dir = solve_into("nine", 0, 0, 3, NULL);
     struct mmtb_verify_opts vo;
-    memset(&vo, 0, sizeof vo);
     uint64_t bad = 99;
-    vo.dir = dir;
-    vo.quiet = true;
-    vo.threads = 2;
-    vo.mismatches = &bad;
     char err[256] = "";
-    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
-    ck_assert_uint_eq(bad, 0);
+    char *dir = solve_verified("nine", 0, 0, 3, &vo, &bad);
 
     mmtb_tb *tb = NULL;
     ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
@@ -313,26 +353,11 @@ START_TEST(verify_finds_a_wrong_value)
     t.flip = slots / 2;
     while (!mmtb_index_slot_is_canonical(ix, s33, t.flip))
         t.flip++;
-    struct mmtb_sector_stats st;
-    ck_assert_msg(mmtb_table_write_sector(dir, v, s33, slots, tamper_fill, &t, NULL, &st, err,
-                                          sizeof err) == MMTB_OK,
-                  "%s", err);
+    struct mmtb_sector only[1];
+    write_and_find(dir, v, &t, slots, tamper_fill, &vo, only);
     mmtb_tb_close(tb);
-    free(t.wdl);
-    free(t.dtc);
 
-    bad = 0;
-    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
-    ck_assert_uint_ge(bad, 1);
-
-    /* Verifying only listed sectors: the tampered one is found, and a
-     * sector outside the game (beyond 3 stones) is refused by name. */
-    struct mmtb_sector only[1] = {{3, 3, 0, 0}};
-    vo.only = only;
-    vo.n_only = 1;
-    bad = 0;
-    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
-    ck_assert_uint_ge(bad, 1);
+    /* a sector outside the game (beyond 3 stones) is refused by name */
     only[0] = (struct mmtb_sector){4, 3, 0, 0};
     ck_assert_int_eq(mmtb_verify(&vo, err, sizeof err), MMTB_ERR_INVALID);
     ck_assert_msg(strstr(err, "4-3") != NULL, "%s", err);
@@ -355,17 +380,9 @@ static void used_slots_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *
 
 static void tamper_plain(const char *variant, int wh, int bh, int max_stones, bool depth_only)
 {
-    char *dir = solve_into(variant, wh, bh, max_stones, NULL);
     struct mmtb_verify_opts vo;
-    memset(&vo, 0, sizeof vo);
     uint64_t bad = 99;
-    vo.dir = dir;
-    vo.quiet = true;
-    vo.threads = 2;
-    vo.mismatches = &bad;
-    char err[256] = "";
-    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
-    ck_assert_uint_eq(bad, 0);
+    char *dir = solve_verified(variant, wh, bh, max_stones, &vo, &bad);
 
     mmtb_tb *tb = NULL;
     ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
@@ -411,27 +428,9 @@ static void tamper_plain(const char *variant, int wh, int bh, int max_stones, bo
         t.wdl[t.flip] = t.wdl[t.flip] == 2 ? 0 : 2;
         t.dtc[t.flip] = t.wdl[t.flip] == 2 ? 1 : 2;
     }
-    struct mmtb_sector_stats st;
-    ck_assert_msg(mmtb_table_write_sector(dir, v, t.s, slots, used_slots_fill, &t, NULL, &st, err,
-                                          sizeof err) == MMTB_OK,
-                  "%s", err);
+    struct mmtb_sector only[1];
+    write_and_find(dir, v, &t, slots, used_slots_fill, &vo, only);
     mmtb_tb_close(tb);
-    free(t.wdl);
-    free(t.dtc);
-
-    /* found in the whole game and in that sector alone (with its
-     * predecessors in the same sector, derived from the changed value:
-     * so at least one) */
-    bad = 0;
-    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
-    ck_assert_uint_ge(bad, 1);
-    /* that sector alone */
-    struct mmtb_sector only[1] = {t.s};
-    vo.only = only;
-    vo.n_only = 1;
-    bad = 0;
-    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
-    ck_assert_uint_ge(bad, 1);
     remove_dir(dir);
 }
 
@@ -449,17 +448,9 @@ END_TEST
  * Lasker exercises the place-or-move cycles and the per-level buckets. */
 static void solve_and_verify(const char *variant, int wh, int bh, int max_stones)
 {
-    char *dir = solve_into(variant, wh, bh, max_stones, NULL);
     struct mmtb_verify_opts vo;
-    memset(&vo, 0, sizeof vo);
     uint64_t bad = 99;
-    vo.dir = dir;
-    vo.quiet = true;
-    vo.mismatches = &bad;
-    char err[256] = "";
-    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s: %s", variant, err);
-    ck_assert_msg(bad == 0, "%s: %llu mismatches", variant, (unsigned long long)bad);
-    remove_dir(dir);
+    remove_dir(solve_verified(variant, wh, bh, max_stones, &vo, &bad));
 }
 
 START_TEST(other_variants_consistent)
