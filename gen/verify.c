@@ -73,8 +73,9 @@ struct pending {
 #define BATCH_LOOKS ((uint32_t)1 << 16)
 
 /*
- * Start deriving (mover, opp) of sector s, slot i: the rules' verdict, or
- * its successors ranked, prefetched and appended to lk (from *nlk on).
+ * Start deriving the position (mover, opp) of sector s into pd (whose slot
+ * the caller sets): the rules' verdict, or its successors ranked,
+ * prefetched and appended to lk (from *nlk on).
  * Returns 0, or -1 when a successor sector is not loaded (cannot check).
  * sc has room for MMTB_MAX_MOVES.
  */
