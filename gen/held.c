@@ -22,17 +22,12 @@ const struct held_sector *held_find(const struct held *h, struct mmtb_sector s)
 int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
               bool need_dtc)
 {
-    struct held_sector *hs = (struct held_sector *)held_find(h, s);
-    if (hs) {
-        if (!need_dtc || hs->dtc)
-            return MMTB_OK;
-        /* held without depths: read them (the values again with them) */
-        hs->dtc = gen_alloc_big(hs->slots * sizeof *hs->dtc);
-        return hs->dtc ? gen_read_range(tb, s, 0, hs->slots, hs->wdl, hs->dtc) : MMTB_ERR_NOMEM;
-    }
+    const struct held_sector *had = held_find(h, s);
+    if (had) /* (held without its depths when they are asked for: a caller's error) */
+        return !need_dtc || had->dtc ? MMTB_OK : MMTB_ERR_INVALID;
     if (h->n == HELD_MAX)
         return MMTB_ERR_INVALID;
-    hs = &h->h[h->n++];
+    struct held_sector *hs = &h->h[h->n++];
     memset(hs, 0, sizeof *hs);
     hs->s = s;
     const struct mmtb_variant *v = mmtb_index_variant(ix);

@@ -36,9 +36,9 @@ struct held {
 
 /*
  * Read sector s of tb whole into the set (with its depths when need_dtc),
- * unless it is there already (then its depths are added if asked for and
- * missing).  Returns MMTB_OK, MMTB_ERR_NOMEM, MMTB_ERR_INVALID when the set
- * is full, or the reader's error.  Not thread-safe (it reads in parallel
+ * unless it is there already.  Returns MMTB_OK, MMTB_ERR_NOMEM,
+ * MMTB_ERR_INVALID when the set is full or s is held without the depths
+ * asked for, or the reader's error.  Not thread-safe (it reads in parallel
  * itself).
  */
 int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,

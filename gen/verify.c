@@ -23,35 +23,36 @@
 #include "succ.h"
 #include "variant.h"
 
-struct loaded {
-    struct mmtb_sector s;
-    uint64_t slots;
-    uint8_t *wdl;
-    uint16_t *dtc;
-};
-
-static void unload(struct loaded *l)
+/* Hold sector s and the sectors its moves lead to in h, with the depths of
+ * all of them when all_dtc, else where a move that removes nothing leads
+ * (held_quiet); on failure err names the file that could not be read. */
+static int hold_with_successors(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
+                                bool all_dtc, struct held *h, char *err, size_t errlen)
 {
-    free(l->wdl);
-    free(l->dtc);
-    memset(l, 0, sizeof *l);
-}
-
-/* Read a whole sector (values and depths) in parallel ranges. */
-static int load_all(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s, struct loaded *l)
-{
-    l->s = s;
-    l->slots = mmtb_index_slots(ix, s);
-    l->wdl = gen_alloc_big(l->slots);
-    l->dtc = gen_alloc_big(l->slots * sizeof *l->dtc);
-    if (!l->wdl || !l->dtc)
-        return MMTB_ERR_NOMEM;
-    return gen_read_sector(tb, s, l->slots, l->wdl, l->dtc);
+    struct mmtb_sector t[8], at = s; /* at: the sector being read */
+    int nt = mmtb_sector_moves_to(mmtb_tb_variant(tb), s, t);
+    int rc = held_load(h, tb, ix, s, true);
+    for (int k = 0; k < nt && rc == MMTB_OK; k++)
+        rc = held_load(h, tb, ix, at = t[k], all_dtc || held_quiet(s, t[k]));
+    if (rc != MMTB_OK) {
+        struct mmtb_sector_info info = {0};
+        int ai = mmtb_tb_sector_find(tb, at);
+        if (ai >= 0)
+            mmtb_tb_sector_info(tb, ai, &info);
+        char name[32], an[32];
+        mmtb_sector_format(s, name, sizeof name);
+        mmtb_sector_format(at, an, sizeof an);
+        snprintf(err, errlen, "sector %s: %s %s cannot be read: %s", name,
+                 sector_eq(at, s) ? "its table" : "the table of its successor", an,
+                 info.detail[0] ? info.detail : mmtb_strerror(rc));
+        held_free(h);
+    }
+    return rc;
 }
 
 /* A successor of a position being derived, ranked in its loaded sector. */
 struct look {
-    const struct loaded *l;
+    const struct held_sector *l;
     uint64_t r;
     bool capture;
 };
@@ -80,7 +81,7 @@ struct pending {
  * sc has room for MMTB_MAX_MOVES.
  */
 static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, struct mmtb_sector s,
-                        uint32_t mover, uint32_t opp, const struct loaded *ls, int nls,
+                        uint32_t mover, uint32_t opp, const struct held *h,
                         struct succ *sc, struct look *lk, uint32_t *nlk, struct pending *pd)
 {
     pd->first = *nlk;
@@ -101,10 +102,7 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
             pd->win1 = true;
             continue;
         }
-        const struct loaded *l = NULL;
-        for (int k = 0; k < nls && !l; k++)
-            if (sector_eq(ls[k].s, sc[i].t))
-                l = &ls[k];
+        const struct held_sector *l = held_find(h, sc[i].t);
         if (!l) {
             *nlk = pd->first;
             return -1;
@@ -132,7 +130,7 @@ static void derive_end(const struct pending *pd, const struct look *lk, int *out
     int best_win = pd->win1 ? 1 : 0, worst_loss = 0;
     bool draw = false;
     for (uint32_t k = pd->first; k < pd->first + pd->nl; k++) {
-        const struct loaded *l = lk[k].l;
+        const struct held_sector *l = lk[k].l;
         uint64_t r = lk[k].r;
         int w = l->wdl[r];
         int depth = lk[k].capture ? 1 : l->dtc[r] + 1;
@@ -179,21 +177,9 @@ static int verify_reclose(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector 
     const struct mmtb_variant *v = mmtb_tb_variant(tb);
     struct held h;
     memset(&h, 0, sizeof h);
-    struct mmtb_sector t[8], at = s; /* at: the sector being read */
-    int nt = mmtb_sector_moves_to(v, s, t);
-    int rc = held_load(&h, tb, ix, s, true);
-    for (int k = 0; k < nt && rc == MMTB_OK; k++)
-        rc = held_load(&h, tb, ix, at = t[k], held_quiet(s, t[k]));
-    if (rc != MMTB_OK) {
-        char name[32], an[32];
-        mmtb_sector_format(s, name, sizeof name);
-        mmtb_sector_format(at, an, sizeof an);
-        snprintf(err, errlen, "sector %s: %s %s cannot be read: %s", name,
-                 sector_eq(at, s) ? "its table" : "the table of its successor", an,
-                 mmtb_strerror(rc));
-        held_free(&h);
+    int rc = hold_with_successors(tb, ix, s, false, &h, err, errlen);
+    if (rc != MMTB_OK)
         return rc;
-    }
     const struct held_sector *me = held_find(&h, s);
     uint64_t slots = me->slots, nb = 0, nc = 0, fb = UINT64_MAX;
     const uint64_t chunk = 4096;
@@ -395,39 +381,15 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
             report_sector(rep, o, name, checked, bad, first_bad, nsect++);
             continue;
         }
-        struct loaded ls[8];
-        memset(ls, 0, sizeof ls);
-        int nls = 0;
-        rc = load_all(tb, ix, s, &ls[nls++]);
-        struct mmtb_sector t[8], at = s; /* at: the sector being loaded */
-        int nt = mmtb_sector_moves_to(v, s, t);
-        for (int k = 0; k < nt && rc == MMTB_OK; k++) {
-            bool dup = false;
-            for (int q = 0; q < nls; q++)
-                dup = dup || sector_eq(ls[q].s, t[k]);
-            if (!dup) {
-                at = t[k];
-                rc = load_all(tb, ix, t[k], &ls[nls++]);
-            }
-        }
-        if (rc != MMTB_OK) {
-            /* name the file that failed: the sector's own or a successor's */
-            struct mmtb_sector_info info = {0};
-            int ai = mmtb_tb_sector_find(tb, at);
-            if (ai >= 0)
-                mmtb_tb_sector_info(tb, ai, &info);
-            char an[32];
-            mmtb_sector_format(at, an, sizeof an);
-            snprintf(err, errlen, "sector %s: %s %s cannot be read: %s", name,
-                     sector_eq(at, s) ? "its table" : "the table of its successor", an,
-                     info.detail[0] ? info.detail : mmtb_strerror(rc));
-            for (int q = 0; q < nls; q++)
-                unload(&ls[q]);
+        struct held h;
+        memset(&h, 0, sizeof h);
+        rc = hold_with_successors(tb, ix, s, true, &h, err, errlen);
+        if (rc != MMTB_OK)
             goto out;
-        }
+        const struct held_sector *me = held_find(&h, s);
         uint64_t bad = 0, checked = 0, first_bad = UINT64_MAX;
         const uint64_t chunk = 4096;
-        uint64_t slots = ls[0].slots, nchunks = (slots + chunk - 1) / chunk;
+        uint64_t slots = me->slots, nchunks = (slots + chunk - 1) / chunk;
         char label[64];
         snprintf(label, sizeof label, "verify %s", name);
         progress_phase(&prog, label);
@@ -451,7 +413,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
                     more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical);
                     if (more && canonical) {
                         pd[np].slot = i;
-                        if (derive_begin(v, ix, s, mover, opp, ls, nls, sc, lk, &nlk, &pd[np]) == 0)
+                        if (derive_begin(v, ix, s, mover, opp, &h, sc, lk, &nlk, &pd[np]) == 0)
                             np++;
                     }
                     /* the batch is full, or could not take another position */
@@ -461,7 +423,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
                             derive_end(&pd[k], lk, &w, &d);
                             uint64_t sl = pd[k].slot;
                             checked++;
-                            if (w != ls[0].wdl[sl] || d != ls[0].dtc[sl]) {
+                            if (w != me->wdl[sl] || d != me->dtc[sl]) {
                                 bad++;
 #pragma omp critical(mmtb_vbad)
                                 if (sl < first_bad)
@@ -480,8 +442,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
             free(pd);
         }
         progress_clear(&prog);
-        for (int q = 0; q < nls; q++)
-            unload(&ls[q]);
+        held_free(&h);
         total_bad += bad;
         total_checked += checked;
         report_sector(rep, o, name, checked, bad, first_bad, nsect++);
