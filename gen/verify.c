@@ -97,22 +97,49 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
     }
     int n = succ_generate(v, s, mover, opp, sc);
     pd->nmoves = n;
+    /* The successors whose side to move is our opponent (its stones
+     * unchanged: the moves that remove nothing) in one sector are ranked
+     * together, sharing the opponent's look-up and symmetry. */
+    uint32_t qopp[MMTB_MAX_MOVES], qat[MMTB_MAX_MOVES];
+    uint64_t qr[MMTB_MAX_MOVES];
+    struct mmtb_sector qt = s;
+    int nq = 0;
+    const struct held_sector *l = NULL;
     for (int i = 0; i < n; i++) {
         if (sc[i].kind == SUCC_WIN) {
             pd->win1 = true;
             continue;
         }
-        const struct held_sector *l = held_find(h, sc[i].t);
+        /* successors in a row are mostly in one sector */
+        if (!l || !sector_eq(sc[i].t, l->s))
+            l = held_find(h, sc[i].t);
         if (!l) {
             *nlk = pd->first;
             return -1;
         }
-        uint64_t r = mmtb_index_rank(ix, sc[i].t, sc[i].mover, sc[i].opp);
-        __builtin_prefetch(&l->wdl[r]);
-        if (!sc[i].capture)
-            __builtin_prefetch(&l->dtc[r]);
+        uint64_t r = 0;
+        if (sc[i].mover == opp && (nq == 0 || sector_eq(sc[i].t, qt))) {
+            qt = sc[i].t;
+            qat[nq] = *nlk;
+            qopp[nq++] = sc[i].opp;
+        } else {
+            r = mmtb_index_rank(ix, sc[i].t, sc[i].mover, sc[i].opp);
+            __builtin_prefetch(&l->wdl[r]);
+            if (!sc[i].capture)
+                __builtin_prefetch(&l->dtc[r]);
+        }
         lk[(*nlk)++] = (struct look){l, r, sc[i].capture};
         pd->nl++;
+    }
+    if (nq) {
+        mmtb_index_rank_same_mover(ix, qt, opp, qopp, nq, qr);
+        for (int k = 0; k < nq; k++) {
+            struct look *x = &lk[qat[k]];
+            x->r = qr[k];
+            __builtin_prefetch(&x->l->wdl[x->r]);
+            if (!x->capture)
+                __builtin_prefetch(&x->l->dtc[x->r]);
+        }
     }
     return 0;
 }
@@ -387,13 +414,23 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
         if (rc != MMTB_OK)
             goto out;
         const struct held_sector *me = held_find(&h, s);
-        uint64_t bad = 0, checked = 0, first_bad = UINT64_MAX;
+        /* The positions are walked grouped by the side not to move, O: as
+         * the slots of the colour-swapped sector, ordered by its side to
+         * move (each canonical slot (O, M) there is one orbit, (M, O) of
+         * s).  The moves that remove nothing lead to (O, M') positions, all
+         * in O's block of their sector, and captures to the few blocks of
+         * O less a stone: positions in a row share those blocks, which
+         * stay in cache, where s's own order would bring a new block for
+         * every position.  Each position's own stored value is the one
+         * look-up left that misses. */
+        struct mmtb_sector ws = sector_partner(s);
+        uint64_t bad = 0, checked = 0, visited = 0, first_bad = UINT64_MAX;
         const uint64_t chunk = 4096;
-        uint64_t slots = me->slots, nchunks = (slots + chunk - 1) / chunk;
+        uint64_t wslots = mmtb_index_slots(ix, ws), nchunks = (wslots + chunk - 1) / chunk;
         char label[64];
         snprintf(label, sizeof label, "verify %s", name);
         progress_phase(&prog, label);
-#pragma omp parallel reduction(+ : bad, checked)
+#pragma omp parallel reduction(+ : bad, checked, visited)
         {
             struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
             struct look *lk = malloc(BATCH_LOOKS * sizeof *lk);
@@ -402,18 +439,22 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
             for (uint64_t c = 0; c < nchunks; c++) {
                 if (!sc || !lk || !pd)
                     continue;
-                uint64_t lo = c * chunk, hi = lo + chunk < slots ? lo + chunk : slots;
+                uint64_t lo = c * chunk, hi = lo + chunk < wslots ? lo + chunk : wslots;
                 struct mmtb_index_iter it;
-                mmtb_index_iter_start(&it, ix, s, lo, hi);
+                mmtb_index_iter_start(&it, ix, ws, lo, hi);
                 uint64_t i;
-                uint32_t mover, opp, nlk = 0;
+                uint32_t o_, m_, nlk = 0; /* the walk's side to move is our opponent */
                 bool canonical, more = true;
                 int np = 0;
                 while (more) {
-                    more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical);
+                    more = mmtb_index_iter_next(&it, &i, &o_, &m_, &canonical);
                     if (more && canonical) {
-                        pd[np].slot = i;
-                        if (derive_begin(v, ix, s, mover, opp, &h, sc, lk, &nlk, &pd[np]) == 0)
+                        uint64_t sl = mmtb_index_rank(ix, s, m_, o_);
+                        __builtin_prefetch(&me->wdl[sl]);
+                        __builtin_prefetch(&me->dtc[sl]);
+                        pd[np].slot = sl;
+                        visited++;
+                        if (derive_begin(v, ix, s, m_, o_, &h, sc, lk, &nlk, &pd[np]) == 0)
                             np++;
                     }
                     /* the batch is full, or could not take another position */
@@ -435,11 +476,21 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
                     }
                 }
                 if (omp_get_thread_num() == 0)
-                    progress_update(&prog, hi, slots);
+                    progress_update(&prog, hi, wslots);
             }
             free(sc);
             free(lk);
             free(pd);
+        }
+        /* one visit per orbit of s */
+        if (visited != mmtb_index_canonical(v, s)) {
+            progress_clear(&prog);
+            held_free(&h);
+            rc = MMTB_ERR_INVALID;
+            snprintf(err, errlen, "sector %s: the walk visited %llu positions of %llu", name,
+                     (unsigned long long)visited,
+                     (unsigned long long)mmtb_index_canonical(v, s));
+            goto out;
         }
         progress_clear(&prog);
         held_free(&h);
