@@ -242,13 +242,15 @@ static uint8_t init_settle(struct job *j, int mi, uint64_t slot, int nin, int n,
  * The positions grouped by O are the slots of the colour-swapped sector
  * (b, w, ...), whose index is ordered by its side to move: each of its
  * canonical slots (O, M) is one orbit, (M, O) of ours, written to our slot
- * wherever it lies.  Movement positions have few external successors and
- * are walked in their own order.
+ * wherever it lies.  Where stones in hand may also slide (Lasker), the
+ * slides into the partner are only counted and their captures lead to O
+ * less a stone, so those sectors are walked by O too.  Movement positions
+ * have few external successors and are walked in their own order.
  */
 bool init_by_opponent(const struct job *j, const struct member *me)
 {
     /* a split pair's rank walks its own range (split.c) */
-    return me->s.w_hand > 0 && !j->v->place_or_move && !j->sp;
+    return me->s.w_hand > 0 && !j->sp;
 }
 
 /*
