@@ -270,6 +270,11 @@ int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p, ch
                     maxrem);
     if (p->remove > 0 && v->first_mill_wins)
         return fail(err, errlen, "stones to remove in a first-mill-wins variant");
+    /* where a placement captures nothing, only a slide can have closed the
+     * mill, and a side slides once its hand is empty */
+    if (p->remove > 0 && !v->place_captures && !v->place_or_move && p->hand[p->side] > 0)
+        return fail(err, errlen, "%s to remove with %d still to place: in %s a placement "
+                    "captures nothing", colour_name[p->side], p->hand[p->side], v->name);
     if (p->first_mill != MMTB_FIRST_MILL_NONE) {
         if (!v->first_mill_removal)
             return fail(err, errlen, "a first-mill owner in a variant without first-mill-removal");

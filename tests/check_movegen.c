@@ -995,6 +995,22 @@ START_TEST(shah_first_mill)
     q.hand[q.side] = 0;
     q.hand[q.side ^ 1] = 1;
     ck_assert_int_eq(mmtb_pos_validate(v, &q, NULL, 0), MMTB_ERR_INVALID);
+    /* no removal is pending while placing: a placement captures nothing
+     * (found by fuzz_pos: such a position parsed, and its removals led to
+     * positions that break the rule of the hands above) */
+    struct mmtb_pos r;
+    ck_assert_int_ne(mmtb_pos_parse(v, "O@@O**@@/*@*O@OO*/*O**@OO@ b p r 8 0 8 1 0 1 0 0 0 0 0 0 1",
+                                    &r, err, sizeof err),
+                     MMTB_OK);
+    ck_assert_msg(strstr(err, "black to remove with 1 still to place") != NULL, "%s", err);
+    q = p; /* white to move with 9 in hand, a mill each */
+    q.remove = 1;
+    q.first_mill = MMTB_FIRST_MILL_NONE;
+    ck_assert_int_eq(mmtb_pos_validate(v, &q, err, sizeof err), MMTB_ERR_INVALID);
+    ck_assert_msg(strstr(err, "still to place") != NULL, "%s", err);
+    /* in the movement phase a slid mill removes as usual */
+    q.hand[0] = q.hand[1] = 0;
+    ck_assert_int_eq(mmtb_pos_validate(v, &q, err, sizeof err), MMTB_OK);
     mmtb_variant_free(v);
 }
 END_TEST
