@@ -416,15 +416,12 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
         if (rc != MMTB_OK)
             goto out;
         const struct held_sector *me = held_find(&h, s);
-        /* The positions are walked grouped by the side not to move, O: as
-         * the slots of the colour-swapped sector, ordered by its side to
-         * move (each canonical slot (O, M) there is one orbit, (M, O) of
-         * s).  The moves that remove nothing lead to (O, M') positions, all
-         * in O's block of their sector, and captures to the few blocks of
-         * O less a stone: positions in a row share those blocks, which
-         * stay in cache, where s's own order would bring a new block for
-         * every position.  Each position's own stored value is the one
-         * look-up left that misses. */
+        /* The positions are walked grouped by the side not to move, O, as
+         * the solver's placement init walks them (init_by_opponent in
+         * init.c): the moves that remove nothing lead into O's block of
+         * their sector and captures into a few blocks of O less a stone,
+         * shared by the positions in a row; each position's own stored
+         * value is the one look-up left that misses. */
         struct mmtb_sector ws = sector_partner(s);
         uint64_t bad = 0, checked = 0, visited = 0, first_bad = UINT64_MAX;
         const uint64_t chunk = 4096;
@@ -484,18 +481,16 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
             free(lk);
             free(pd);
         }
-        /* one visit per orbit of s */
-        if (visited != mmtb_index_canonical(v, s)) {
-            progress_clear(&prog);
-            held_free(&h);
-            rc = MMTB_ERR_INVALID;
-            snprintf(err, errlen, "sector %s: the walk visited %llu positions of %llu", name,
-                     (unsigned long long)visited,
-                     (unsigned long long)mmtb_index_canonical(v, s));
-            goto out;
-        }
         progress_clear(&prog);
         held_free(&h);
+        /* one visit per orbit of s */
+        uint64_t orbits = mmtb_index_canonical(v, s);
+        if (visited != orbits) {
+            rc = MMTB_ERR_INVALID;
+            snprintf(err, errlen, "sector %s: the walk visited %llu positions of %llu", name,
+                     (unsigned long long)visited, (unsigned long long)orbits);
+            goto out;
+        }
         total_bad += bad;
         total_checked += checked;
         report_sector(rep, o, name, checked, bad, first_bad, nsect++);
