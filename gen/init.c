@@ -250,7 +250,7 @@ static uint8_t init_settle(struct job *j, int mi, uint64_t slot, int nin, int n,
 bool init_by_opponent(const struct job *j, const struct member *me)
 {
     /* a split pair's rank walks its own range (split.c) */
-    return me->s.w_hand > 0 && !j->sp;
+    return me->s.w_hand > 0 && !j->sp && !j->own_walk;
 }
 
 /*

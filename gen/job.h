@@ -166,6 +166,7 @@ struct job {
     uint64_t *mhist[2];    /* positions of each member decided per depth */
     uint64_t undecided[2]; /* positions of each member still counting */
     int forward;           /* -1: levels never forward, 1: whenever possible, 0: by cost */
+    bool own_walk;         /* tests: placement sectors initialised in their own order */
     int last_level;        /* deepest level with work known so far */
     int oom;               /* an allocation failed inside a parallel region */
     int init_max;          /* deepest value decided by the init pass */

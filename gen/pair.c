@@ -108,6 +108,7 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     struct split one_of; /* (only its presence matters: init's walk order) */
     if (nsplit > 1)
         j.sp = &one_of;
+    j.own_walk = o->init_walk < 0;
     j.v = v;
     j.ix = ix;
     j.nm = nss;
@@ -160,6 +161,7 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     j.ix = ix;
     j.nm = nss;
     j.prog = prog;
+    j.own_walk = o->init_walk < 0;
     j.deep_from = o->deep_from > 0 && o->deep_from < (int)ST_DEEP ? (unsigned)o->deep_from : ST_DEEP;
     int rc = MMTB_ERR_NOMEM;
     for (int i = 0; i < nss; i++) {

@@ -72,6 +72,8 @@ struct mmtb_solve_opts {
                           * possible, 0: each level the cheaper way */
     int swap_deps;       /* tests: -1 solved sectors kept in their own order,
                           * 0: re-filed by the side not to move where it helps */
+    int init_walk;       /* tests: -1 placement sectors initialised in their own
+                          * order, 0: grouped by the opponent's stones */
     uint64_t memory_limit; /* bytes a process may hold (0: no limit): a pair that
                             * needs more is refused before anything is solved,
                             * MMTB_ERR_NOMEM with the pair and the bytes in err */
