@@ -468,6 +468,47 @@ START_TEST(other_variants_consistent)
 }
 END_TEST
 
+/* Games whose rules differ only where stones are still in hand play the
+ * same movement phase: Morabaraba is nine-diag with 12 stones and a full
+ * board drawn after placement, Lasker is nine with 10 stones that may also
+ * slide while in hand.  Their movement sectors must hold the same counts
+ * and longest wins and losses, sector by sector. */
+static void same_movement(const char *a, const char *b, int max_stones)
+{
+    char *da = solve_into(a, 0, 0, max_stones, NULL), *db = solve_into(b, 0, 0, max_stones, NULL);
+    mmtb_tb *ta = NULL, *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&ta, da, NULL), MMTB_OK);
+    ck_assert_int_eq(mmtb_tb_open(&tb, db, NULL), MMTB_OK);
+    int n = mmtb_tb_sector_count(ta);
+    ck_assert_int_eq(n, mmtb_tb_sector_count(tb));
+    ck_assert_int_ge(n, 4);
+    for (int i = 0; i < n; i++) {
+        struct mmtb_sector_info ia, ib;
+        ck_assert_int_eq(mmtb_tb_sector_info(ta, i, &ia), MMTB_OK);
+        ck_assert_int_eq(ia.status, MMTB_OK);
+        int j = mmtb_tb_sector_find(tb, ia.sector);
+        ck_assert_int_ge(j, 0);
+        ck_assert_int_eq(mmtb_tb_sector_info(tb, j, &ib), MMTB_OK);
+        ck_assert_int_eq(ib.status, MMTB_OK);
+        const struct mmtb_sector_stats *x = &ia.stats, *y = &ib.stats;
+        ck_assert_msg(x->slots == y->slots && x->wins == y->wins && x->draws == y->draws &&
+                          x->losses == y->losses && x->max_win == y->max_win &&
+                          x->max_loss == y->max_loss,
+                      "%s and %s differ in sector %d-%d", a, b, ia.sector.w, ia.sector.b);
+    }
+    mmtb_tb_close(ta);
+    mmtb_tb_close(tb);
+    remove_dir(da);
+    remove_dir(db);
+}
+
+START_TEST(shared_rules_same_movement)
+{
+    same_movement("nine-diag", "morabaraba", 4);
+    same_movement("nine", "lasker", 4);
+}
+END_TEST
+
 /* Every file of directory a is in b with the same bytes, and b has no
  * other files; returns the number of files. */
 static int same_files(const char *a, const char *b)
@@ -593,6 +634,7 @@ static Suite *known_suite(void)
     tcase_add_test(tc, verify_finds_a_wrong_value);
     tcase_add_test(tc, verify_finds_a_wrong_value_with_more_state);
     tcase_add_test(tc, other_variants_consistent);
+    tcase_add_test(tc, shared_rules_same_movement);
     tcase_add_test(tc, deep_path_same_tables);
     tcase_add_test(tc, forward_backward_same_tables);
     tcase_add_test(tc, swapped_deps_same_tables);
