@@ -352,11 +352,8 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot list sectors", o->dir);
         goto out;
     }
-    for (int i = 0; i < ng; i++) {
-        struct mmtb_sector_info info;
-        mmtb_tb_sector_info(tb, i, &info);
-        game[i] = info.sector;
-    }
+    for (int i = 0; i < ng; i++) /* the list only: no file opened */
+        mmtb_tb_sector_key(tb, i, &game[i]);
     ix = mmtb_tb_index(tb);
     if (!ix) {
         rc = MMTB_ERR_NOMEM;

@@ -188,6 +188,11 @@ START_TEST(synthetic_every_position)
     ck_assert_int_eq(info.dtc_width, 1);
     ck_assert_uint_eq(info.stats.wins, st.wins);
     ck_assert_int_eq(mmtb_tb_sector_info(tb, 1, &info), MMTB_ERR_INVALID);
+    struct mmtb_sector key;
+    ck_assert_int_eq(mmtb_tb_sector_key(tb, 0, &key), MMTB_OK);
+    ck_assert(memcmp(&key, &info.sector, sizeof key) == 0);
+    ck_assert_int_eq(mmtb_tb_sector_key(tb, 1, &key), MMTB_ERR_INVALID);
+    ck_assert_int_eq(mmtb_tb_sector_key(tb, -1, &key), MMTB_ERR_INVALID);
 
     /* Sub-ranges agree with the whole. */
     for (uint64_t first = 0; first < slots; first += 37) {

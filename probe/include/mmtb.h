@@ -120,6 +120,13 @@ struct mmtb_sector_info {
  */
 int mmtb_tb_sector_info(const mmtb_tb *tb, int i, struct mmtb_sector_info *info);
 
+/* The key of sector i (0 <= i < mmtb_tb_sector_count, in manifest order)
+ * without opening its file, which for a sector whose index has no closed
+ * form (Twelve's restrictions, Shah's first-mill owner) means walking all
+ * its positions.  Returns MMTB_OK (*s set) or MMTB_ERR_INVALID for a bad i.
+ * Thread-safe. */
+int mmtb_tb_sector_key(const mmtb_tb *tb, int i, struct mmtb_sector *s);
+
 /* Position of sector s in the game's list, or MMTB_ERR_NOT_IN_GAME.
  * Thread-safe. */
 int mmtb_tb_sector_find(const mmtb_tb *tb, struct mmtb_sector s);

@@ -92,6 +92,14 @@ int mmtb_tb_sector_find(const mmtb_tb *tb, struct mmtb_sector s)
     return tb_find(tb, s);
 }
 
+int mmtb_tb_sector_key(const mmtb_tb *tb, int i, struct mmtb_sector *s)
+{
+    if (!tb || !s || i < 0 || i >= tb->n)
+        return MMTB_ERR_INVALID;
+    *s = tb->sec[i].s;
+    return MMTB_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Open and close                                                            */
 /* ------------------------------------------------------------------------ */
