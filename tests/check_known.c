@@ -398,27 +398,27 @@ static void tamper_plain(const char *variant, int wh, int bh, int max_stones, bo
     t.flip = UINT64_MAX;
     uint64_t slots = 0;
     for (int k = 0; k < mmtb_tb_sector_count(tb) && t.flip == UINT64_MAX; k++) {
-        struct mmtb_sector_info info;
-        mmtb_tb_sector_info(tb, k, &info);
-        if (!mmtb_ban_index_applies(v, info.sector))
+        struct mmtb_sector key;
+        mmtb_tb_sector_key(tb, k, &key);
+        if (!mmtb_ban_index_applies(v, key))
             continue;
         mmtb_ban_index *bx = NULL;
-        ck_assert_int_eq(mmtb_ban_index_create(&bx, ix, info.sector), MMTB_OK);
+        ck_assert_int_eq(mmtb_ban_index_create(&bx, ix, key), MMTB_OK);
         slots = mmtb_ban_index_slots(bx);
         free(t.wdl);
         free(t.dtc);
         t.wdl = malloc(slots);
         t.dtc = malloc(slots * sizeof *t.dtc);
-        ck_assert_int_eq(mmtb_tb_read(ctx, info.sector, 0, slots, t.wdl, t.dtc), MMTB_OK);
+        ck_assert_int_eq(mmtb_tb_read(ctx, key, 0, slots, t.wdl, t.dtc), MMTB_OK);
         for (uint64_t i = slots / 3; i < slots && t.flip == UINT64_MAX; i++) {
             struct mmtb_pos p;
             memset(&p, 0, sizeof p);
-            p.hand[0] = info.sector.w_hand;
-            p.hand[1] = info.sector.b_hand;
+            p.hand[0] = key.w_hand;
+            p.hand[1] = key.b_hand;
             mmtb_ban_index_unrank_pos(bx, i, &p);
             if (mmtb_ban_index_rank_pos(bx, &p) == i && (t.wdl[i] == 0 || t.wdl[i] == 2) &&
                 mmtb_pos_terminal(v, &p) == MMTB_NOT_TERMINAL)
-                t.flip = i, t.s = info.sector;
+                t.flip = i, t.s = key;
         }
         mmtb_ban_index_free(bx);
     }

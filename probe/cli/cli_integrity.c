@@ -200,10 +200,10 @@ static void print_report(const mmtb_tb *tb, const struct job *j, uint64_t bytes,
         cli_json_str(stdout, p->file);
         printf(",\"sector\":");
         if (p->sector >= 0 && tb) {
-            struct mmtb_sector_info info;
+            struct mmtb_sector key;
             char name[32];
-            mmtb_tb_sector_info(tb, p->sector, &info);
-            mmtb_tf_sector_name(info.sector, name, sizeof name);
+            mmtb_tb_sector_key(tb, p->sector, &key);
+            mmtb_tf_sector_name(key, name, sizeof name);
             cli_json_str(stdout, name);
         } else {
             printf("null");
