@@ -26,6 +26,7 @@
  */
 #include "ban_index.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,9 +41,13 @@ struct mmtb_ban_index {
     bool mover_bans, opp_bans; /* may the side carry a restriction at all */
     bool owner;                /* a first-mill sector: no restrictions, owner slots */
     uint64_t base, slots;
-    uint8_t *cnt;  /* cnt(i) per scheme 1 slot */
-    uint64_t *blk; /* blk[k] = sum of cnt(j), j < k << BLOCK_SHIFT */
-    uint64_t nblk;
+    uint8_t *cnt;  /* cnt(i) per scheme 1 slot, or NULL (opened from block counts:
+                    * cnt is counted from the positions of a block the first time
+                    * the block is used, and kept in bcnt) */
+    _Atomic(uint8_t *) *bcnt; /* opened: per block, its slots' cnt once counted, or NULL */
+    int shift;     /* log2 of the slots per block */
+    uint64_t *blk; /* blk[k] = sum of cnt(j), j < k << shift; nblk + 1 entries */
+    uint64_t nblk; /* (base >> shift) + 1 */
     int8_t gmap[MMTB_MAX_SYMS][MMTB_MAX_BANS]; /* image of an edge code under g */
 };
 
@@ -52,6 +57,67 @@ static void live_pair(const mmtb_ban_index *bx, uint32_t m, uint32_t o, int8_t *
 {
     *nf = bx->mover_bans ? mmtb_live_bans(bx->v, m, o, f) : 0;
     *nt = bx->opp_bans ? mmtb_live_bans(bx->v, o, m, t) : 0;
+}
+
+/* cnt of the position (m, o) of a scheme 1 slot: 0 for a wasted one. */
+static int slot_cnt(const mmtb_ban_index *bx, uint32_t m, uint32_t o, bool canon)
+{
+    if (!canon)
+        return 0;
+    int8_t f[MMTB_MAX_BANS], t[MMTB_MAX_BANS];
+    int nf, nt;
+    live_pair(bx, m, o, f, &nf, t, &nt);
+    return (nf + 1) * (nt + 1) - 1;
+}
+
+/* A block of an opened index, counted: the sums of cnt before each run of
+ * 2^BLOCK_SHIFT of its slots, then the cnt of each slot. */
+struct counted {
+    const uint32_t *sub;
+    const uint8_t *cnt;
+};
+
+/* Block k of an opened index, counted from its positions on first use and
+ * published atomically (two threads may both count it; one copy is kept).
+ * False when out of memory: the caller counts the positions itself. */
+static bool block_cnt(const mmtb_ban_index *bx, uint64_t k, struct counted *out)
+{
+    size_t nsub = (size_t)1 << (bx->shift - BLOCK_SHIFT), head = nsub * sizeof(uint32_t);
+    uint8_t *c = atomic_load_explicit(&bx->bcnt[k], memory_order_acquire);
+    if (!c) {
+        uint64_t j0 = k << bx->shift, j1 = (k + 1) << bx->shift;
+        if (j1 > bx->base)
+            j1 = bx->base;
+        c = malloc(head + (j1 > j0 ? j1 - j0 : 0));
+        if (!c)
+            return false;
+        uint32_t *sub = (uint32_t *)(void *)c, sum = 0;
+        uint8_t *cnt = c + head;
+        struct mmtb_index_iter it;
+        mmtb_index_iter_start(&it, bx->ix, bx->s, j0, j1);
+        uint64_t slot;
+        uint32_t m, o;
+        bool canon;
+        for (size_t r = 0; r < nsub; r++)
+            sub[r] = 0;
+        while (mmtb_index_iter_next(&it, &slot, &m, &o, &canon)) {
+            uint64_t d = slot - j0;
+            if ((d & ((1u << BLOCK_SHIFT) - 1)) == 0)
+                sub[d >> BLOCK_SHIFT] = sum;
+            cnt[d] = (uint8_t)slot_cnt(bx, m, o, canon);
+            sum += cnt[d];
+        }
+        uint8_t *expect = NULL;
+        if (!atomic_compare_exchange_strong_explicit(&bx->bcnt[k], &expect, c,
+                                                     memory_order_acq_rel,
+                                                     memory_order_acquire)) {
+            free(c);
+            c = expect;
+        }
+    }
+    out->sub = (const uint32_t *)(const void *)c;
+    out->cnt = c + head;
+    return true;
 }
 
 static int find_code(const int8_t *list, int n, int code)
@@ -74,7 +140,8 @@ static bool owner_extra(const struct mmtb_variant *v, uint32_t mover, uint32_t o
     return owner == 2 && mmtb_variant_in_mill(v, mover) && mmtb_variant_in_mill(v, opp);
 }
 
-int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s)
+/* Everything but the counts: *out set, or a status. */
+static int ban_index_new(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s)
 {
     *out = NULL;
     const struct mmtb_variant *v = mmtb_index_variant(ix);
@@ -94,44 +161,58 @@ int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmt
     bx->ix = ix;
     bx->v = v;
     bx->s = s;
+    bx->base = base;
     if (!v->no_reclose) {
         /* the first-mill owner: nothing per slot */
         bx->owner = true;
-        bx->base = base;
         bx->slots = 2 * base;
         *out = bx;
         return MMTB_OK;
     }
     bx->mover_bans = s.w_hand == 0 || v->place_or_move;
     bx->opp_bans = s.b_hand == 0 || v->place_or_move;
-    bx->base = base;
-    bx->nblk = (base >> BLOCK_SHIFT) + 1;
-    bx->cnt = malloc(base);
-    bx->blk = malloc((bx->nblk + 1) * sizeof *bx->blk);
-    if (!bx->cnt || !bx->blk) {
-        mmtb_ban_index_free(bx);
-        return MMTB_ERR_NOMEM;
-    }
     for (int g = 0; g < v->nsyms; g++)
         for (int c = 0; c < edges; c++) {
             int y, x;
             mmtb_edge_points(v, c, &y, &x);
             bx->gmap[g][c] = (int8_t)mmtb_edge_code(v, v->sym[g][y], v->sym[g][x]);
         }
+    *out = bx;
+    return MMTB_OK;
+}
 
+/* The block prefixes' array for blocks of 2^shift slots. */
+static int alloc_blocks(mmtb_ban_index *bx, int shift)
+{
+    bx->shift = shift;
+    bx->nblk = (bx->base >> shift) + 1;
+    bx->blk = malloc((bx->nblk + 1) * sizeof *bx->blk);
+    return bx->blk ? MMTB_OK : MMTB_ERR_NOMEM;
+}
+
+int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s)
+{
+    mmtb_ban_index *bx;
+    int rc = ban_index_new(&bx, ix, s);
+    if (rc != MMTB_OK || bx->owner) {
+        *out = bx;
+        return rc;
+    }
+    uint64_t base = bx->base;
+    bx->cnt = malloc(base);
+    if (!bx->cnt || alloc_blocks(bx, BLOCK_SHIFT) != MMTB_OK) {
+        mmtb_ban_index_free(bx);
+        return MMTB_ERR_NOMEM;
+    }
     struct mmtb_index_iter it;
     mmtb_index_iter_start(&it, ix, s, 0, base);
     uint64_t slot, sum = 0;
     uint32_t m, o;
     bool canon;
-    int8_t f[MMTB_MAX_BANS], t[MMTB_MAX_BANS];
     while (mmtb_index_iter_next(&it, &slot, &m, &o, &canon)) {
         if ((slot & ((1u << BLOCK_SHIFT) - 1)) == 0)
             bx->blk[slot >> BLOCK_SHIFT] = sum;
-        int nf = 0, nt = 0;
-        if (canon)
-            live_pair(bx, m, o, f, &nf, t, &nt);
-        int c = (nf + 1) * (nt + 1) - 1;
+        int c = slot_cnt(bx, m, o, canon);
         if (c > 255) {
             mmtb_ban_index_free(bx);
             return MMTB_ERR_UNSUPPORTED;
@@ -142,6 +223,66 @@ int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmt
     for (uint64_t k = (base + (1u << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT; k <= bx->nblk; k++)
         bx->blk[k] = sum;
     bx->slots = base + sum;
+    *out = bx;
+    return MMTB_OK;
+}
+
+uint64_t mmtb_ban_index_blocks(const mmtb_ban_index *bx, int log2)
+{
+    return (bx->base + ((uint64_t)1 << log2) - 1) >> log2;
+}
+
+int mmtb_ban_index_block_counts(const mmtb_ban_index *bx, int log2, uint32_t *out)
+{
+    if (bx->owner || !bx->cnt || log2 < MMTB_BAN_MIN_BLOCK_LOG2 ||
+        log2 > MMTB_BAN_MAX_BLOCK_LOG2)
+        return MMTB_ERR_INVALID;
+    uint64_t n = mmtb_ban_index_blocks(bx, log2);
+    int d = log2 - bx->shift;
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t hi = (k + 1) << d;
+        out[k] = (uint32_t)(bx->blk[hi < bx->nblk ? hi : bx->nblk] - bx->blk[k << d]);
+    }
+    return MMTB_OK;
+}
+
+int mmtb_ban_index_open(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s,
+                        int log2, const uint32_t *counts, uint64_t n)
+{
+    mmtb_ban_index *bx;
+    int rc = ban_index_new(&bx, ix, s);
+    if (rc == MMTB_OK && bx->owner)
+        rc = MMTB_ERR_INVALID;
+    if (rc == MMTB_OK && (log2 < MMTB_BAN_MIN_BLOCK_LOG2 || log2 > MMTB_BAN_MAX_BLOCK_LOG2))
+        rc = MMTB_ERR_INVALID;
+    if (rc == MMTB_OK && n != mmtb_ban_index_blocks(bx, log2))
+        rc = MMTB_ERR_CORRUPT;
+    if (rc == MMTB_OK)
+        rc = alloc_blocks(bx, log2);
+    if (rc == MMTB_OK) {
+        bx->bcnt = malloc(bx->nblk * sizeof *bx->bcnt);
+        rc = bx->bcnt ? MMTB_OK : MMTB_ERR_NOMEM;
+        for (uint64_t k = 0; bx->bcnt && k < bx->nblk; k++)
+            atomic_init(&bx->bcnt[k], NULL);
+    }
+    if (rc != MMTB_OK) {
+        mmtb_ban_index_free(bx);
+        return rc;
+    }
+    /* A block of 2^log2 slots owns at most 255 slots each (the limit of
+     * mmtb_ban_index_create), a side with no restriction at all none. */
+    uint64_t max = bx->mover_bans || bx->opp_bans ? (uint64_t)255 << log2 : 0, sum = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        if (counts[k] > max) {
+            mmtb_ban_index_free(bx);
+            return MMTB_ERR_CORRUPT;
+        }
+        bx->blk[k] = sum;
+        sum += counts[k];
+    }
+    for (uint64_t k = n; k <= bx->nblk; k++)
+        bx->blk[k] = sum;
+    bx->slots = bx->base + sum;
     *out = bx;
     return MMTB_OK;
 }
@@ -201,6 +342,9 @@ void mmtb_ban_index_free(mmtb_ban_index *bx)
         return;
     free(bx->cnt);
     free(bx->blk);
+    for (uint64_t k = 0; bx->bcnt && k < bx->nblk; k++)
+        free(atomic_load_explicit(&bx->bcnt[k], memory_order_relaxed));
+    free(bx->bcnt);
     free(bx);
 }
 
@@ -214,12 +358,31 @@ uint64_t mmtb_ban_index_base(const mmtb_ban_index *bx)
     return bx->base;
 }
 
-/* sum_{j < i} cnt(j): the block's prefix plus the slots before i in it. */
+/* sum_{j < i} cnt(j): the block's prefix plus the slots before i in it,
+ * from the stored or the block's counted cnt, or counted here. */
 static uint64_t prefix(const mmtb_ban_index *bx, uint64_t i)
 {
-    uint64_t k = i >> BLOCK_SHIFT, sum = bx->blk[k];
-    for (uint64_t j = k << BLOCK_SHIFT; j < i; j++)
-        sum += bx->cnt[j];
+    uint64_t k = i >> bx->shift, sum = bx->blk[k], j0 = k << bx->shift;
+    struct counted b;
+    if (bx->cnt) {
+        for (uint64_t j = j0; j < i; j++)
+            sum += bx->cnt[j];
+        return sum;
+    }
+    if (block_cnt(bx, k, &b)) {
+        uint64_t d = i - j0, r0 = d & ~(uint64_t)((1u << BLOCK_SHIFT) - 1);
+        sum += b.sub[d >> BLOCK_SHIFT];
+        for (uint64_t j = r0; j < d; j++)
+            sum += b.cnt[j];
+        return sum;
+    }
+    struct mmtb_index_iter it;
+    mmtb_index_iter_start(&it, bx->ix, bx->s, j0, i);
+    uint64_t slot;
+    uint32_t m, o;
+    bool canon;
+    while (mmtb_index_iter_next(&it, &slot, &m, &o, &canon))
+        sum += (uint64_t)slot_cnt(bx, m, o, canon);
     return sum;
 }
 
@@ -276,10 +439,26 @@ void mmtb_ban_index_unrank(const mmtb_ban_index *bx, uint64_t slot, uint32_t *mo
         else
             hi = mid;
     }
-    uint64_t i = lo << BLOCK_SHIFT, acc = bx->blk[lo];
-    while (acc + bx->cnt[i] <= r)
-        acc += bx->cnt[i++];
-    mmtb_index_unrank(bx->ix, bx->s, i, mover, opp);
+    uint64_t i = lo << bx->shift, acc = bx->blk[lo];
+    struct counted cb = {NULL, bx->cnt ? bx->cnt + i : NULL};
+    if (cb.cnt || block_cnt(bx, lo, &cb)) {
+        const uint64_t j0 = i;
+        while (acc + cb.cnt[i - j0] <= r)
+            acc += cb.cnt[i++ - j0];
+        mmtb_index_unrank(bx->ix, bx->s, i, mover, opp);
+    } else {
+        /* the block's positions in order until the one owning r */
+        struct mmtb_index_iter it;
+        mmtb_index_iter_start(&it, bx->ix, bx->s, i, bx->base);
+        uint64_t slot;
+        bool canon;
+        while (mmtb_index_iter_next(&it, &slot, mover, opp, &canon)) {
+            uint64_t c = (uint64_t)slot_cnt(bx, *mover, *opp, canon);
+            if (acc + c > r)
+                break;
+            acc += c;
+        }
+    }
     int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
     int nf, nt;
     live_pair(bx, *mover, *opp, F, &nf, T, &nt);

@@ -4,13 +4,16 @@
  * 1 with restrictions" of format/FORMAT.md) or Shah's first-mill owner in
  * the placement phase (first_mill_removal: "Index scheme 1 with the
  * first-mill owner").  Built on the sector index (sector_index.h) and the
- * rules of movegen.h; pure functions, an mmtb_ban_index is immutable and
- * safe to share.
+ * rules of movegen.h; pure functions, an mmtb_ban_index is safe to share
+ * between threads (one opened from a count table fills its per-block
+ * cache atomically).
  *
  * Restrictions: slots [0, base) are the sector's scheme 1 slots, the
  * positions without a restriction; slots [base, slots) list, canonical
  * position by canonical position, the combinations of live restrictions
- * (at least one set).
+ * (at least one set).  Built from the positions
+ * (mmtb_ban_index_create: a walk over the sector) or opened from a
+ * file's count table (mmtb_ban_index_open: nothing walked).
  *
  * First-mill owner: slots [0, base) are the scheme 1 slots, each holding
  * its position with the owner the board implies (none without a mill, the
@@ -42,6 +45,42 @@ bool mmtb_ban_index_applies(const struct mmtb_variant *v, struct mmtb_sector s);
  */
 int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s);
 void mmtb_ban_index_free(mmtb_ban_index *bx);
+
+/* Blocks of 2^log2 scheme 1 slots for a count table (FORMAT.md, "Count
+ * table"): the writer's default and the bounds. */
+#define MMTB_BAN_BLOCK_LOG2 10
+#define MMTB_BAN_MIN_BLOCK_LOG2 8
+#define MMTB_BAN_MAX_BLOCK_LOG2 22
+
+/* The number of blocks of 2^log2 scheme 1 slots: ceil(base / 2^log2). */
+uint64_t mmtb_ban_index_blocks(const mmtb_ban_index *bx, int log2);
+
+/*
+ * The count table of an index built by mmtb_ban_index_create with
+ * restrictions: out[k] = the restriction slots owned by scheme 1 slots
+ * [k * 2^log2, (k + 1) * 2^log2), for the mmtb_ban_index_blocks(bx, log2)
+ * blocks.  MMTB_ERR_INVALID for a first-mill index, an index opened by
+ * mmtb_ban_index_open, or log2 outside the bounds.
+ */
+int mmtb_ban_index_block_counts(const mmtb_ban_index *bx, int log2, uint32_t *out);
+
+/*
+ * The index with restrictions of sector s from its count table (counts[0
+ * .. n), blocks of 2^log2 slots), without walking the sector.  The first
+ * rank or unrank of a position with a restriction in a block counts that
+ * block's positions (2^log2 of them: about 0.1 ms for 2^10) and keeps
+ * their counts, a byte a slot, so later ones in the block cost what they
+ * cost with mmtb_ban_index_create; memory grows with the blocks used, up
+ * to that index's byte a slot.  Same slots, ranks and
+ * unranks as mmtb_ban_index_create when the table is its
+ * mmtb_ban_index_block_counts.  Returns MMTB_OK, MMTB_ERR_INVALID (s has
+ * no restrictions, log2 outside the bounds), MMTB_ERR_CORRUPT (n is not
+ * the sector's number of blocks, or a count exceeds what a block can own),
+ * MMTB_ERR_UNSUPPORTED or MMTB_ERR_NOMEM.  The caller checks the total
+ * (mmtb_ban_index_slots) against what it expects.
+ */
+int mmtb_ban_index_open(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s,
+                        int log2, const uint32_t *counts, uint64_t n);
 
 /*
  * The slots sector s would have with restrictions, without building its

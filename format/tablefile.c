@@ -206,14 +206,15 @@ enum {
     H_FINGERPRINT = 16,
     H_NAME = 24,
     H_DESC_LEN = 56,
-    H_RESERVED1 = 60,
+    H_COUNT_BLOCKS = 60,
     H_SECTOR = 64,
     H_SCHEME = 68,
     H_ENCODING = 70,
     H_DTC_WIDTH = 71,
     H_WDL_LOG2 = 72,
     H_DTC_LOG2 = 73,
-    H_RESERVED2 = 74,
+    H_COUNT_LOG2 = 74,
+    H_RESERVED2 = 75,
     H_SLOTS = 80,
     H_CANONICAL = 88,
     H_WINS = 96,
@@ -244,6 +245,7 @@ void mmtb_tf_header_encode(struct mmtb_tf_header *h, uint8_t out[MMTB_TF_HEADER_
     put64(out + H_FINGERPRINT, h->fingerprint);
     memcpy(out + H_NAME, h->name, strnlen(h->name, sizeof h->name - 1));
     put32(out + H_DESC_LEN, h->descriptor_len);
+    put32(out + H_COUNT_BLOCKS, h->count_blocks);
     out[H_SECTOR + 0] = h->sector.w;
     out[H_SECTOR + 1] = h->sector.b;
     out[H_SECTOR + 2] = h->sector.w_hand;
@@ -253,6 +255,7 @@ void mmtb_tf_header_encode(struct mmtb_tf_header *h, uint8_t out[MMTB_TF_HEADER_
     out[H_DTC_WIDTH] = h->dtc_width;
     out[H_WDL_LOG2] = h->wdl_block_log2;
     out[H_DTC_LOG2] = h->dtc_block_log2;
+    out[H_COUNT_LOG2] = h->count_block_log2;
     put64(out + H_SLOTS, h->slots);
     put64(out + H_CANONICAL, h->canonical);
     put64(out + H_WINS, h->wins);
@@ -300,7 +303,7 @@ int mmtb_tf_header_decode(const uint8_t *b, size_t len, struct mmtb_tf_header *h
     h->header_hash = get64(b + H_HEADER_HASH);
     if (mmtb_xxh64(b, H_HEADER_HASH, 0) != h->header_hash)
         return MMTB_ERR_CORRUPT;
-    if (get32(b + H_FLAGS) != 0 || get32(b + H_RESERVED1) != 0 || !all_zero(b + H_RESERVED2, 6))
+    if (get32(b + H_FLAGS) != 0 || !all_zero(b + H_RESERVED2, 5))
         return MMTB_ERR_CORRUPT;
 
     h->fingerprint = get64(b + H_FINGERPRINT);
@@ -330,6 +333,8 @@ int mmtb_tf_header_decode(const uint8_t *b, size_t len, struct mmtb_tf_header *h
     h->dtc_width = b[H_DTC_WIDTH];
     h->wdl_block_log2 = b[H_WDL_LOG2];
     h->dtc_block_log2 = b[H_DTC_LOG2];
+    h->count_block_log2 = b[H_COUNT_LOG2];
+    h->count_blocks = get32(b + H_COUNT_BLOCKS);
     if (h->wdl_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->wdl_block_log2 > MMTB_TF_MAX_BLOCK_LOG2 ||
         h->dtc_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->dtc_block_log2 > h->wdl_block_log2)
         return MMTB_ERR_CORRUPT;
@@ -379,12 +384,20 @@ int mmtb_tf_layout(const struct mmtb_tf_header *h, struct mmtb_tf_layout *l)
         h->dtc_width > 2 || h->wdl_data_bytes > MMTB_TF_MAX_SLOTS ||
         h->dtc_data_bytes > 2 * MMTB_TF_MAX_SLOTS)
         return MMTB_ERR_CORRUPT;
+    /* A count table: both fields or neither; its blocks cover at most the
+     * slots (the scheme 1 slots it counts are fewer). */
+    if ((h->count_block_log2 == 0) != (h->count_blocks == 0) ||
+        (h->count_blocks && (h->count_block_log2 < MMTB_TF_MIN_COUNT_LOG2 ||
+                             h->count_block_log2 > MMTB_TF_MAX_COUNT_LOG2 ||
+                             ((uint64_t)h->count_blocks - 1) << h->count_block_log2 >= h->slots)))
+        return MMTB_ERR_CORRUPT;
     l->block_slots[0] = (uint64_t)1 << h->wdl_block_log2;
     l->block_slots[1] = (uint64_t)1 << h->dtc_block_log2;
     l->nblocks[0] = (h->slots + l->block_slots[0] - 1) >> h->wdl_block_log2;
     l->nblocks[1] = h->dtc_width ? (h->slots + l->block_slots[1] - 1) >> h->dtc_block_log2 : 0;
     l->descriptor_off = MMTB_TF_HEADER_SIZE;
-    l->table_off[0] = l->descriptor_off + ((h->descriptor_len + 7u) & ~(uint64_t)7);
+    l->count_off = l->descriptor_off + ((h->descriptor_len + 7u) & ~(uint64_t)7);
+    l->table_off[0] = l->count_off + 8 * (((uint64_t)h->count_blocks + 1) / 2);
     l->table_off[1] = l->table_off[0] + MMTB_TF_TABLE_ENTRY * l->nblocks[0];
     l->meta_end = l->table_off[1] + MMTB_TF_TABLE_ENTRY * l->nblocks[1];
     l->data_off[0] = l->meta_end;
@@ -400,12 +413,15 @@ uint64_t mmtb_tf_meta_size(const struct mmtb_tf_layout *l)
 }
 
 uint64_t mmtb_tf_meta_encode(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
-                             const char *descriptor, const struct mmtb_tf_block *wdl,
-                             const struct mmtb_tf_block *dtc, uint8_t *out)
+                             const char *descriptor, const uint32_t *counts,
+                             const struct mmtb_tf_block *wdl, const struct mmtb_tf_block *dtc,
+                             uint8_t *out)
 {
     uint64_t size = mmtb_tf_meta_size(l);
     memset(out, 0, size);
     memcpy(out, descriptor, h->descriptor_len);
+    for (uint64_t k = 0; k < h->count_blocks; k++)
+        put32(out + (l->count_off - MMTB_TF_HEADER_SIZE) + 4 * k, counts[k]);
     for (int pl = 0; pl < 2; pl++) {
         const struct mmtb_tf_block *t = pl ? dtc : wdl;
         uint8_t *p = out + (l->table_off[pl] - MMTB_TF_HEADER_SIZE);
@@ -421,17 +437,29 @@ uint64_t mmtb_tf_meta_encode(const struct mmtb_tf_header *h, const struct mmtb_t
 
 int mmtb_tf_meta_decode(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
                         const uint8_t *buf, size_t len, const char **descriptor,
-                        struct mmtb_tf_block *wdl, struct mmtb_tf_block *dtc)
+                        uint32_t *counts, struct mmtb_tf_block *wdl, struct mmtb_tf_block *dtc)
 {
     uint64_t size = mmtb_tf_meta_size(l);
     if (len != size || mmtb_xxh64(buf, len, 0) != h->meta_hash)
         return MMTB_ERR_CORRUPT;
     if (memchr(buf, 0, h->descriptor_len) != NULL)
         return MMTB_ERR_CORRUPT;
-    uint64_t pad_end = l->table_off[0] - MMTB_TF_HEADER_SIZE;
+    uint64_t pad_end = l->count_off - MMTB_TF_HEADER_SIZE;
     if (!all_zero(buf + h->descriptor_len, pad_end - h->descriptor_len))
         return MMTB_ERR_CORRUPT;
     *descriptor = (const char *)buf;
+    /* the count table: each block of 2^log2 scheme 1 slots owns at most 255
+     * restriction slots per slot; an odd count leaves 4 zero bytes */
+    const uint8_t *ct = buf + pad_end;
+    for (uint64_t k = 0; k < h->count_blocks; k++) {
+        uint32_t c = get32(ct + 4 * k);
+        if ((uint64_t)c > (uint64_t)255 << h->count_block_log2)
+            return MMTB_ERR_CORRUPT;
+        if (counts)
+            counts[k] = c;
+    }
+    if (h->count_blocks % 2 && get32(ct + 4 * (uint64_t)h->count_blocks) != 0)
+        return MMTB_ERR_CORRUPT;
     for (int pl = 0; pl < 2; pl++) {
         struct mmtb_tf_block *t = pl ? dtc : wdl;
         const uint8_t *p = buf + (l->table_off[pl] - MMTB_TF_HEADER_SIZE);

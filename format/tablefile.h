@@ -28,6 +28,8 @@
 #define MMTB_TF_WDL_LEVEL 15      /* writer default zstd levels per plane */
 #define MMTB_TF_DTC_LEVEL 6
 #define MMTB_TF_TABLE_ENTRY 16    /* bytes per block table entry */
+#define MMTB_TF_MIN_COUNT_LOG2 8  /* the count table's blocks: 2^8 .. 2^22 scheme 1 slots */
+#define MMTB_TF_MAX_COUNT_LOG2 22
 #define MMTB_TF_SUFFIX ".mmtb"
 #define MMTB_MANIFEST_NAME "MANIFEST"
 #define MMTB_MANIFEST_VERSION 1
@@ -49,6 +51,8 @@ struct mmtb_tf_header {
     uint8_t value_encoding;
     uint8_t dtc_width;        /* 0, 1 or 2 */
     uint8_t wdl_block_log2, dtc_block_log2; /* dtc_block_log2 <= wdl_block_log2 */
+    uint8_t count_block_log2; /* the count table's blocks: 2^this scheme 1 slots; 0: no table */
+    uint32_t count_blocks;    /* entries of the count table (0 exactly without one) */
     uint64_t slots, canonical, wins, draws, losses;
     int32_t max_win, max_loss;
     uint64_t wdl_data_bytes, dtc_data_bytes;
@@ -61,6 +65,8 @@ struct mmtb_tf_layout {
     uint64_t nblocks[2];      /* per plane */
     uint64_t block_slots[2];  /* slots per full block, per plane */
     uint64_t descriptor_off;  /* = MMTB_TF_HEADER_SIZE */
+    uint64_t count_off;       /* the count table (count_blocks 4-byte entries, zero-padded
+                               * to a multiple of 8), right after the descriptor */
     uint64_t table_off[2];    /* block tables */
     uint64_t meta_end;        /* end of the block tables = start of the data */
     uint64_t data_off[2];     /* first byte of each plane's blocks */
@@ -117,22 +123,26 @@ int mmtb_tf_header_decode(const uint8_t *buf, size_t len, struct mmtb_tf_header 
 int mmtb_tf_layout(const struct mmtb_tf_header *h, struct mmtb_tf_layout *l);
 
 /* Size of the metadata region after the fixed header (descriptor, padding,
- * both block tables): bytes [MMTB_TF_HEADER_SIZE, meta_end). */
+ * count table, both block tables): bytes [MMTB_TF_HEADER_SIZE, meta_end). */
 uint64_t mmtb_tf_meta_size(const struct mmtb_tf_layout *l);
 
 /*
- * Serialise the metadata region: descriptor text, zero padding, the block
- * tables of both planes (csize, raw_size, hash; offsets are ignored).  out
- * has mmtb_tf_meta_size bytes.  Returns the XXH64 of the region (for
- * h->meta_hash).
+ * Serialise the metadata region: descriptor text, zero padding, the count
+ * table (h->count_blocks entries of counts; NULL when there are none), the
+ * block tables of both planes (csize, raw_size, hash; offsets are
+ * ignored).  out has mmtb_tf_meta_size bytes.  Returns the XXH64 of the
+ * region (for h->meta_hash).
  */
 uint64_t mmtb_tf_meta_encode(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
-                             const char *descriptor, const struct mmtb_tf_block *wdl,
-                             const struct mmtb_tf_block *dtc, uint8_t *out);
+                             const char *descriptor, const uint32_t *counts,
+                             const struct mmtb_tf_block *wdl, const struct mmtb_tf_block *dtc,
+                             uint8_t *out);
 
 /*
  * Parse the metadata region (meta_size bytes after the fixed header):
- * checks meta_hash, zero padding, descriptor text without NUL bytes, each
+ * checks meta_hash, zero padding, descriptor text without NUL bytes, the
+ * count table (each entry at most 255 * 2^count_block_log2; copied into
+ * counts, h->count_blocks entries, when counts is not NULL), each
  * block's sizes (W/D/L raw size as derived; DTC raw size a multiple of the
  * width up to width x slots; stored size up to the raw size, 0 only for an
  * empty block), reserved fields, and that the stored sizes add up to the
@@ -141,7 +151,7 @@ uint64_t mmtb_tf_meta_encode(const struct mmtb_tf_header *h, const struct mmtb_t
  */
 int mmtb_tf_meta_decode(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
                         const uint8_t *buf, size_t len, const char **descriptor,
-                        struct mmtb_tf_block *wdl, struct mmtb_tf_block *dtc);
+                        uint32_t *counts, struct mmtb_tf_block *wdl, struct mmtb_tf_block *dtc);
 
 void mmtb_tf_footer_encode(const struct mmtb_tf_footer *f, uint8_t out[MMTB_TF_FOOTER_SIZE]);
 

@@ -556,8 +556,25 @@ int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_varian
         memset(&wo, 0, sizeof wo);
         wo.zstd_level = o->zstd_level;
         wo.dtc_zstd_level = o->dtc_zstd_level;
+        /* the count table, so that readers rank without walking the sector
+         * (none for the first-mill owner, which has nothing per slot) */
+        uint32_t *counts = NULL;
+        if (v->no_reclose) {
+            uint64_t n = mmtb_ban_index_blocks(j.m[i].bx, MMTB_BAN_BLOCK_LOG2);
+            counts = malloc(n * sizeof *counts);
+            if (!counts) {
+                rc = MMTB_ERR_NOMEM;
+                snprintf(err, errlen, "%s: out of memory", tag);
+                goto out;
+            }
+            mmtb_ban_index_block_counts(j.m[i].bx, MMTB_BAN_BLOCK_LOG2, counts);
+            wo.counts = counts;
+            wo.count_blocks = (uint32_t)n;
+            wo.count_block_log2 = MMTB_BAN_BLOCK_LOG2;
+        }
         rc = mmtb_table_write_sector(o->outdir, v, ss[i], j.m[i].slots, fill, &j.m[i], &wo,
                                      &stats[i], err, errlen);
+        free(counts);
         if (rc != MMTB_OK)
             goto out;
     }

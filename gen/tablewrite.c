@@ -469,6 +469,7 @@ struct writer {
     const struct mmtb_block_source *src;
     struct mmtb_made_block *made;
     bool *far;
+    const uint32_t *counts; /* the count table (h.count_blocks entries) */
 };
 
 /* Fill n slots from first and, with bs, check the values against the
@@ -655,15 +656,18 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
     uint8_t *meta = malloc(msize ? msize : 1);
     struct mmtb_tf_block *t0 = malloc((l.nblocks[0] + 1) * sizeof *t0);
     struct mmtb_tf_block *t1 = malloc((l.nblocks[1] + 1) * sizeof *t1);
+    uint32_t *counts = malloc(((uint64_t)h.count_blocks + 1) * sizeof *counts);
     const char *desc;
-    if (!meta || !t0 || !t1) {
+    if (!meta || !t0 || !t1 || !counts) {
         rc = fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
         goto out;
     }
     rc = pread_all(w->fd, meta, msize, MMTB_TF_HEADER_SIZE);
     if (rc == MMTB_OK)
-        rc = mmtb_tf_meta_decode(&h, &l, meta, msize, &desc, t0, t1);
-    if (rc != MMTB_OK || memcmp(desc, w->v->text, w->v->text_len) != 0) {
+        rc = mmtb_tf_meta_decode(&h, &l, meta, msize, &desc, counts, t0, t1);
+    if (rc != MMTB_OK || memcmp(desc, w->v->text, w->v->text_len) != 0 ||
+        h.count_blocks != w->h.count_blocks ||
+        (h.count_blocks && memcmp(counts, w->counts, h.count_blocks * sizeof *counts) != 0)) {
         rc = fail(why, whylen, MMTB_ERR_CORRUPT, "block tables read back wrong");
         goto out;
     }
@@ -741,6 +745,7 @@ out:
     free(meta);
     free(t0);
     free(t1);
+    free(counts);
     return rc;
 }
 
@@ -873,7 +878,8 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
     uint8_t hb[MMTB_TF_HEADER_SIZE];
     if (!meta)
         return fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
-    w->h.meta_hash = mmtb_tf_meta_encode(&w->h, &w->l, w->v->text, w->tab[0], w->tab[1], meta);
+    w->h.meta_hash =
+        mmtb_tf_meta_encode(&w->h, &w->l, w->v->text, w->counts, w->tab[0], w->tab[1], meta);
     mmtb_tf_header_encode(&w->h, hb);
     rc = pwrite_all(w->fd, meta, msize, MMTB_TF_HEADER_SIZE);
     free(meta);
@@ -969,6 +975,14 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
     w.h.dtc_block_log2 = (uint8_t)dlog;
     w.h.dtc_width = 2; /* provisional, for the scratch sizes */
     w.h.slots = slots;
+    if (o && o->count_blocks) {
+        w.counts = o->counts;
+        w.h.count_blocks = o->count_blocks;
+        w.h.count_block_log2 = (uint8_t)o->count_block_log2;
+        struct mmtb_tf_layout l;
+        if (!o->counts || mmtb_tf_layout(&w.h, &l) != MMTB_OK)
+            return fail(err, errlen, MMTB_ERR_INVALID, "sector %s: a bad count table", name);
+    }
     w.fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0644);
     if (w.fd < 0)
         return fail(err, errlen, MMTB_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));

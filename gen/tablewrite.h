@@ -62,6 +62,13 @@ struct mmtb_write_opts {
     int dtc_block_log2; /* slots per DTC block = 2^this, 10..wdl_block_log2; 0 = 14 */
     int dtc_zstd_level; /* 1..22 for the DTC plane; 0 = zstd_level (or its default) */
     const struct mmtb_block_source *remote; /* NULL: every block is made here */
+    /* The count table of a sector with re-close restrictions (FORMAT.md,
+     * "Count table"; mmtb_ban_index_block_counts): count_blocks entries
+     * for blocks of 2^count_block_log2 scheme 1 slots.  NULL / 0: none
+     * (readers then walk the sector to rank). */
+    const uint32_t *counts;
+    uint32_t count_blocks;
+    int count_block_log2;
 };
 
 /*

@@ -982,6 +982,69 @@ START_TEST(test_twelve_ban_sectors)
 }
 END_TEST
 
+/*
+ * An index opened from a count table (mmtb_ban_index_open) numbers every
+ * slot as the built one: the same slots, each slot unranks to the same
+ * state and that state ranks back the same (every slot of 3-3 with blocks
+ * of 2^8 slots, a sample of the rest), for blocks of 2^8, 2^10 and 2^22
+ * slots (one block holding the whole sector).  Bad tables are
+ * refused: a wrong number of blocks, a count above what a block can own.
+ */
+START_TEST(test_twelve_ban_open)
+{
+    struct mmtb_variant *v = load("twelve");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 4), MMTB_OK);
+    const struct mmtb_sector ss[] = {sec(3, 3, 0, 0), sec(4, 2, 0, 1), sec(3, 4, 0, 0)};
+    const int logs[] = {8, 10, 22};
+    for (int i = 0; i < 3; i++) {
+        mmtb_ban_index *bx = NULL;
+        ck_assert_int_eq(mmtb_ban_index_create(&bx, ix, ss[i]), MMTB_OK);
+        uint64_t slots = mmtb_ban_index_slots(bx);
+        for (int k = 0; k < 3; k++) {
+            uint64_t n = mmtb_ban_index_blocks(bx, logs[k]);
+            REQUIRE_EQ(n, (mmtb_index_slots(ix, ss[i]) + ((uint64_t)1 << logs[k]) - 1) >> logs[k]);
+            uint32_t *c = malloc(n * sizeof *c);
+            ck_assert_int_eq(mmtb_ban_index_block_counts(bx, logs[k], c), MMTB_OK);
+            mmtb_ban_index *lx = NULL;
+            ck_assert_int_eq(mmtb_ban_index_open(&lx, ix, ss[i], logs[k], c, n), MMTB_OK);
+            REQUIRE_EQ(mmtb_ban_index_slots(lx), slots);
+            /* an opened index has no counts of its own to give */
+            ck_assert_int_eq(mmtb_ban_index_block_counts(lx, logs[k], c), MMTB_ERR_INVALID);
+            /* unranking from a table counts up to 2^log2 positions */
+            uint64_t step = i == 0 && k == 0 ? 1 : k < 2 ? 29 : 4099;
+            for (uint64_t slot = 0; slot < slots; slot += step) {
+                uint32_t m, o, m2, o2;
+                int f, t, f2, t2;
+                mmtb_ban_index_unrank(bx, slot, &m, &o, &f, &t);
+                mmtb_ban_index_unrank(lx, slot, &m2, &o2, &f2, &t2);
+                if (m != m2 || o != o2 || f != f2 || t != t2)
+                    ck_abort_msg("sector %d, 2^%d: slot %llu unranks differently", i, logs[k],
+                                 (unsigned long long)slot);
+                REQUIRE_EQ(mmtb_ban_index_rank(lx, m, o, f, t), mmtb_ban_index_rank(bx, m, o, f, t));
+            }
+            mmtb_ban_index_free(lx);
+            /* refused: one block too few or too many, a count too large */
+            lx = NULL;
+            ck_assert_int_eq(mmtb_ban_index_open(&lx, ix, ss[i], logs[k], c, n - 1),
+                             MMTB_ERR_CORRUPT);
+            ck_assert_int_eq(mmtb_ban_index_open(&lx, ix, ss[i], logs[k], c, n + 1),
+                             MMTB_ERR_CORRUPT);
+            uint32_t keep = c[0];
+            c[0] = (uint32_t)(255u << logs[k]) + 1;
+            ck_assert_int_eq(mmtb_ban_index_open(&lx, ix, ss[i], logs[k], c, n), MMTB_ERR_CORRUPT);
+            c[0] = keep;
+            ck_assert_int_eq(mmtb_ban_index_open(&lx, ix, ss[i], 7, c, n), MMTB_ERR_INVALID);
+            ck_assert(lx == NULL);
+            free(c);
+        }
+        mmtb_ban_index_free(bx);
+    }
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
 /* mmtb_ban_index_count: exactly the built index's slots when it may visit
  * the whole sector; from a sample of a twentieth within 5 %; the
  * scheme 1 slots for a sector where neither side may carry a restriction
@@ -1168,6 +1231,7 @@ static Suite *index_suite(void)
     tcase_add_test(tc, test_nine_published_totals);
     tcase_add_test(tc, test_twelve_ban_sectors);
     tcase_add_test(tc, test_twelve_ban_count);
+    tcase_add_test(tc, test_twelve_ban_open);
     tcase_add_test(tc, test_shah_owner_sectors);
     suite_add_tcase(su, tc);
     TCase *tg = tcase_create("sectors");

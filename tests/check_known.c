@@ -19,6 +19,7 @@
 #include "notation.h"
 #include "sector_index.h"
 #include "solve.h"
+#include "tablefile.h"
 #include "tablewrite.h"
 #include "testlib_util.h"
 #include "variant.h"
@@ -446,6 +447,77 @@ START_TEST(verify_finds_a_wrong_value_with_more_state)
 }
 END_TEST
 
+/*
+ * The count table a re-close sector file carries (FORMAT.md, "Count
+ * table"): the solver writes it, readers rank by it, and verify checks it
+ * against the positions.  Two counts exchanged between blocks keep every
+ * check at open (the total is right) but misrank; verify must refuse the
+ * sector, naming the entry.
+ */
+START_TEST(verify_checks_the_count_table)
+{
+    struct mmtb_verify_opts vo;
+    uint64_t bad = 99;
+    char err[256] = "";
+    char *dir = solve_verified("twelve", 0, 0, 3, &vo, &bad);
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    const mmtb_index *ix = mmtb_tb_index(tb);
+    struct tamper t;
+    memset(&t, 0, sizeof t);
+    t.s = (struct mmtb_sector){3, 3, 0, 0};
+    mmtb_ban_index *bx = NULL;
+    ck_assert_int_eq(mmtb_ban_index_create(&bx, ix, t.s), MMTB_OK);
+    uint64_t slots = mmtb_ban_index_slots(bx);
+    t.wdl = malloc(slots);
+    t.dtc = malloc(slots * sizeof *t.dtc);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+    ck_assert_int_eq(mmtb_tb_read(ctx, t.s, 0, slots, t.wdl, t.dtc), MMTB_OK);
+    mmtb_ctx_free(ctx);
+    /* the solver's file has the table, of the default block size */
+    char path[512];
+    snprintf(path, sizeof path, "%s/3-3.mmtb", dir);
+    FILE *f = fopen(path, "rb");
+    uint8_t hb[MMTB_TF_HEADER_SIZE];
+    ck_assert(f && fread(hb, 1, sizeof hb, f) == sizeof hb);
+    fclose(f);
+    struct mmtb_tf_header h;
+    ck_assert_int_eq(mmtb_tf_header_decode(hb, sizeof hb, &h), MMTB_OK);
+    ck_assert_uint_eq(h.count_block_log2, MMTB_BAN_BLOCK_LOG2);
+    uint64_t n = mmtb_ban_index_blocks(bx, MMTB_BAN_BLOCK_LOG2);
+    ck_assert_uint_eq(h.count_blocks, n);
+
+    /* rewrite it with two unequal neighbouring counts exchanged */
+    uint32_t *c = malloc(n * sizeof *c);
+    ck_assert_int_eq(mmtb_ban_index_block_counts(bx, MMTB_BAN_BLOCK_LOG2, c), MMTB_OK);
+    uint64_t k = n / 2;
+    while (k + 1 < n && c[k] == c[k + 1])
+        k++;
+    ck_assert(k + 1 < n);
+    uint32_t x = c[k];
+    c[k] = c[k + 1];
+    c[k + 1] = x;
+    struct mmtb_write_opts wo = {.counts = c,
+                                 .count_blocks = (uint32_t)n,
+                                 .count_block_log2 = MMTB_BAN_BLOCK_LOG2};
+    ck_assert_msg(mmtb_table_write_sector(dir, v, t.s, slots, used_slots_fill, &t, &wo, NULL, err,
+                                          sizeof err) == MMTB_OK,
+                  "%s", err);
+    char want[64];
+    snprintf(want, sizeof want, "count table entry %llu is", (unsigned long long)k);
+    ck_assert_int_eq(mmtb_verify(&vo, err, sizeof err), MMTB_ERR_CORRUPT);
+    ck_assert_msg(strstr(err, "3-3.mmtb") && strstr(err, want), "%s", err);
+    mmtb_tb_close(tb);
+    free(c);
+    free(t.wdl);
+    free(t.dtc);
+    mmtb_ban_index_free(bx);
+    remove_dir(dir);
+}
+END_TEST
+
 /* Variants without published numbers: their tables must at least be
  * consistent one ply deep (every value re-derived from its successors).
  * Lasker exercises the place-or-move cycles and the per-level buckets. */
@@ -633,6 +705,7 @@ static Suite *known_suite(void)
     tcase_add_test(tc, rerun_resumes);
     tcase_add_test(tc, verify_finds_a_wrong_value);
     tcase_add_test(tc, verify_finds_a_wrong_value_with_more_state);
+    tcase_add_test(tc, verify_checks_the_count_table);
     tcase_add_test(tc, other_variants_consistent);
     tcase_add_test(tc, shared_rules_same_movement);
     tcase_add_test(tc, deep_path_same_tables);

@@ -22,7 +22,9 @@
 #include "mmtb.h"
 #include "movegen.h"
 #include "notation.h"
+#include "ban_index.h"
 #include "sector_index.h"
+#include "tablefile.h"
 #include "tablewrite.h"
 #include "testlib_naive.h"
 #include "variant.h"
@@ -126,7 +128,7 @@ static void write_pattern(const char *dir, const struct mmtb_variant *v, const m
                           int block_log2)
 {
     struct pattern pt = {ix, s};
-    struct mmtb_write_opts wo = {0, block_log2, block_log2, 0, NULL};
+    struct mmtb_write_opts wo = {.wdl_block_log2 = block_log2, .dtc_block_log2 = block_log2};
     char err[256] = "";
     int rc = mmtb_table_write_manifest(dir, v, game, ngame, err, sizeof err);
     ck_assert_msg(rc == MMTB_OK, "manifest: %s", err);
@@ -357,7 +359,7 @@ static uint8_t *write_with_threads(int n, const struct mmtb_variant *v, const mm
     tl_make_tmpdir(dir, sizeof dir, "probe");
     omp_set_num_threads(n);
     struct pattern pt = {ix, s};
-    struct mmtb_write_opts wo = {3, 10, 10, 0, NULL};
+    struct mmtb_write_opts wo = {.zstd_level = 3, .wdl_block_log2 = 10, .dtc_block_log2 = 10};
     ck_assert_int_eq(mmtb_table_write_sector(dir, v, s, mmtb_index_slots(ix, s), pattern_fill, &pt,
                                              &wo, NULL, err, sizeof err),
                      MMTB_OK);
@@ -414,7 +416,7 @@ START_TEST(no_dtc_plane)
     tl_make_tmpdir(dir, sizeof dir, "probe");
     ck_assert_int_eq(mmtb_table_write_manifest(dir, v, &s, 1, err, sizeof err), MMTB_OK);
     struct pattern pt = {ix, s};
-    struct mmtb_write_opts wo = {0, 10, 10, 0, NULL};
+    struct mmtb_write_opts wo = {.wdl_block_log2 = 10, .dtc_block_log2 = 10};
     int rc = mmtb_table_write_sector(dir, v, s, mmtb_index_slots(ix, s), flat_fill, &pt, &wo,
                                      NULL, err, sizeof err);
     ck_assert_msg(rc == MMTB_OK, "write: %s", err);
@@ -745,6 +747,135 @@ START_TEST(nine_33_solved)
 }
 END_TEST
 
+/* ---- re-close sectors and their count table ---------------------------- */
+
+/* Every slot of a sector with restrictions: the pattern's value (no slot
+ * marked unused: the index with restrictions has no closed-form count). */
+static void ban_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+{
+    (void)ctx;
+    for (uint64_t k = 0; k < count; k++)
+        pattern_value(first + k, &wdl[k], &dtc[k]);
+}
+
+/* Write twelve's sectors ss[0..n) into dir, with a count table of blocks
+ * of 2^log2 slots (log2 0: none); bump adds 1 to the first count. */
+static void write_ban_dir(const char *dir, const struct mmtb_variant *v, mmtb_ban_index **bx,
+                          const struct mmtb_sector *ss, int n, int log2, int bump)
+{
+    char err[256] = "";
+    int rc = mmtb_table_write_manifest(dir, v, ss, n, err, sizeof err);
+    ck_assert_msg(rc == MMTB_OK, "manifest: %s", err);
+    for (int i = 0; i < n; i++) {
+        struct mmtb_write_opts wo = {.wdl_block_log2 = 10, .dtc_block_log2 = 10};
+        uint32_t *counts = NULL;
+        if (log2) {
+            uint64_t nb = mmtb_ban_index_blocks(bx[i], log2);
+            counts = malloc(nb * sizeof *counts);
+            ck_assert_int_eq(mmtb_ban_index_block_counts(bx[i], log2, counts), MMTB_OK);
+            counts[0] += (uint32_t)bump;
+            wo.counts = counts;
+            wo.count_blocks = (uint32_t)nb;
+            wo.count_block_log2 = log2;
+        }
+        rc = mmtb_table_write_sector(dir, v, ss[i], mmtb_ban_index_slots(bx[i]), ban_fill, NULL,
+                                     &wo, NULL, err, sizeof err);
+        ck_assert_msg(rc == MMTB_OK, "write: %s", err);
+        free(counts);
+    }
+}
+
+/*
+ * twelve 3-3 and 3-3-1-0 written with a count table (the solver's way,
+ * blocks of 2^8 slots here) and without one (tables of earlier writers):
+ * every state of both sectors, restrictions included, probes to the value
+ * of the slot the built index gives it, from both directories.  A count
+ * table whose total is off is refused at open with a message.
+ */
+START_TEST(reclose_count_table)
+{
+    struct mmtb_variant *v = tl_load_variant("twelve");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 3), MMTB_OK);
+    const struct mmtb_sector ss[2] = {{3, 3, 0, 0}, {3, 3, 1, 0}};
+    mmtb_ban_index *bx[2];
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(mmtb_ban_index_create(&bx[i], ix, ss[i]), MMTB_OK);
+    char with[64], without[64], bad[64];
+    tl_make_tmpdir(with, sizeof with, "probe");
+    tl_make_tmpdir(without, sizeof without, "probe");
+    tl_make_tmpdir(bad, sizeof bad, "probe");
+    write_ban_dir(with, v, bx, ss, 2, 8, 0);
+    write_ban_dir(without, v, bx, ss, 2, 0, 0);
+    write_ban_dir(bad, v, bx, ss, 2, 8, 1);
+
+    /* the file holds the table: ceil(scheme 1 slots / 2^8) entries */
+    char path[128];
+    snprintf(path, sizeof path, "%s/3-3.mmtb", with);
+    size_t len = 0;
+    uint8_t *file = tl_read_file(path, &len);
+    struct mmtb_tf_header h;
+    ck_assert_int_eq(mmtb_tf_header_decode(file, len, &h), MMTB_OK);
+    ck_assert_uint_eq(h.count_block_log2, 8);
+    ck_assert_uint_eq(h.count_blocks, (mmtb_index_slots(ix, ss[0]) + 255) / 256);
+    free(file);
+
+    mmtb_tb *tw = open_tb(with), *to = open_tb(without);
+    mmtb_ctx *cw = NULL, *co = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&cw, tw, 0), MMTB_OK);
+    ck_assert_int_eq(mmtb_ctx_create(&co, to, 0), MMTB_OK);
+    uint64_t probed = 0, banned = 0;
+    for (int i = 0; i < 2; i++) {
+        uint64_t slots = mmtb_ban_index_slots(bx[i]);
+        for (uint64_t slot = 0; slot < slots; slot++) {
+            struct mmtb_pos p = make_pos(0, 0, MMTB_WHITE);
+            p.hand[MMTB_WHITE] = ss[i].w_hand;
+            p.hand[MMTB_BLACK] = ss[i].b_hand;
+            mmtb_ban_index_unrank_pos(bx[i], slot, &p);
+            if (mmtb_ban_index_rank_pos(bx[i], &p) != slot)
+                continue; /* a wasted slot */
+            struct mmtb_value e = pattern_expect(v, &p, slot), a, b;
+            ck_assert_int_eq(mmtb_probe(cw, &p, &a), MMTB_OK);
+            ck_assert_int_eq(mmtb_probe(co, &p, &b), MMTB_OK);
+            if (!same_value(&a, &e) || !same_value(&b, &e))
+                ck_abort_msg("sector %d slot %llu: %d/%d and %d/%d, expected %d/%d", i,
+                             (unsigned long long)slot, a.wdl, a.dtc, b.wdl, b.dtc, e.wdl, e.dtc);
+            probed++;
+            banned += p.ban_from >= 0 || p.ban_to >= 0;
+        }
+    }
+    ck_assert(banned > 10000 && probed > banned);
+
+    /* one count too many: the sector is refused, with the reason */
+    mmtb_tb *tbad = open_tb(bad);
+    struct mmtb_sector_info info;
+    ck_assert_int_eq(mmtb_tb_sector_info(tbad, 0, &info), MMTB_OK);
+    ck_assert_int_eq(info.status, MMTB_ERR_CORRUPT);
+    ck_assert_msg(strstr(info.detail, "3-3.mmtb: slot or position counts differ") != NULL, "%s",
+                  info.detail);
+    mmtb_ctx *cb = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&cb, tbad, 0), MMTB_OK);
+    struct mmtb_value val;
+    struct mmtb_pos p = make_pos(0, 0, MMTB_WHITE);
+    mmtb_ban_index_unrank_pos(bx[0], 5, &p);
+    ck_assert_int_eq(mmtb_probe(cb, &p, &val), MMTB_ERR_CORRUPT);
+
+    mmtb_ctx_free(cb);
+    mmtb_ctx_free(cw);
+    mmtb_ctx_free(co);
+    mmtb_tb_close(tbad);
+    mmtb_tb_close(tw);
+    mmtb_tb_close(to);
+    tl_rmdir_all(with);
+    tl_rmdir_all(without);
+    tl_rmdir_all(bad);
+    for (int i = 0; i < 2; i++)
+        mmtb_ban_index_free(bx[i]);
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("probe");
@@ -759,6 +890,7 @@ static Suite *suite(void)
     tc = tcase_create("solved");
     tcase_set_timeout(tc, 280);
     tcase_add_test(tc, nine_33_solved);
+    tcase_add_test(tc, reclose_count_table);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -103,7 +103,7 @@ static void write_pattern(const char *dir, const struct mmtb_variant *v, const m
     struct mmtb_sector s = {3, 3, 0, 0};
     struct pattern pt = {ix, s};
     /* the writer settings of the golden file: W/D/L at zstd level 17, DTC at 12 */
-    struct mmtb_write_opts wo = {17, 10, 10, 12, NULL};
+    struct mmtb_write_opts wo = {.zstd_level = 17, .wdl_block_log2 = 10, .dtc_block_log2 = 10, .dtc_zstd_level = 12};
     char err[256] = "";
     int rc = mmtb_table_write_manifest(dir, v, &s, 1, err, sizeof err);
     ck_assert_msg(rc == MMTB_OK, "manifest: %s", err);
@@ -267,7 +267,8 @@ START_TEST(header_rejects)
     x = h, x.value_encoding = 2;
     expect_header(x, MMTB_ERR_UNSUPPORTED, "unknown value encoding");
 
-    /* Reserved bytes, flags and the name's padding, with a valid hash. */
+    /* Reserved bytes, flags and the name's padding, with a valid hash; and
+     * the count table's two fields (60..63, 74) one without the other. */
     static const int reserved[] = {12, 13, 14, 15, 60, 61, 62, 63, 74, 75, 76, 77, 78, 79, 40};
     for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++) {
         mmtb_tf_header_encode(&h, b);
@@ -292,6 +293,88 @@ START_TEST(header_rejects)
     mmtb_tf_header_encode(&h, b);
     for (size_t n = 0; n < MMTB_TF_HEADER_SIZE; n += 13)
         ck_assert_int_eq(mmtb_tf_header_decode(b, n, &d), MMTB_ERR_CORRUPT);
+}
+END_TEST
+
+/* Meta region of h (a zero descriptor replaced by 'd's) with the count
+ * table c; returns its size. */
+static uint64_t meta_with_counts(struct mmtb_tf_header *h, const uint32_t *c, uint8_t **out,
+                                 struct mmtb_tf_layout *l)
+{
+    ck_assert_int_eq(mmtb_tf_layout(h, l), MMTB_OK);
+    uint64_t size = mmtb_tf_meta_size(l);
+    char *desc = malloc(h->descriptor_len);
+    memset(desc, 'd', h->descriptor_len);
+    struct mmtb_tf_block *t0 = calloc(l->nblocks[0] + 1, sizeof *t0);
+    struct mmtb_tf_block *t1 = calloc(l->nblocks[1] + 1, sizeof *t1);
+    /* W/D/L blocks of their derived raw size, stored raw; DTC blocks empty */
+    for (uint64_t i = 0; i < l->nblocks[0]; i++)
+        t0[i].csize = t0[i].raw_size = (uint32_t)mmtb_tf_block_raw_max(h, l, 0, i);
+    h->wdl_data_bytes = (h->slots + 3) / 4;
+    h->dtc_data_bytes = 0;
+    *out = malloc(size);
+    h->meta_hash = mmtb_tf_meta_encode(h, l, desc, c, t0, t1, *out);
+    free(desc);
+    free(t0);
+    free(t1);
+    return size;
+}
+
+/*
+ * The count table (FORMAT.md, "Count table"): header fields at bytes 60
+ * and 74, the table right after the descriptor, 4 bytes an entry padded
+ * to 8; round trip, and the decoder's refusals: an entry above 255 * 2^L,
+ * non-zero padding, L outside 8..22, more blocks than the slots allow.
+ */
+START_TEST(count_table)
+{
+    struct mmtb_tf_header h = sample_header(), d;
+    h.count_block_log2 = 10;
+    h.count_blocks = 5; /* odd: 4 bytes of padding */
+    uint32_t c[5] = {0, 7, 255u << 10, 1, 99};
+    struct mmtb_tf_layout l;
+    uint8_t *meta;
+    uint64_t size = meta_with_counts(&h, c, &meta, &l);
+    uint8_t b[MMTB_TF_HEADER_SIZE];
+    mmtb_tf_header_encode(&h, b);
+    ck_assert_uint_eq(b[74], 10);
+    ck_assert_uint_eq(b[60], 5);
+    ck_assert_int_eq(mmtb_tf_header_decode(b, sizeof b, &d), MMTB_OK);
+    ck_assert_uint_eq(d.count_block_log2, 10);
+    ck_assert_uint_eq(d.count_blocks, 5);
+    ck_assert_uint_eq(l.count_off, 160 + 1240);
+    ck_assert_uint_eq(l.table_off[0], 160 + 1240 + 24);
+    const uint8_t *ct = meta + 1240;
+    ck_assert_uint_eq(ct[4], 7);
+    ck_assert_uint_eq(ct[8] | ct[9] << 8 | ct[10] << 16, 255u << 10);
+    const char *desc;
+    uint32_t got[6];
+    struct mmtb_tf_block t0[8], t1[32];
+    ck_assert_int_eq(mmtb_tf_meta_decode(&d, &l, meta, size, &desc, got, t0, t1), MMTB_OK);
+    ck_assert_mem_eq(got, c, sizeof c);
+    ck_assert_int_eq(mmtb_tf_meta_decode(&d, &l, meta, size, &desc, NULL, t0, t1), MMTB_OK);
+    /* the padding after an odd count, then an entry too large: each with
+     * a valid hash */
+    meta[1240 + 20] = 1;
+    d.meta_hash = mmtb_xxh64(meta, size, 0);
+    ck_assert_int_eq(mmtb_tf_meta_decode(&d, &l, meta, size, &desc, got, t0, t1),
+                     MMTB_ERR_CORRUPT);
+    free(meta);
+    c[2] = (255u << 10) + 1;
+    size = meta_with_counts(&h, c, &meta, &l);
+    ck_assert_int_eq(mmtb_tf_meta_decode(&h, &l, meta, size, &desc, got, t0, t1),
+                     MMTB_ERR_CORRUPT);
+    free(meta);
+    /* header: L out of range, more blocks than slots */
+    struct mmtb_tf_header x = h;
+    x.count_block_log2 = 7;
+    expect_header(x, MMTB_ERR_CORRUPT, "count blocks of 2^7");
+    x.count_block_log2 = 23;
+    expect_header(x, MMTB_ERR_CORRUPT, "count blocks of 2^23");
+    x = h, x.count_blocks = (uint32_t)((h.slots >> 10) + 2);
+    expect_header(x, MMTB_ERR_CORRUPT, "more count blocks than slots");
+    x = h, x.count_blocks = (uint32_t)((h.slots >> 10) + 1);
+    expect_header(x, MMTB_OK, "as many count blocks as the slots allow");
 }
 END_TEST
 
@@ -579,7 +662,7 @@ static void check_pattern_file(const uint8_t *f, size_t len, const mmtb_index *i
     ck_assert_uint_eq(h.dtc_width, 2);
     struct mmtb_tf_block *t0 = calloc(l.nblocks[0] + 1, sizeof *t0);
     struct mmtb_tf_block *t1 = calloc(l.nblocks[1] + 1, sizeof *t1);
-    ck_assert_int_eq(mmtb_tf_meta_decode(&h, &l, f + 160, mmtb_tf_meta_size(&l), &desc, t0, t1),
+    ck_assert_int_eq(mmtb_tf_meta_decode(&h, &l, f + 160, mmtb_tf_meta_size(&l), &desc, NULL, t0, t1),
                      MMTB_OK);
     ck_assert_int_eq(mmtb_tf_footer_decode(f + l.footer_off, 32, &h, &ft), MMTB_OK);
     ck_assert_uint_eq(ft.file_hash, mmtb_xxh64(f, l.footer_off, 0));
@@ -957,7 +1040,7 @@ START_TEST(blocks_made_elsewhere)
     tl_make_tmpdir(d3, sizeof d3, "tf");
     /* W/D/L and DTC blocks of 1,024 slots: both planes have
      * blocks on both sides of every 4,096-slot boundary */
-    struct mmtb_write_opts wo = {3, 10, 10, 0, NULL};
+    struct mmtb_write_opts wo = {.zstd_level = 3, .wdl_block_log2 = 10, .dtc_block_log2 = 10};
     struct mmtb_sector_stats st1, st2;
     ck_assert_msg(mmtb_table_write_sector(d1, v, s, slots, pattern_fill, &pt, &wo, &st1, err,
                                           sizeof err) == MMTB_OK,
@@ -1006,6 +1089,7 @@ static Suite *suite(void)
     tcase_add_test(tc, xxh64_known);
     tcase_add_test(tc, header_round_trip);
     tcase_add_test(tc, header_rejects);
+    tcase_add_test(tc, count_table);
     tcase_add_test(tc, pack_wdl_round_trip);
     tcase_add_test(tc, pack_dtc_round_trip);
     tcase_add_test(tc, block_round_trips);

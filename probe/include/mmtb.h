@@ -121,9 +121,9 @@ struct mmtb_sector_info {
 int mmtb_tb_sector_info(const mmtb_tb *tb, int i, struct mmtb_sector_info *info);
 
 /* The key of sector i (0 <= i < mmtb_tb_sector_count, in manifest order)
- * without opening its file, which for a sector whose index has no closed
- * form (Twelve's restrictions, Shah's first-mill owner) means walking all
- * its positions.  Returns MMTB_OK (*s set) or MMTB_ERR_INVALID for a bad i.
+ * without opening its file, which for a sector with Twelve's restrictions
+ * written without a count table (format/FORMAT.md) means walking all its
+ * positions.  Returns MMTB_OK (*s set) or MMTB_ERR_INVALID for a bad i.
  * Thread-safe. */
 int mmtb_tb_sector_key(const mmtb_tb *tb, int i, struct mmtb_sector *s);
 

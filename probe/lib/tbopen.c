@@ -343,6 +343,7 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
     struct mmtb_tf_header *h = &sec->h;
     struct stat st;
     uint8_t *meta = NULL;
+    uint32_t *counts = NULL;
     const char *desc;
     int rc = fstat(fd, &st) == 0 ? MMTB_OK : MMTB_ERR_IO;
     if (rc == MMTB_OK)
@@ -379,21 +380,22 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
     /* no_reclose, and Shah's placement sectors: the slots of the index with
      * restrictions or the first-mill owner (FORMAT.md, "Index scheme 1
      * with restrictions" and "... with the first-mill owner"), whose
-     * canonical count has no closed form */
-    if (mmtb_ban_index_applies(tb->v, sec->s) && !sec->bx) {
+     * canonical count has no closed form.  With restrictions the file's
+     * count table (FORMAT.md, "Count table") spares the walk over the
+     * sector that building the index takes without it. */
+    bool bans = mmtb_ban_index_applies(tb->v, sec->s);
+    if (h->count_blocks && (!bans || !tb->v->no_reclose)) {
+        rc = MMTB_ERR_CORRUPT;
+        msg(detail, dlen, "%s: a count table in a sector without restrictions", name);
+        goto fail;
+    }
+    if (bans && !h->count_blocks && !sec->bx) {
         rc = mmtb_ban_index_create(&sec->bx, tb->ix, sec->s);
         if (rc != MMTB_OK) {
             msg(detail, dlen, "cannot build the index with %s: %s",
                 tb->v->no_reclose ? "restrictions" : "the first-mill owner", mmtb_strerror(rc));
             goto fail;
         }
-    }
-    if (sec->bx ? h->slots != mmtb_ban_index_slots(sec->bx) || h->canonical > h->slots
-                : h->slots != mmtb_index_slots(tb->ix, sec->s) ||
-                      h->canonical != mmtb_index_canonical(tb->v, sec->s)) {
-        rc = MMTB_ERR_CORRUPT;
-        msg(detail, dlen, "%s: slot or position counts differ from the index", name);
-        goto fail;
     }
     mmtb_tf_layout(h, &sec->l);
     if ((uint64_t)st.st_size != sec->l.file_size) {
@@ -404,25 +406,46 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
     }
     uint64_t msize = mmtb_tf_meta_size(&sec->l);
     meta = malloc(msize ? msize : 1);
+    counts = malloc(((uint64_t)h->count_blocks + 1) * sizeof *counts);
     sec->tab[0] = malloc((sec->l.nblocks[0] + 1) * sizeof *sec->tab[0]);
     sec->tab[1] = malloc((sec->l.nblocks[1] + 1) * sizeof *sec->tab[1]);
-    if (!meta || !sec->tab[0] || !sec->tab[1]) {
+    if (!meta || !counts || !sec->tab[0] || !sec->tab[1]) {
         rc = MMTB_ERR_NOMEM;
         msg(detail, dlen, "out of memory");
         goto fail;
     }
     rc = tb_pread(fd, meta, msize, MMTB_TF_HEADER_SIZE);
     if (rc == MMTB_OK)
-        rc = mmtb_tf_meta_decode(h, &sec->l, meta, msize, &desc, sec->tab[0], sec->tab[1]);
+        rc = mmtb_tf_meta_decode(h, &sec->l, meta, msize, &desc, counts, sec->tab[0],
+                                 sec->tab[1]);
     if (rc == MMTB_OK && (h->descriptor_len != tb->v->text_len ||
                           memcmp(desc, tb->v->text, tb->v->text_len) != 0))
         rc = MMTB_ERR_CORRUPT;
-    if (rc == MMTB_OK)
-        rc = tb_pread(fd, fb, sizeof fb, sec->l.footer_off);
+    if (rc != MMTB_OK) {
+        msg(detail, dlen, "%s: bad block tables: %s", name, mmtb_strerror(rc));
+        goto fail;
+    }
+    if (h->count_blocks && !sec->bx) {
+        rc = mmtb_ban_index_open(&sec->bx, tb->ix, sec->s, h->count_block_log2, counts,
+                                 h->count_blocks);
+        if (rc != MMTB_OK) {
+            msg(detail, dlen, "%s: the count table does not fit the sector: %s", name,
+                mmtb_strerror(rc));
+            goto fail;
+        }
+    }
+    if (sec->bx ? h->slots != mmtb_ban_index_slots(sec->bx) || h->canonical > h->slots
+                : h->slots != mmtb_index_slots(tb->ix, sec->s) ||
+                      h->canonical != mmtb_index_canonical(tb->v, sec->s)) {
+        rc = MMTB_ERR_CORRUPT;
+        msg(detail, dlen, "%s: slot or position counts differ from the index", name);
+        goto fail;
+    }
+    rc = tb_pread(fd, fb, sizeof fb, sec->l.footer_off);
     if (rc == MMTB_OK)
         rc = mmtb_tf_footer_decode(fb, sizeof fb, h, &sec->footer);
     if (rc != MMTB_OK) {
-        msg(detail, dlen, "%s: bad block tables or footer: %s", name, mmtb_strerror(rc));
+        msg(detail, dlen, "%s: bad footer: %s", name, mmtb_strerror(rc));
         goto fail;
     }
     int k = mmtb_manifest_find_file(&tb->m, sec->s);
@@ -445,10 +468,12 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
         }
     }
     free(meta);
+    free(counts);
     return MMTB_OK;
 
 fail:
     free(meta);
+    free(counts);
     free(sec->tab[0]);
     free(sec->tab[1]);
     sec->tab[0] = sec->tab[1] = NULL;
