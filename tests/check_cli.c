@@ -936,6 +936,17 @@ START_TEST(gen_memory_limit_reclose)
     /* the tables hold the slots `sectors` counts with the restrictions */
     ck_assert_uint_eq(sectors_table_slots("twelve", "0,0", "3"), slots);
     tl_result_free(&r);
+    /* bench draws states with restrictions too (ranked through the files'
+     * count tables): about slots - canonical scheme 1 positions' worth */
+    char *bench[] = {PROBE_BIN, "bench", "-t", out, "--count", "4000", "--cold", "0",
+                     "--json", NULL};
+    tl_run_argv(&r, NULL, bench);
+    ck_assert_msg(r.code == 0, "bench: exit %d: %s", r.code, r.err);
+    unsigned long long restricted = 0;
+    at = strstr(r.out, "\"restricted\":");
+    ck_assert_msg(at && sscanf(at, "\"restricted\":%llu", &restricted) == 1, "%s", r.out);
+    ck_assert_msg(restricted > 100 && restricted < 3900, "%llu of 4000 restricted", restricted);
+    tl_result_free(&r);
     char *low[] = {GEN_BIN, "-v", "twelve", "--max-stones", "3", "-o", out2, "--quiet",
                    "--memory", "1M", "--threads", "1", NULL};
     tl_run_argv(&r, NULL, low);

@@ -29,8 +29,9 @@ static const char bench_help[] =
     "\n"
     "Measure probing on the tables in DIR.  N positions are drawn uniformly\n"
     "from the canonical positions of the sectors present (a random slot of a\n"
-    "sector chosen by its size, kept when canonical), shown to the library as\n"
-    "a random symmetric image with White to move.  Then:\n"
+    "sector chosen by its size, kept when canonical; with re-close restrictions\n"
+    "the stored states, restrictions included), shown to the library as a\n"
+    "random symmetric image with White to move.  Then:\n"
     "  start     mmtb_tb_open, mmtb_ctx_create and the first probe of a fresh\n"
     "            handle (builds the index, opens the sector file)\n"
     "  first     the N probes of a fresh handle and context: every block is\n"
@@ -118,6 +119,7 @@ struct bench_state {
     int nsectors, usable, dropped;
     uint64_t canonical, slots, bytes, wdl_bytes, dtc_bytes;
     uint64_t wins, draws, losses, terminal;
+    uint64_t restricted;         /* sample positions with a re-close restriction */
     struct mmtb_sector *present; /* usable sectors */
     struct mmtb_pos *pos;        /* the sample */
     int8_t *ref;                 /* W/D/L of each sample position (first pass) */
@@ -276,12 +278,27 @@ static int cmp_u64(const void *a, const void *b)
 /* The sample                                                             */
 /* ---------------------------------------------------------------------- */
 
+/* The edge code y->x mapped by symmetry g: g(y)->g(x); -1 stays -1. */
+static int sym_edge(const struct mmtb_variant *v, int g, int code)
+{
+    int y, x;
+    if (code < 0 || !mmtb_edge_points(v, code, &y, &x))
+        return -1;
+    return mmtb_edge_code(v, v->sym[g][y], v->sym[g][x]);
+}
+
 /*
  * Sizes of the usable sectors and a sample of st->o->count positions:
  * a slot drawn uniformly from all slots of the usable sectors (so sectors
  * are weighted by size), redrawn until canonical, which makes the draw
  * uniform over canonical positions; unranked (side to move White, hands
- * from the sector) and mapped by a random symmetry.
+ * from the sector) and mapped by a random symmetry.  With re-close
+ * restrictions (no_reclose) the draw is over the scheme 1 slots, and a
+ * canonical position P is kept with probability (|F| + 1)(|T| + 1) / 256
+ * (its restriction combinations, none included: at most 256 by
+ * format/ban_index.h) and given one of them at random: uniform over the
+ * stored states, restrictions included, without building any sector's
+ * index.
  */
 static int make_sample(struct bench_state *st, mmtb_tb *tb)
 {
@@ -289,11 +306,14 @@ static int make_sample(struct bench_state *st, mmtb_tb *tb)
     st->nsectors = mmtb_tb_sector_count(tb);
     st->present = calloc((size_t)st->nsectors + 1, sizeof *st->present);
     uint64_t *cum = calloc((size_t)st->nsectors + 1, sizeof *cum); /* slots before sector i */
+    const mmtb_index *ix = mmtb_tb_index(tb);
     if (!st->present || !cum) {
         free(cum);
         cli_error(st->cmd, "out of memory");
         return CLI_EXIT_TABLE;
     }
+    bool bans = st->v->no_reclose;
+    uint64_t drawn = 0; /* the slots drawn from */
     for (int i = 0; i < st->nsectors; i++) {
         struct mmtb_sector_info info;
         char name[32];
@@ -306,18 +326,18 @@ static int make_sample(struct bench_state *st, mmtb_tb *tb)
                           info.detail[0] ? ": " : "", info.detail);
             continue;
         }
-        if (info.stats.slots == 0 || info.stats.canonical == 0)
+        if (info.stats.slots == 0 || info.stats.canonical == 0 || !ix)
             continue;
-        cum[st->usable] = st->slots;
+        cum[st->usable] = drawn;
         st->present[st->usable++] = info.sector;
         st->canonical += info.stats.canonical;
         st->slots += info.stats.slots;
+        drawn += bans ? mmtb_index_slots(ix, info.sector) : info.stats.slots;
         st->bytes += info.file_bytes;
         st->wdl_bytes += info.wdl_bytes;
         st->dtc_bytes += info.dtc_bytes;
     }
-    cum[st->usable] = st->slots;
-    const mmtb_index *ix = mmtb_tb_index(tb);
+    cum[st->usable] = drawn;
     if (st->usable == 0 || !ix) {
         free(cum);
         cli_error(st->cmd, "no usable sector in '%s'", o->dir);
@@ -326,10 +346,11 @@ static int make_sample(struct bench_state *st, mmtb_tb *tb)
     uint64_t rs = o->seed;
     for (long k = 0; k < o->count; k++) {
         uint64_t r, slot;
-        int lo, hi;
+        int lo, hi, fb = -1, tb_ = -1;
         struct mmtb_sector s;
-        do {
-            r = rnd_below(&rs, st->slots);
+        uint32_t mover, opp;
+        for (;;) {
+            r = rnd_below(&rs, drawn);
             lo = 0; /* the last sector with cum[lo] <= r */
             hi = st->usable - 1;
             while (lo < hi) {
@@ -341,9 +362,23 @@ static int make_sample(struct bench_state *st, mmtb_tb *tb)
             }
             s = st->present[lo];
             slot = r - cum[lo];
-        } while (!mmtb_index_slot_is_canonical(ix, s, slot));
-        uint32_t mover, opp;
-        mmtb_index_unrank(ix, s, slot, &mover, &opp);
+            if (!mmtb_index_slot_is_canonical(ix, s, slot))
+                continue;
+            mmtb_index_unrank(ix, s, slot, &mover, &opp);
+            if (!bans)
+                break;
+            /* the restrictions a side may hold: none with stones in hand */
+            int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
+            int nf = s.w_hand ? 0 : mmtb_live_bans(st->v, mover, opp, F);
+            int nt = s.b_hand ? 0 : mmtb_live_bans(st->v, opp, mover, T);
+            uint64_t c = rnd_below(&rs, 256);
+            if (c >= (uint64_t)((nf + 1) * (nt + 1)))
+                continue;
+            int a = (int)c / (nt + 1), b = (int)c % (nt + 1);
+            fb = a ? F[a - 1] : -1;
+            tb_ = b ? T[b - 1] : -1;
+            break;
+        }
         int g = (int)rnd_below(&rs, (uint64_t)st->v->nsyms);
         struct mmtb_pos *p = &st->pos[k];
         memset(p, 0, sizeof *p);
@@ -353,8 +388,10 @@ static int make_sample(struct bench_state *st, mmtb_tb *tb)
         p->hand[MMTB_BLACK] = s.b_hand;
         p->side = MMTB_WHITE;
         p->remove = 0;
-        p->ban_from = p->ban_to = -1;
+        p->ban_from = (int8_t)sym_edge(st->v, g, fb);
+        p->ban_to = (int8_t)sym_edge(st->v, g, tb_);
         p->first_mill = MMTB_FIRST_MILL_NONE;
+        st->restricted += fb >= 0 || tb_ >= 0;
         if (mmtb_pos_terminal(st->v, p) != MMTB_NOT_TERMINAL)
             st->terminal++;
     }
@@ -722,6 +759,9 @@ static void report_text(const struct bench_state *st, long rss_kib)
     printf("%-12s %ld positions, seed %" PRIu64 ": uniform over the canonical positions,\n",
            "sample", o->count, o->seed);
     printf("%-12s each a random symmetric image with White to move\n", "");
+    if (st->v->no_reclose)
+        printf("%-12s %.1f%% with a re-close restriction (stored states, restrictions included)\n",
+               "", 100.0 * (double)st->restricted / n);
     printf("%-12s %.1f%% wins, %.1f%% draws, %.1f%% losses; %.1f%% over by the rules\n", "values",
            100.0 * (double)st->wins / n, 100.0 * (double)st->draws / n,
            100.0 * (double)st->losses / n, 100.0 * (double)st->terminal / n);
@@ -780,8 +820,8 @@ static void report_json(const struct bench_state *st, long rss_kib)
            o->count, o->seed, o->cache, o->small_cache, o->cold, o->threads,
            o->drop ? "true" : "false");
     printf(",\"wins\":%" PRIu64 ",\"draws\":%" PRIu64 ",\"losses\":%" PRIu64
-           ",\"terminal\":%" PRIu64,
-           st->wins, st->draws, st->losses, st->terminal);
+           ",\"terminal\":%" PRIu64 ",\"restricted\":%" PRIu64,
+           st->wins, st->draws, st->losses, st->terminal, st->restricted);
     for (int r = 0; r < R_COUNT; r++) {
         const struct row *w = &st->rows[r];
         printf(",\"%s\":", row_key(r));
