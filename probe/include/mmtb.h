@@ -72,7 +72,12 @@ struct mmtb_tb_opts {
  * descriptor, fingerprint, the list of the game's sectors) and builds the
  * symmetry-reduced index of the variant.  Sector files are opened later, the
  * first time a probe needs them; every file's fingerprint, sector and
- * index scheme are checked against the manifest then.
+ * index scheme are checked against the manifest then.  Besides the
+ * contexts' caches the handle holds, for a sector with Twelve's
+ * restrictions, a byte per scheme 1 slot of the blocks its probes have
+ * ranked positions with a restriction in (counted once, on first use, from
+ * the file's count table: format/FORMAT.md), or of the whole sector for a
+ * file without a count table (built when the file is opened).
  * Returns MMTB_OK and a handle in *tb, or MMTB_ERR_IO (no such directory,
  * unreadable), MMTB_ERR_MISSING (no MANIFEST), MMTB_ERR_CORRUPT (a damaged
  * manifest), MMTB_ERR_UNSUPPORTED (a newer manifest or index scheme),
