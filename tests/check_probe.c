@@ -789,8 +789,9 @@ static void write_ban_dir(const char *dir, const struct mmtb_variant *v, mmtb_ba
  * twelve 3-3 and 3-3-1-0 written with a count table (the solver's way,
  * blocks of 2^8 slots here) and without one (tables of earlier writers):
  * every state of both sectors, restrictions included, probes to the value
- * of the slot the built index gives it, from both directories.  A count
- * table whose total is off is refused at open with a message.
+ * of the slot the built index gives it, from both directories, and from
+ * two threads racing on a fresh handle.  A count table whose total is off
+ * is refused at open with a message.
  */
 START_TEST(reclose_count_table)
 {
@@ -825,6 +826,9 @@ START_TEST(reclose_count_table)
     ck_assert_int_eq(mmtb_ctx_create(&cw, tw, 0), MMTB_OK);
     ck_assert_int_eq(mmtb_ctx_create(&co, to, 0), MMTB_OK);
     uint64_t probed = 0, banned = 0;
+    enum { MAXB = 40000 };
+    struct mmtb_pos *bpos = malloc(MAXB * sizeof *bpos);
+    struct mmtb_value *bwant = malloc(MAXB * sizeof *bwant);
     for (int i = 0; i < 2; i++) {
         uint64_t slots = mmtb_ban_index_slots(bx[i]);
         for (uint64_t slot = 0; slot < slots; slot++) {
@@ -841,10 +845,36 @@ START_TEST(reclose_count_table)
                 ck_abort_msg("sector %d slot %llu: %d/%d and %d/%d, expected %d/%d", i,
                              (unsigned long long)slot, a.wdl, a.dtc, b.wdl, b.dtc, e.wdl, e.dtc);
             probed++;
-            banned += p.ban_from >= 0 || p.ban_to >= 0;
+            if (p.ban_from >= 0 || p.ban_to >= 0) {
+                if (banned < MAXB) {
+                    bpos[banned] = p;
+                    bwant[banned] = e;
+                }
+                banned++;
+            }
         }
     }
     ck_assert(banned > 10000 && probed > banned);
+
+    /* Two threads on a fresh handle, in their own random orders: both
+     * count the same blocks on first use (format/ban_index.c publishes one
+     * copy) and get the same answers. */
+    int nb = banned < MAXB ? (int)banned : MAXB;
+    mmtb_tb *t2 = open_tb(with);
+    struct mmtb_value *o1 = calloc((size_t)nb, sizeof *o1), *o2 = calloc((size_t)nb, sizeof *o2);
+    struct worker w1 = {t2, 1, 1, nb, bpos, o1, 0}, w2 = {t2, 1, 2, nb, bpos, o2, 0};
+    pthread_t th1, th2;
+    ck_assert_int_eq(pthread_create(&th1, NULL, worker_run, &w1), 0);
+    ck_assert_int_eq(pthread_create(&th2, NULL, worker_run, &w2), 0);
+    pthread_join(th1, NULL);
+    pthread_join(th2, NULL);
+    ck_assert_int_eq(w1.rc, MMTB_OK);
+    ck_assert_int_eq(w2.rc, MMTB_OK);
+    for (int k = 0; k < nb; k += 3) /* every third is probed by both for sure */
+        ck_assert(same_value(&o1[k], &bwant[k]) && same_value(&o2[k], &bwant[k]));
+    free(o1);
+    free(o2);
+    mmtb_tb_close(t2);
 
     /* one count too many: the sector is refused, with the reason */
     mmtb_tb *tbad = open_tb(bad);
@@ -860,6 +890,8 @@ START_TEST(reclose_count_table)
     mmtb_ban_index_unrank_pos(bx[0], 5, &p);
     ck_assert_int_eq(mmtb_probe(cb, &p, &val), MMTB_ERR_CORRUPT);
 
+    free(bpos);
+    free(bwant);
     mmtb_ctx_free(cb);
     mmtb_ctx_free(cw);
     mmtb_ctx_free(co);
