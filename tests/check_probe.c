@@ -483,6 +483,21 @@ static void *worker_run(void *arg)
     return NULL;
 }
 
+/* Two workers on tb with one-byte caches (seeds 1 and 2) over pos[0..n):
+ * answers into o1 and o2; both must succeed. */
+static void two_workers(const mmtb_tb *tb, struct mmtb_pos *pos, int n, struct mmtb_value *o1,
+                        struct mmtb_value *o2)
+{
+    struct worker w1 = {tb, 1, 1, n, pos, o1, 0}, w2 = {tb, 1, 2, n, pos, o2, 0};
+    pthread_t t1, t2;
+    ck_assert_int_eq(pthread_create(&t1, NULL, worker_run, &w1), 0);
+    ck_assert_int_eq(pthread_create(&t2, NULL, worker_run, &w2), 0);
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    ck_assert_int_eq(w1.rc, MMTB_OK);
+    ck_assert_int_eq(w2.rc, MMTB_OK);
+}
+
 START_TEST(threads_and_tiny_cache)
 {
     struct mmtb_variant *v0 = tl_load_variant("nine");
@@ -514,14 +529,7 @@ START_TEST(threads_and_tiny_cache)
         want[k] = pattern_expect(v, &pos[k], slot);
     }
     struct mmtb_value *o1 = calloc(N, sizeof *o1), *o2 = calloc(N, sizeof *o2);
-    struct worker w1 = {tb, 1, 1, N, pos, o1, 0}, w2 = {tb, 1, 2, N, pos, o2, 0};
-    pthread_t t1, t2;
-    ck_assert_int_eq(pthread_create(&t1, NULL, worker_run, &w1), 0);
-    ck_assert_int_eq(pthread_create(&t2, NULL, worker_run, &w2), 0);
-    pthread_join(t1, NULL);
-    pthread_join(t2, NULL);
-    ck_assert_int_eq(w1.rc, MMTB_OK);
-    ck_assert_int_eq(w2.rc, MMTB_OK);
+    two_workers(tb, pos, N, o1, o2);
     /* Every position was probed by each thread at least once (k % 3 == 0
      * covers a third, the random order the rest); compare what was set. */
     for (int k = 0; k < N; k++) {
@@ -862,14 +870,7 @@ START_TEST(reclose_count_table)
     int nb = banned < MAXB ? (int)banned : MAXB;
     mmtb_tb *t2 = open_tb(with);
     struct mmtb_value *o1 = calloc((size_t)nb, sizeof *o1), *o2 = calloc((size_t)nb, sizeof *o2);
-    struct worker w1 = {t2, 1, 1, nb, bpos, o1, 0}, w2 = {t2, 1, 2, nb, bpos, o2, 0};
-    pthread_t th1, th2;
-    ck_assert_int_eq(pthread_create(&th1, NULL, worker_run, &w1), 0);
-    ck_assert_int_eq(pthread_create(&th2, NULL, worker_run, &w2), 0);
-    pthread_join(th1, NULL);
-    pthread_join(th2, NULL);
-    ck_assert_int_eq(w1.rc, MMTB_OK);
-    ck_assert_int_eq(w2.rc, MMTB_OK);
+    two_workers(t2, bpos, nb, o1, o2);
     for (int k = 0; k < nb; k += 3) /* every third is probed by both for sure */
         ck_assert(same_value(&o1[k], &bwant[k]) && same_value(&o2[k], &bwant[k]));
     free(o1);
