@@ -70,8 +70,7 @@ static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
     return MMTB_OK;
 }
 
-/* pread exactly n bytes at off (a short file is corrupt). */
-static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+int mmtb_table_pread(int fd, void *buf, size_t n, uint64_t off)
 {
     uint8_t *p = buf;
     while (n > 0) {
@@ -118,7 +117,7 @@ static int slurp(const char *path, char **out, size_t *len)
         close(fd);
         return MMTB_ERR_NOMEM;
     }
-    int rc = pread_all(fd, buf, (size_t)st.st_size, 0);
+    int rc = mmtb_table_pread(fd, buf, (size_t)st.st_size, 0);
     close(fd);
     if (rc != MMTB_OK) {
         free(buf);
@@ -401,13 +400,13 @@ int mmtb_table_record_file(const char *dir, const struct mmtb_variant *v, struct
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return fail(err, errlen, MMTB_ERR_IO, "%s: %s", path, strerror(errno));
-    int rc = pread_all(fd, hb, sizeof hb, 0);
+    int rc = mmtb_table_pread(fd, hb, sizeof hb, 0);
     if (rc == MMTB_OK)
         rc = mmtb_tf_header_decode(hb, sizeof hb, &h);
     if (rc == MMTB_OK)
         rc = mmtb_tf_layout(&h, &l);
     if (rc == MMTB_OK)
-        rc = pread_all(fd, fb, sizeof fb, l.footer_off);
+        rc = mmtb_table_pread(fd, fb, sizeof fb, l.footer_off);
     if (rc == MMTB_OK)
         rc = mmtb_tf_footer_decode(fb, sizeof fb, &h, &f);
     close(fd);
@@ -645,7 +644,7 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
     struct mmtb_tf_header h;
     struct mmtb_tf_layout l;
     uint8_t hb[MMTB_TF_HEADER_SIZE];
-    int rc = pread_all(w->fd, hb, sizeof hb, 0);
+    int rc = mmtb_table_pread(w->fd, hb, sizeof hb, 0);
     if (rc != MMTB_OK)
         return fail(why, whylen, rc, "cannot read the header back");
     rc = mmtb_tf_header_decode(hb, sizeof hb, &h);
@@ -662,7 +661,7 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
         rc = fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
         goto out;
     }
-    rc = pread_all(w->fd, meta, msize, MMTB_TF_HEADER_SIZE);
+    rc = mmtb_table_pread(w->fd, meta, msize, MMTB_TF_HEADER_SIZE);
     if (rc == MMTB_OK)
         rc = mmtb_tf_meta_decode(&h, &l, meta, msize, &desc, counts, t0, t1);
     if (rc != MMTB_OK || memcmp(desc, w->v->text, w->v->text_len) != 0 ||
@@ -685,7 +684,7 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
             /* The batch's blocks are contiguous: one read, hashed in order. */
             uint64_t start = t[b0].offset;
             uint64_t len = t[b0 + nbatch - 1].offset + t[b0 + nbatch - 1].csize - start;
-            rc = len ? pread_all(w->fd, w->batch, len, start) : MMTB_OK;
+            rc = len ? mmtb_table_pread(w->fd, w->batch, len, start) : MMTB_OK;
             if (rc != MMTB_OK) {
                 rc = fail(why, whylen, rc, "cannot read blocks back");
                 goto out;
@@ -904,7 +903,7 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
     if (rc != MMTB_OK)
         return fail(why, whylen, rc, "writing the footer: %s", strerror(errno));
     struct stat sb;
-    if (pread_all(w->fd, fb2, sizeof fb2, w->l.footer_off) != MMTB_OK ||
+    if (mmtb_table_pread(w->fd, fb2, sizeof fb2, w->l.footer_off) != MMTB_OK ||
         mmtb_tf_footer_decode(fb2, sizeof fb2, &w->h, &f2) != MMTB_OK || f2.file_hash != *hash ||
         fstat(w->fd, &sb) != 0 || (uint64_t)sb.st_size != w->l.file_size)
         return fail(why, whylen, MMTB_ERR_CORRUPT, "the footer reads back wrong");

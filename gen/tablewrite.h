@@ -115,6 +115,10 @@ int mmtb_table_write_manifest(const char *dir, const struct mmtb_variant *v,
 int mmtb_table_record_file(const char *dir, const struct mmtb_variant *v, struct mmtb_sector s,
                            char *err, size_t errlen);
 
+/* pread exactly n bytes at off of fd: MMTB_OK, MMTB_ERR_IO, or
+ * MMTB_ERR_CORRUPT when the file ends first. */
+int mmtb_table_pread(int fd, void *buf, size_t n, uint64_t off);
+
 /* "DIR/<file name of sector s>" (snprintf semantics). */
 int mmtb_table_sector_path(const char *dir, struct mmtb_sector s, char *buf, size_t len);
 

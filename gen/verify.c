@@ -195,22 +195,6 @@ struct hlook {
     struct mmtb_value probed;
 };
 
-/* n bytes at off of fd: MMTB_OK, or MMTB_ERR_IO / MMTB_ERR_CORRUPT (the
- * file ends first). */
-static int pread_exact(int fd, void *buf, size_t n, uint64_t off)
-{
-    uint8_t *p = buf;
-    while (n > 0) {
-        ssize_t r = pread(fd, p, n, (off_t)off);
-        if (r < 0)
-            return MMTB_ERR_IO;
-        if (r == 0)
-            return MMTB_ERR_CORRUPT;
-        p += r, n -= (size_t)r, off += (uint64_t)r;
-    }
-    return MMTB_OK;
-}
-
 /*
  * The count table of sector s's file in dir (FORMAT.md, "Count table"),
  * which readers rank by, against the counts of bx, built from the
@@ -236,7 +220,7 @@ static int check_count_table(const char *dir, struct mmtb_sector s, const mmtb_b
     uint8_t *meta = NULL;
     uint32_t *got = NULL, *want = NULL;
     const char *desc;
-    int rc = pread_exact(fd, hb, sizeof hb, 0);
+    int rc = mmtb_table_pread(fd, hb, sizeof hb, 0);
     if (rc == MMTB_OK)
         rc = mmtb_tf_header_decode(hb, sizeof hb, &h);
     if (rc == MMTB_OK)
@@ -251,7 +235,7 @@ static int check_count_table(const char *dir, struct mmtb_sector s, const mmtb_b
     struct mmtb_tf_block *t1 = malloc((l.nblocks[1] + 1) * sizeof *t1);
     rc = meta && got && want && t0 && t1 ? MMTB_OK : MMTB_ERR_NOMEM;
     if (rc == MMTB_OK)
-        rc = pread_exact(fd, meta, msize, MMTB_TF_HEADER_SIZE);
+        rc = mmtb_table_pread(fd, meta, msize, MMTB_TF_HEADER_SIZE);
     if (rc == MMTB_OK)
         rc = mmtb_tf_meta_decode(&h, &l, meta, msize, &desc, got, t0, t1);
     free(t0);
