@@ -14,7 +14,8 @@
 
 static const char usage_gen[] =
     "usage: mmtb-gen -v VARIANT -o DIR [options]\n"
-    "       mmtb-gen verify -t DIR [--sectors LIST] [--threads N] [--quiet] [--json]\n"
+    "       mmtb-gen verify -t DIR [--sectors LIST] [--ledger FILE] [--threads N] [--quiet]\n"
+    "                       [--json]\n"
     "\n"
     "Solves a Morris variant by retrograde analysis and writes its tables to DIR.\n"
     "Without --start, solves the movement phase (no stones in hand).\n"
@@ -46,7 +47,11 @@ static const char usage_gen[] =
     "  -h, --help               this text\n"
     "\n"
     "verify re-derives every stored value of the sectors in DIR (or only of the\n"
-    "sectors in --sectors LIST) from their successors, one ply forward.\n"
+    "sectors in --sectors LIST) from their successors, one ply forward. With\n"
+    "--ledger FILE it records each sector it finds clean in FILE (created when\n"
+    "absent), and a rerun with the same FILE skips the sectors recorded there\n"
+    "whose file and successors' files are unchanged: an interrupted verification\n"
+    "goes on where it stopped.\n"
     "\n"
     "Exit codes: 0 done, 1 bad usage or input, 2 table or file problem,\n"
     "            3 (verify) mismatches found, 4 not enough memory (over --memory\n"
@@ -162,6 +167,8 @@ static int parse_verify(struct gen_cli *c, const char *cmd, int argc, char **arg
             if (o->n_only < 0)
                 return 1;
             o->only = c->only;
+        } else if (!strcmp(a, "--ledger") && i + 1 < argc) {
+            o->ledger = argv[++i];
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = true;
         } else if (!strcmp(a, "--json")) {

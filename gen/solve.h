@@ -100,11 +100,15 @@ struct mmtb_verify_opts {
     FILE *report;
     bool json;
     uint64_t *mismatches; /* out: total mismatches found */
+    const char *ledger;   /* if not NULL: skip the sectors this ledger (ledger.h) records
+                           * clean with the same files, and record each sector found clean */
 };
 
 /*
  * Re-derive every stored value of every sector in dir (or of opts->only)
- * from its successors (one ply forward) and count disagreements.  Returns
+ * from its successors (one ply forward) and count disagreements (with a
+ * ledger, sectors it records clean are counted as it records them, not
+ * checked again).  Returns
  * MMTB_OK when the check ran (mismatches may still be non-zero),
  * MMTB_ERR_INVALID when a sector of opts->only is not in the game or not
  * solved, or another status.

@@ -388,14 +388,13 @@ static int manifest_record(const char *dir, const struct mmtb_variant *v, struct
     return rc;
 }
 
-int mmtb_table_record_file(const char *dir, const struct mmtb_variant *v, struct mmtb_sector s,
+int mmtb_table_file_footer(const char *dir, struct mmtb_sector s, struct mmtb_tf_footer *f,
                            char *err, size_t errlen)
 {
     char path[4096];
     uint8_t hb[MMTB_TF_HEADER_SIZE], fb[MMTB_TF_FOOTER_SIZE];
     struct mmtb_tf_header h;
     struct mmtb_tf_layout l;
-    struct mmtb_tf_footer f;
     mmtb_table_sector_path(dir, s, path, sizeof path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -408,10 +407,20 @@ int mmtb_table_record_file(const char *dir, const struct mmtb_variant *v, struct
     if (rc == MMTB_OK)
         rc = mmtb_table_pread(fd, fb, sizeof fb, l.footer_off);
     if (rc == MMTB_OK)
-        rc = mmtb_tf_footer_decode(fb, sizeof fb, &h, &f);
+        rc = mmtb_tf_footer_decode(fb, sizeof fb, &h, f);
     close(fd);
     if (rc != MMTB_OK)
         return fail(err, errlen, rc, "%s: %s", path, mmtb_strerror(rc));
+    return MMTB_OK;
+}
+
+int mmtb_table_record_file(const char *dir, const struct mmtb_variant *v, struct mmtb_sector s,
+                           char *err, size_t errlen)
+{
+    struct mmtb_tf_footer f;
+    int rc = mmtb_table_file_footer(dir, s, &f, err, errlen);
+    if (rc != MMTB_OK)
+        return rc;
     struct mmtb_manifest m;
     rc = manifest_load(dir, &m, err, errlen);
     if (rc == MMTB_ERR_MISSING)

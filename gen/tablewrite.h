@@ -115,6 +115,13 @@ int mmtb_table_write_manifest(const char *dir, const struct mmtb_variant *v,
 int mmtb_table_record_file(const char *dir, const struct mmtb_variant *v, struct mmtb_sector s,
                            char *err, size_t errlen);
 
+/* Read the footer of sector s's file in DIR (after its header, which must
+ * decode): *f gets the file's size and its recorded file_hash.  Returns
+ * MMTB_OK, or MMTB_ERR_IO / MMTB_ERR_CORRUPT with the path in err. */
+struct mmtb_tf_footer;
+int mmtb_table_file_footer(const char *dir, struct mmtb_sector s, struct mmtb_tf_footer *f,
+                           char *err, size_t errlen);
+
 /* pread exactly n bytes at off of fd: MMTB_OK, MMTB_ERR_IO, or
  * MMTB_ERR_CORRUPT when the file ends first. */
 int mmtb_table_pread(int fd, void *buf, size_t n, uint64_t off);

@@ -7,7 +7,8 @@
  * sectors its moves lead to are read whole into memory first, and the
  * successors' look-ups of a batch of positions are started together; the
  * plain sectors are walked grouped by the side not to move, which keeps
- * those look-ups in a few cached blocks.
+ * those look-ups in a few cached blocks.  With a ledger (ledger.h) the
+ * sectors it records clean, with the same files, are not checked again.
  */
 #include "solve.h"
 
@@ -21,6 +22,7 @@
 
 #include "ban_index.h"
 #include "held.h"
+#include "ledger.h"
 #include "mmtb.h"
 #include "movegen.h"
 #include "progress.h"
@@ -405,20 +407,26 @@ static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, st
 }
 
 /* One sector's line of the report: a JSON object (comma-led after the
- * first, nsect > 0) or a text line, nothing with --quiet. */
+ * first, nsect > 0) or a text line, nothing with --quiet.  from_ledger: not
+ * checked now, the ledger records it clean. */
 static void report_sector(FILE *rep, const struct mmtb_verify_opts *o, const char *name,
-                          uint64_t checked, uint64_t bad, uint64_t first_bad, int nsect)
+                          uint64_t checked, uint64_t bad, uint64_t first_bad, int nsect,
+                          bool from_ledger)
 {
     if (o->json) {
-        fprintf(rep, "%s{\"sector\":\"%s\",\"checked\":%llu,\"mismatches\":%llu}",
-                nsect ? "," : "", name, (unsigned long long)checked, (unsigned long long)bad);
+        fprintf(rep, "%s{\"sector\":\"%s\",\"checked\":%llu,\"mismatches\":%llu%s}",
+                nsect ? "," : "", name, (unsigned long long)checked, (unsigned long long)bad,
+                from_ledger ? ",\"ledger\":true" : "");
     } else if (!o->quiet) {
         fprintf(rep, "%-10s checked %12llu  mismatches %llu", name, (unsigned long long)checked,
                 (unsigned long long)bad);
         if (bad)
             fprintf(rep, " (first at slot %llu)", (unsigned long long)first_bad);
+        if (from_ledger)
+            fprintf(rep, " (ledger)");
         fprintf(rep, "\n");
     }
+    fflush(rep);
 }
 
 int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
@@ -427,6 +435,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
     mmtb_tb *tb = NULL;
     const mmtb_index *ix = NULL;
     struct mmtb_sector *game = NULL;
+    struct mmtb_ledger *ledger = NULL;
     int rc = mmtb_tb_open(&tb, o->dir, NULL);
     if (rc != MMTB_OK) {
         snprintf(err, errlen, "%s: %s", o->dir, mmtb_strerror(rc));
@@ -464,10 +473,12 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
             goto out;
         }
     }
+    if (o->ledger && (rc = mmtb_ledger_open(&ledger, o->ledger, err, errlen)) != MMTB_OK)
+        goto out;
     struct progress prog;
     progress_init(&prog, o->quiet);
     uint64_t total_bad = 0, total_checked = 0;
-    int nsect = 0, nskipped = 0;
+    int nsect = 0, nskipped = 0, nledger = 0;
     if (o->json)
         fprintf(rep, "[");
     for (int gi = 0; gi < ng; gi++) {
@@ -483,6 +494,19 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
             nskipped++;
             continue;
         }
+        uint64_t ident = 0;
+        if (ledger) {
+            rc = mmtb_ledger_identity(o->dir, v, s, &ident, err, errlen);
+            if (rc != MMTB_OK)
+                goto out;
+            int64_t done = mmtb_ledger_find(ledger, name, ident);
+            if (done >= 0) {
+                total_checked += (uint64_t)done;
+                nledger++;
+                report_sector(rep, o, name, (uint64_t)done, 0, 0, nsect++, true);
+                continue;
+            }
+        }
         if (mmtb_ban_index_applies(v, s)) {
             uint64_t checked = 0, bad = 0, first_bad = UINT64_MAX;
             char label[64];
@@ -494,7 +518,10 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
                 goto out;
             total_bad += bad;
             total_checked += checked;
-            report_sector(rep, o, name, checked, bad, first_bad, nsect++);
+            report_sector(rep, o, name, checked, bad, first_bad, nsect++, false);
+            if (ledger && !bad && (rc = mmtb_ledger_add(ledger, name, ident, checked, err,
+                                                        errlen)) != MMTB_OK)
+                goto out;
             continue;
         }
         struct held h;
@@ -580,10 +607,19 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
         }
         total_bad += bad;
         total_checked += checked;
-        report_sector(rep, o, name, checked, bad, first_bad, nsect++);
+        report_sector(rep, o, name, checked, bad, first_bad, nsect++, false);
+        if (ledger && !bad &&
+            (rc = mmtb_ledger_add(ledger, name, ident, checked, err, errlen)) != MMTB_OK)
+            goto out;
     }
     if (o->json)
         fprintf(rep, "]\n");
+    else if (!o->quiet && ledger)
+        fprintf(rep,
+                "verified %d sectors (%d absent; %d recorded clean in the ledger, not checked "
+                "again), %llu positions, %llu mismatches\n",
+                nsect, nskipped, nledger, (unsigned long long)total_checked,
+                (unsigned long long)total_bad);
     else if (!o->quiet)
         fprintf(rep, "verified %d sectors (%d absent), %llu positions, %llu mismatches\n", nsect,
                 nskipped, (unsigned long long)total_checked, (unsigned long long)total_bad);
@@ -591,6 +627,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
         *o->mismatches = total_bad;
     rc = MMTB_OK;
 out:
+    mmtb_ledger_close(ledger);
     free(game);
     mmtb_tb_close(tb);
     return rc;

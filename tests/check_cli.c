@@ -19,11 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "testlib_cli.h"
+#include "testlib_util.h"
 
 extern char **environ;
 
@@ -783,6 +785,94 @@ START_TEST(verify_listed_sectors)
 }
 END_TEST
 
+/* mmtb-gen verify --ledger, as a user meets it: the first run records the
+ * sector, the second takes it from the ledger (said on its line and in the
+ * summary); a line cut short by a kill is dropped and the file goes on; a
+ * malformed line or a file that is not a ledger exits 1 naming file and
+ * line; a ledger another verify holds exits 2. */
+static void append_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "a");
+    ck_assert(f != NULL);
+    fputs(text, f);
+    fclose(f);
+}
+
+START_TEST(verify_ledger_resumes)
+{
+    need_tables();
+    char dir[] = "/tmp/check_cli_ledger_XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    char led[600];
+    snprintf(led, sizeof led, "%s/verified", dir);
+    char *argv[] = {GEN_BIN, "verify", "-t", tables_nine3, "--ledger", led, NULL};
+    struct tl_result r;
+    tl_run_argv(&r, NULL, argv);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "3-3") && !strstr(r.out, "(ledger)") &&
+                      strstr(r.out, "0 recorded clean in the ledger"),
+                  "%s", r.out);
+    tl_result_free(&r);
+    size_t len = 0;
+    char *text = (char *)tl_read_file(led, &len);
+    text[len] = 0;
+    /* the magic line and one entry: 3-3, 16 hex digits, its positions */
+    char name[16], hex[32];
+    unsigned long long n = 0;
+    ck_assert_msg(sscanf(text, "mmtb-verify-ledger 1\n%15s %31s %llu", name, hex, &n) == 3, "%s",
+                  text);
+    ck_assert_str_eq(name, "3-3");
+    ck_assert_uint_eq(strlen(hex), 16);
+    ck_assert_uint_eq(n, 140621 + 28736 + 269); /* nine 3-3's positions (Gasser) */
+    free(text);
+
+    append_text(led, "4-4 0123"); /* a write cut short */
+    tl_run_argv(&r, NULL, argv);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "(ledger)") && strstr(r.out, "1 recorded clean in the ledger") &&
+                      strstr(r.out, "169626 positions, 0 mismatches"),
+                  "%s", r.out);
+    tl_result_free(&r);
+    text = (char *)tl_read_file(led, &len);
+    text[len] = 0;
+    ck_assert(len > 0 && text[len - 1] == '\n' && !strstr(text, "4-4"));
+    free(text);
+
+    char *js[] = {GEN_BIN, "verify", "-t", tables_nine3, "--ledger", led, "--json", NULL};
+    tl_run_argv(&r, NULL, js);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_msg(strstr(r.out, "\"sector\":\"3-3\"") && strstr(r.out, "\"ledger\":true"), "%s",
+                  r.out);
+    tl_result_free(&r);
+
+    append_text(led, "4-4 nothex 12\n");
+    tl_run_argv(&r, NULL, argv);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, led) && strstr(r.err, ":3:"), "%s", r.err);
+    tl_result_free(&r);
+
+    ck_assert_int_eq(truncate(led, 0), 0);
+    append_text(led, "sector 3-3 is fine\n");
+    tl_run_argv(&r, NULL, argv);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, ":1:") && strstr(r.err, "not a verify ledger"), "%s", r.err);
+    tl_result_free(&r);
+
+    /* held by another verify (a lock taken here) */
+    ck_assert_int_eq(unlink(led), 0);
+    int fd = open(led, O_RDWR | O_CREAT, 0644);
+    ck_assert(fd >= 0);
+    ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+    tl_run_argv(&r, NULL, argv);
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_msg(strstr(r.err, "in use"), "%s", r.err);
+    tl_result_free(&r);
+    close(fd);
+    unlink(led);
+    rmdir(dir);
+}
+END_TEST
+
 /* A variant with more quiet moves than the solver's one-byte counter
  * holds: five flying stones against one on 32 points have 5 x 26 = 130
  * moves.  mmtb-gen must refuse it with the limit named, exit 1, and leave
@@ -1194,6 +1284,7 @@ int main(void)
     tcase_add_test(tt, truncated_tables_exit_2);
     tcase_add_test(tt, play_against_tables_from_a_pipe);
     tcase_add_test(tt, verify_listed_sectors);
+    tcase_add_test(tt, verify_ledger_resumes);
     suite_add_tcase(s, tt);
 
     SRunner *sr = srunner_create(s);

@@ -7,7 +7,9 @@
  * disk (a small tmpfs, when this process may mount one) give an error
  * naming the file and a non-zero exit, and a rerun after space is freed
  * resumes; some kills are made to land while a table file is being written
- * (its NAME.mmtb.tmp seen, and still there after the kill).
+ * (its NAME.mmtb.tmp seen, and still there after the kill).  `mmtb-gen
+ * verify --ledger` killed at random moments goes on where it stopped: the
+ * finished run covers every sector once, its ledger has one line each.
  * MMTB_CRASH_ROUNDS=N runs N rounds of kills per game (long run);
  * MMTB_CRASH_STONES=N kills the movement phase up to N stones a side
  * instead of 5 (3..9; 4 is about a fifth as long).
@@ -421,6 +423,112 @@ START_TEST(full_disk_then_resume)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------- */
+
+/* argv of mmtb-gen verify -t DIR --ledger L --json --threads 2 (static). */
+static char **verify_argv(const char *dir, const char *ledger)
+{
+    static char *argv[12];
+    static char d[600], l[600];
+    snprintf(d, sizeof d, "%s", dir);
+    snprintf(l, sizeof l, "%s", ledger);
+    char *v[] = {GEN_BIN, "verify", "-t", d, "--ledger", l, "--json", "--threads", "2", NULL};
+    memcpy(argv, v, sizeof v);
+    return argv;
+}
+
+/* The --json report of a finished verify in log: sectors, positions, how
+ * many came from the ledger; no mismatch allowed. */
+static void verify_report(const char *log, int *nsect, unsigned long long *positions,
+                          int *from_ledger)
+{
+    size_t len = 0;
+    char *text = (char *)tl_read_file(log, &len);
+    text[len] = 0;
+    *nsect = *from_ledger = 0;
+    *positions = 0;
+    for (char *p = strstr(text, "{\"sector\""); p; p = strstr(p + 1, "{\"sector\"")) {
+        char name[16];
+        unsigned long long chk = 0, bad = 0;
+        ck_assert_int_eq(sscanf(p, "{\"sector\":\"%15[^\"]\",\"checked\":%llu,\"mismatches\":%llu",
+                                name, &chk, &bad),
+                         3);
+        ck_assert_uint_eq(bad, 0);
+        (*nsect)++;
+        *positions += chk;
+        *from_ledger += strncmp(strchr(p, '}') - 13, "\"ledger\":true", 13) == 0;
+    }
+    free(text);
+}
+
+/* Lines of a file; it must end with a newline. */
+static int file_lines(const char *path)
+{
+    size_t len = 0;
+    char *text = (char *)tl_read_file(path, &len);
+    int n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += text[i] == '\n';
+    ck_assert_msg(len == 0 || text[len - 1] == '\n', "%s: a cut-short last line left", path);
+    free(text);
+    return n;
+}
+
+/* verify --ledger on nine's movement phase up to 4 stones, killed twice at
+ * random moments of a clean run's length, then run to the end: every
+ * sector reported once, the positions the clean run checked, no mismatch;
+ * the ledger has one line per sector (none twice, none cut short); a run
+ * after that checks nothing again. */
+START_TEST(kill_verify_resumes)
+{
+    char dir[400], led[400], log[400];
+    snprintf(dir, sizeof dir, "%s/vk", tdir);
+    snprintf(led, sizeof led, "%s/vk.ledger", tdir);
+    snprintf(log, sizeof log, "%s/vk.log", tdir);
+    ck_assert_int_eq(run(gen_argv("--max-stones", "4", dir), NULL), 0);
+    unlink(led);
+    unlink(log);
+    double t0 = now();
+    ck_assert_int_eq(run(verify_argv(dir, led), log), 0);
+    double T = now() - t0;
+    int n0, nl;
+    unsigned long long pos0, pos;
+    verify_report(log, &n0, &pos0, &nl);
+    ck_assert_int_eq(nl, 0);
+    ck_assert_int_eq(file_lines(led), 1 + n0);
+    unsigned seed = 7u;
+    int kills = 0, partial = 0, rounds = rounds_env(4);
+    for (int r = 0; r < rounds; r++) {
+        unlink(led);
+        double first = T * ((r % rounds) + (double)rand_r(&seed) / RAND_MAX) / rounds;
+        if (run_and_kill(verify_argv(dir, led), first)) {
+            kills++;
+            int lines = access(led, F_OK) == 0 ? file_lines(led) : 0;
+            partial += lines > 1 && lines < 1 + n0;
+        }
+        if (run_and_kill(verify_argv(dir, led), (T - first) * rand_r(&seed) / RAND_MAX))
+            kills++;
+        unlink(log);
+        ck_assert_int_eq(run(verify_argv(dir, led), log), 0);
+        int n;
+        verify_report(log, &n, &pos, &nl);
+        ck_assert_int_eq(n, n0);
+        ck_assert_uint_eq(pos, pos0);
+        ck_assert_int_eq(file_lines(led), 1 + n0);
+        unlink(log);
+        ck_assert_int_eq(run(verify_argv(dir, led), log), 0);
+        verify_report(log, &n, &pos, &nl);
+        ck_assert_int_eq(nl, n0);
+        ck_assert_uint_eq(pos, pos0);
+    }
+    printf("check_crash: verify --ledger: clean run %.2f s, %d sectors, %d kills (%d with the "
+           "ledger part-way), every finished run complete\n",
+           T, n0, kills, partial);
+    fflush(stdout);
+    ck_assert_int_ge(kills, rounds);
+}
+END_TEST
+
 int main(void)
 {
     snprintf(tdir, sizeof tdir, "/tmp/check_crash_XXXXXX");
@@ -433,6 +541,7 @@ int main(void)
     tcase_set_timeout(tk, 1200);
     tcase_add_test(tk, kill_anywhere_resumes_identical);
     tcase_add_test(tk, kill_while_writing_resumes_identical);
+    tcase_add_test(tk, kill_verify_resumes);
     suite_add_tcase(s, tk);
     TCase *te = tcase_create("errors");
     tcase_set_timeout(te, 300);

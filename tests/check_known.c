@@ -369,6 +369,157 @@ START_TEST(verify_finds_a_wrong_value)
 }
 END_TEST
 
+/* One verify run with a ledger, its report read back: for each sector of
+ * the game, whether it was taken from the ledger (1), checked (0) or not
+ * reported (-1), and its mismatches. */
+struct ledger_run {
+    int from_ledger[8];
+    uint64_t bad[8];
+    struct mmtb_sector sec[8];
+    int n;
+};
+
+static void verify_with_ledger(struct mmtb_verify_opts *vo, const char *ledger,
+                               struct ledger_run *lr)
+{
+    char *text = NULL, err[256] = "";
+    size_t len = 0;
+    FILE *rep = open_memstream(&text, &len);
+    ck_assert(rep != NULL);
+    vo->report = rep;
+    vo->quiet = false;
+    vo->ledger = ledger;
+    vo->only = NULL;
+    vo->n_only = 0;
+    ck_assert_msg(mmtb_verify(vo, err, sizeof err) == MMTB_OK, "%s", err);
+    fclose(rep);
+    vo->report = NULL;
+    vo->quiet = true;
+    vo->ledger = NULL;
+    for (int k = 0; k < lr->n; k++)
+        lr->from_ledger[k] = -1;
+    for (char *line = text, *eol; line && *line; line = eol ? eol + 1 : NULL) {
+        eol = strchr(line, '\n');
+        char nm[32];
+        unsigned long long chk = 0, nbad = 0;
+        if (sscanf(line, "%31s checked %llu mismatches %llu", nm, &chk, &nbad) != 3)
+            continue; /* the summary line */
+        for (int k = 0; k < lr->n; k++) {
+            char name[32];
+            mmtb_sector_format(lr->sec[k], name, sizeof name);
+            if (strcmp(name, nm))
+                continue;
+            lr->bad[k] = nbad;
+            lr->from_ledger[k] =
+                memmem(line, eol ? (size_t)(eol - line) : strlen(line), "(ledger)", 8) != NULL;
+        }
+    }
+    free(text);
+}
+
+static bool sector_is(struct mmtb_sector a, struct mmtb_sector b)
+{
+    return a.w == b.w && a.b == b.b && a.w_hand == b.w_hand && a.b_hand == b.b_hand;
+}
+
+static int count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert(f != NULL);
+    int n = 0, c, last = '\n';
+    while ((c = fgetc(f)) != EOF)
+        n += (last = c) == '\n';
+    fclose(f);
+    ck_assert_msg(last == '\n', "%s does not end with a newline", path);
+    return n;
+}
+
+/* verify --ledger: the second run takes every clean sector from the
+ * ledger; after 3-3 is rewritten with a wrong value, 3-3 and exactly the
+ * sectors whose moves lead into 3-3 (mmtb_sector_moves_to, the rule) are
+ * checked again, the rest come from the ledger; a sector with mismatches
+ * is never recorded, so the next run checks it again. */
+START_TEST(verify_ledger_rechecks_what_changed)
+{
+    struct mmtb_verify_opts vo;
+    uint64_t bad = 99;
+    char *dir = solve_verified("nine", 0, 0, 4, &vo, &bad);
+    char ledger[600];
+    snprintf(ledger, sizeof ledger, "%s.ledger", dir);
+    unlink(ledger);
+
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    const mmtb_index *ix = mmtb_tb_index(tb);
+    struct ledger_run lr;
+    memset(&lr, 0, sizeof lr);
+    lr.n = mmtb_tb_sector_count(tb);
+    ck_assert_int_eq(lr.n, 4);
+    for (int k = 0; k < lr.n; k++)
+        mmtb_tb_sector_key(tb, k, &lr.sec[k]);
+
+    verify_with_ledger(&vo, ledger, &lr); /* a new ledger: everything checked */
+    for (int k = 0; k < lr.n; k++)
+        ck_assert_int_eq(lr.from_ledger[k], 0);
+    ck_assert_int_eq(count_lines(ledger), 1 + lr.n);
+    verify_with_ledger(&vo, ledger, &lr); /* nothing changed: nothing checked */
+    for (int k = 0; k < lr.n; k++)
+        ck_assert_int_eq(lr.from_ledger[k], 1);
+    ck_assert_int_eq(count_lines(ledger), 1 + lr.n);
+
+    /* 3-3 rewritten with one value flipped */
+    struct mmtb_sector s33 = {3, 3, 0, 0};
+    struct tamper t;
+    t.ix = ix;
+    t.s = s33;
+    uint64_t slots = mmtb_index_slots(ix, s33);
+    t.wdl = malloc(slots);
+    t.dtc = malloc(slots * sizeof *t.dtc);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+    ck_assert_int_eq(mmtb_tb_read(ctx, s33, 0, slots, t.wdl, t.dtc), MMTB_OK);
+    mmtb_ctx_free(ctx);
+    t.flip = slots / 3;
+    while (!mmtb_index_slot_is_canonical(ix, s33, t.flip))
+        t.flip++;
+    char err[256] = "";
+    struct mmtb_sector_stats st;
+    ck_assert_msg(mmtb_table_write_sector(dir, v, s33, slots, tamper_fill, &t, NULL, &st, err,
+                                          sizeof err) == MMTB_OK,
+                  "%s", err);
+    free(t.wdl);
+    free(t.dtc);
+
+    int lines = 1 + lr.n;
+    for (int round = 0; round < 2; round++) {
+        verify_with_ledger(&vo, ledger, &lr);
+        int recorded = 0, rechecked = 0;
+        for (int k = 0; k < lr.n; k++) {
+            struct mmtb_sector to[8];
+            int nt = mmtb_sector_moves_to(v, lr.sec[k], to);
+            bool touched = sector_is(lr.sec[k], s33);
+            for (int q = 0; q < nt; q++)
+                touched = touched || sector_is(to[q], s33);
+            /* after the first round only the mismatching 3-3 is left */
+            bool want_check = round == 0 ? touched : sector_is(lr.sec[k], s33);
+            ck_assert_msg(lr.from_ledger[k] == !want_check, "round %d sector %d: ledger %d",
+                          round, k, lr.from_ledger[k]);
+            if (sector_is(lr.sec[k], s33))
+                ck_assert_uint_ge(lr.bad[k], 1);
+            rechecked += want_check;
+            recorded += want_check && lr.bad[k] == 0;
+        }
+        ck_assert_int_ge(rechecked, round == 0 ? 2 : 1); /* 3-3 and 3-4 at least */
+        lines += recorded; /* the clean ones rechecked: a line each; 3-3 none */
+        ck_assert_int_eq(count_lines(ledger), lines);
+    }
+    mmtb_tb_close(tb);
+    unlink(ledger);
+    remove_dir(dir);
+}
+END_TEST
+
 /* The same for the plain path (sectors whose positions carry more than
  * their stones, format/ban_index.h): in the first such sector of the
  * solved game that has a won or lost position, that value is flipped
@@ -706,6 +857,7 @@ static Suite *known_suite(void)
     tcase_add_test(tc, verify_finds_a_wrong_value);
     tcase_add_test(tc, verify_finds_a_wrong_value_with_more_state);
     tcase_add_test(tc, verify_checks_the_count_table);
+    tcase_add_test(tc, verify_ledger_rechecks_what_changed);
     tcase_add_test(tc, other_variants_consistent);
     tcase_add_test(tc, shared_rules_same_movement);
     tcase_add_test(tc, deep_path_same_tables);
