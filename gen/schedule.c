@@ -243,13 +243,43 @@ static void print_pair(FILE *rep, const struct mmtb_sector *list,
         print_stats_line(rep, list[q->first + k], &all[q->first + k], secs / q->nss, note);
 }
 
+/* How much of the run is done, in index slots (the measure of work), for
+ * --verbose: slots of every needed pair, of those finished before this
+ * run, and of those finished so far. */
+struct share {
+    uint64_t total, kept, done;
+    double t0;
+};
+
+static uint64_t pair_slots(const mmtb_index *ix, const struct mmtb_sector *list,
+                           const struct pair *q)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < q->nss; k++)
+        n += mmtb_index_slots(ix, list[q->first + k]);
+    return n;
+}
+
+/* "12h 5m", "5m 3s", "7s" */
+static void fmt_span(double secs, char *buf, size_t len)
+{
+    long t = secs > 0 ? (long)(secs + 0.5) : 0;
+    if (t >= 3600)
+        snprintf(buf, len, "%ldh %02ldm", t / 3600, t / 60 % 60);
+    else if (t >= 60)
+        snprintf(buf, len, "%ldm %02lds", t / 60, t % 60);
+    else
+        snprintf(buf, len, "%lds", t);
+}
+
 /* A pair was written (by this rank or, announced, by another): note it,
  * take its statistics, count it, and print its lines when this rank
- * reports. */
+ * reports; with --verbose, how far the whole run is, on stderr. */
 static void took_news(const struct mmtb_solve_opts *o, FILE *rep, bool quiet,
-                      const struct mmtb_sector *list, struct mmtb_sector_stats *all,
-                      const struct pair *P, int np, bool *done, const struct pair_done *msg,
-                      int *left, uint64_t *solved, double *peak)
+                      const mmtb_index *ix, const struct mmtb_sector *list,
+                      struct mmtb_sector_stats *all, const struct pair *P, int np, bool *done,
+                      const struct pair_done *msg, int *left, uint64_t *solved, double *peak,
+                      struct share *sh)
 {
     int p = msg->pair;
     if (p < 0 || p >= np || done[p])
@@ -263,6 +293,19 @@ static void took_news(const struct mmtb_solve_opts *o, FILE *rep, bool quiet,
     *peak = msg->peak_rss_mib > *peak ? msg->peak_rss_mib : *peak;
     if (!quiet && !o->json)
         print_pair(rep, list, all, &P[p], msg->secs, "");
+    sh->done += pair_slots(ix, list, &P[p]);
+    if (!quiet && o->verbose && sh->total) {
+        double el = progress_now() - sh->t0, mine = (double)(sh->done - sh->kept);
+        char e[32], r[32] = "?";
+        fmt_span(el, e, sizeof e);
+        if (mine > 0)
+            fmt_span(el / mine * (double)(sh->total - sh->done), r, sizeof r);
+        bool g = sh->total >= 1000000000u;
+        fprintf(stderr, "progress: %.1f%% of %.2f %s slots, %s so far, about %s left at this "
+                        "run's rate\n",
+                100.0 * (double)sh->done / (double)sh->total,
+                (double)sh->total / (g ? 1e9 : 1e6), g ? "G" : "M", e, r);
+    }
 }
 
 /* What pair q needs in memory (pair_memory, or reclose_pair_memory); on a
@@ -527,6 +570,13 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         fprintf(rep, "%-10s %14s %14s %14s %14s %5s %5s %9s\n", "sector", "canonical", "wins",
                 "draws", "losses", "maxW", "maxL", "time");
     double t_all = progress_now();
+    struct share sh = {0, 0, 0, t_all};
+    for (int p = 0; p < np; p++) {
+        uint64_t ps = pair_slots(ix, list, &P[p]);
+        sh.total += ps;
+        sh.kept += P[p].have ? ps : 0;
+    }
+    sh.done = sh.kept;
     uint64_t solved_positions = 0;
     double peak = peak_rss_mib();
     int left = 0; /* pairs solved by nobody yet, as far as this rank knows */
@@ -549,8 +599,8 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
                 rc = t->next(t->ctx, &msg, sizeof msg, err, errlen);
                 if (rc != MMTB_OK)
                     goto out;
-                took_news(o, rep, quiet, list, all, P, np, done, &msg, &left, &solved_positions,
-                          &peak);
+                took_news(o, rep, quiet, ix, list, all, P, np, done, &msg, &left,
+                          &solved_positions, &peak, &sh);
             }
         double t0 = progress_now();
         char tag[64], nm[32];
@@ -585,7 +635,8 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
             if (rc != MMTB_OK)
                 goto out;
         }
-        took_news(o, rep, quiet, list, all, P, np, done, &msg, &left, &solved_positions, &peak);
+        took_news(o, rep, quiet, ix, list, all, P, np, done, &msg, &left, &solved_positions,
+                  &peak, &sh);
     }
     /* the others' last pairs: every rank hears of every pair before it ends */
     while (left > 0) {
@@ -593,7 +644,8 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         rc = t->next(t->ctx, &msg, sizeof msg, err, errlen);
         if (rc != MMTB_OK)
             goto out;
-        took_news(o, rep, quiet, list, all, P, np, done, &msg, &left, &solved_positions, &peak);
+        took_news(o, rep, quiet, ix, list, all, P, np, done, &msg, &left, &solved_positions,
+                  &peak, &sh);
     }
     double total = progress_now() - t_all;
     peak = peak_rss_mib() > peak ? peak_rss_mib() : peak;

@@ -873,6 +873,55 @@ START_TEST(verify_ledger_resumes)
 }
 END_TEST
 
+/* mmtb-gen --verbose says after each pair how far the run is, by slots:
+ * the shares never fall, the last is 100%, and a rerun after one file was
+ * deleted starts above 0 (the kept sectors count as done) and solves only
+ * that pair. */
+static void progress_shares(const char *err, double *first, double *last, int *n)
+{
+    *n = 0;
+    double prev = -1;
+    for (const char *p = strstr(err, "progress: "); p; p = strstr(p + 1, "progress: ")) {
+        double pc = -1, tot = 0;
+        ck_assert_msg(sscanf(p, "progress: %lf%% of %lf", &pc, &tot) == 2, "%.80s", p);
+        ck_assert_msg(pc >= prev && pc <= 100.0 && tot > 0, "%.80s", p);
+        if ((*n)++ == 0)
+            *first = pc;
+        prev = *last = pc;
+    }
+}
+
+START_TEST(gen_verbose_progress)
+{
+    char dir[] = "/tmp/check_cli_progress_XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    char out[600], f33[700];
+    snprintf(out, sizeof out, "%s/t", dir);
+    snprintf(f33, sizeof f33, "%s/t/3-3.mmtb", dir);
+    char *argv[] = {GEN_BIN, "-v", "nine", "--start", "3,3", "-o", out, "--verbose", NULL};
+    struct tl_result r;
+    tl_run_argv(&r, NULL, argv);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    double first = 0, last = 0;
+    int n = 0;
+    progress_shares(r.err, &first, &last, &n);
+    ck_assert_int_ge(n, 5); /* one per pair solved */
+    ck_assert(last == 100.0);
+    ck_assert(strstr(r.err, "left at this run's rate") != NULL);
+    tl_result_free(&r);
+    ck_assert_int_eq(unlink(f33), 0);
+    tl_run_argv(&r, NULL, argv);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    progress_shares(r.err, &first, &last, &n);
+    ck_assert_int_eq(n, 1);
+    ck_assert(last == 100.0);
+    tl_result_free(&r);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* A variant with more quiet moves than the solver's one-byte counter
  * holds: five flying stones against one on 32 points have 5 x 26 = 130
  * moves.  mmtb-gen must refuse it with the limit named, exit 1, and leave
@@ -1262,6 +1311,7 @@ int main(void)
     tcase_add_test(tc, sectors_nine_movement_json);
     tcase_add_test(tc, sectors_three_json_is_valid);
     tcase_add_test(tc, gen_refuses_counter_overflow);
+    tcase_add_test(tc, gen_verbose_progress);
     tcase_add_test(tc, gen_refuses_a_start_below_min_stones);
     tcase_add_test(tc, gen_memory_limit);
     tcase_add_test(tc, gen_memory_limit_reclose);
