@@ -303,6 +303,27 @@ static void tamper_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl,
     }
 }
 
+/* t set up to rewrite sector s of tb: its values and depths read, the
+ * flip at the first canonical slot from slots / part on.  Returns the
+ * sector's slots. */
+static uint64_t tamper_setup(mmtb_tb *tb, struct mmtb_sector s, uint64_t part, struct tamper *t)
+{
+    const mmtb_index *ix = mmtb_tb_index(tb);
+    t->ix = ix;
+    t->s = s;
+    uint64_t slots = mmtb_index_slots(ix, s);
+    t->wdl = malloc(slots);
+    t->dtc = malloc(slots * sizeof *t->dtc);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
+    ck_assert_int_eq(mmtb_tb_read(ctx, s, 0, slots, t->wdl, t->dtc), MMTB_OK);
+    mmtb_ctx_free(ctx);
+    t->flip = slots / part;
+    while (!mmtb_index_slot_is_canonical(ix, s, t->flip))
+        t->flip++;
+    return slots;
+}
+
 /* Write t's values as sector t->s of dir (through fill; t's arrays are
  * freed), then verify: mismatches in the whole directory and in that
  * sector alone (at least one: its predecessors in the same sector were
@@ -342,21 +363,9 @@ START_TEST(verify_finds_a_wrong_value)
     mmtb_tb *tb = NULL;
     ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
     const struct mmtb_variant *v = mmtb_tb_variant(tb);
-    const mmtb_index *ix = mmtb_tb_index(tb);
     struct mmtb_sector s33 = {3, 3, 0, 0};
     struct tamper t;
-    t.ix = ix;
-    t.s = s33;
-    uint64_t slots = mmtb_index_slots(ix, s33);
-    t.wdl = malloc(slots);
-    t.dtc = malloc(slots * sizeof *t.dtc);
-    mmtb_ctx *ctx = NULL;
-    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
-    ck_assert_int_eq(mmtb_tb_read(ctx, s33, 0, slots, t.wdl, t.dtc), MMTB_OK);
-    mmtb_ctx_free(ctx);
-    t.flip = slots / 2;
-    while (!mmtb_index_slot_is_canonical(ix, s33, t.flip))
-        t.flip++;
+    uint64_t slots = tamper_setup(tb, s33, 2, &t);
     struct mmtb_sector only[1];
     write_and_find(dir, v, &t, slots, tamper_fill, &vo, only);
     mmtb_tb_close(tb);
@@ -451,7 +460,6 @@ START_TEST(verify_ledger_rechecks_what_changed)
     mmtb_tb *tb = NULL;
     ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
     const struct mmtb_variant *v = mmtb_tb_variant(tb);
-    const mmtb_index *ix = mmtb_tb_index(tb);
     struct ledger_run lr;
     memset(&lr, 0, sizeof lr);
     lr.n = mmtb_tb_sector_count(tb);
@@ -471,18 +479,7 @@ START_TEST(verify_ledger_rechecks_what_changed)
     /* 3-3 rewritten with one value flipped */
     struct mmtb_sector s33 = {3, 3, 0, 0};
     struct tamper t;
-    t.ix = ix;
-    t.s = s33;
-    uint64_t slots = mmtb_index_slots(ix, s33);
-    t.wdl = malloc(slots);
-    t.dtc = malloc(slots * sizeof *t.dtc);
-    mmtb_ctx *ctx = NULL;
-    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
-    ck_assert_int_eq(mmtb_tb_read(ctx, s33, 0, slots, t.wdl, t.dtc), MMTB_OK);
-    mmtb_ctx_free(ctx);
-    t.flip = slots / 3;
-    while (!mmtb_index_slot_is_canonical(ix, s33, t.flip))
-        t.flip++;
+    uint64_t slots = tamper_setup(tb, s33, 3, &t);
     char err[256] = "";
     struct mmtb_sector_stats st;
     ck_assert_msg(mmtb_table_write_sector(dir, v, s33, slots, tamper_fill, &t, NULL, &st, err,
