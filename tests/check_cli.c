@@ -789,7 +789,8 @@ END_TEST
  * sector, the second takes it from the ledger (said on its line and in the
  * summary); a line cut short by a kill is dropped and the file goes on; a
  * malformed line or a file that is not a ledger exits 1 naming file and
- * line; a ledger another verify holds exits 2. */
+ * line; a ledger another verify holds exits 2; a sector with Twelve's
+ * restrictions (verified by its own path) is recorded and skipped alike. */
 static void append_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "a");
@@ -869,7 +870,27 @@ START_TEST(verify_ledger_resumes)
     tl_result_free(&r);
     close(fd);
     unlink(led);
-    rmdir(dir);
+
+    /* a sector with Twelve's restrictions (verify's own path) is recorded too */
+    char t12[600];
+    snprintf(t12, sizeof t12, "%s/twelve3", dir);
+    char *solve[] = {GEN_BIN, "-v", "twelve", "--max-stones", "3", "-o", t12, "--quiet", NULL};
+    tl_run_argv(&r, NULL, solve);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    tl_result_free(&r);
+    char *v12[] = {GEN_BIN, "verify", "-t", t12, "--ledger", led, "--json", NULL};
+    for (int run = 0; run < 2; run++) {
+        tl_run_argv(&r, NULL, v12);
+        ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+        ck_assert_msg(strstr(r.out, "\"sector\":\"3-3\"") &&
+                          (strstr(r.out, "\"ledger\":true") != NULL) == (run == 1),
+                      "run %d: %s", run, r.out);
+        tl_result_free(&r);
+    }
+    unlink(led);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
