@@ -15,7 +15,7 @@
 static const char usage_gen[] =
     "usage: mmtb-gen -v VARIANT -o DIR [options]\n"
     "       mmtb-gen verify -t DIR [--sectors LIST] [--ledger FILE] [--threads N] [--quiet]\n"
-    "                       [--json]\n"
+    "                       [--json] [--verbose]\n"
     "\n"
     "Solves a Morris variant by retrograde analysis and writes its tables to DIR.\n"
     "Without --start, solves the movement phase (no stones in hand).\n"
@@ -52,7 +52,8 @@ static const char usage_gen[] =
     "--ledger FILE it records each sector it finds clean in FILE (created when\n"
     "absent), and a rerun with the same FILE skips the sectors recorded there\n"
     "whose file and successors' files are unchanged: an interrupted verification\n"
-    "goes on where it stopped.\n"
+    "goes on where it stopped. --verbose: after each sector, the share of the\n"
+    "positions done and the time left, on stderr.\n"
     "\n"
     "Exit codes: 0 done, 1 bad usage or input, 2 table or file problem,\n"
     "            3 (verify) mismatches found, 4 not enough memory (over --memory\n"
@@ -170,6 +171,8 @@ static int parse_verify(struct gen_cli *c, const char *cmd, int argc, char **arg
             o->only = c->only;
         } else if (!strcmp(a, "--ledger") && i + 1 < argc) {
             o->ledger = argv[++i];
+        } else if (!strcmp(a, "--verbose")) {
+            o->verbose = true;
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = true;
         } else if (!strcmp(a, "--json")) {

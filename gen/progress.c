@@ -52,3 +52,31 @@ void progress_clear(struct progress *p)
         fflush(stderr);
     }
 }
+
+/* "12h 05m", "5m 03s", "7s" */
+static void fmt_span(double secs, char *buf, size_t len)
+{
+    long t = secs > 0 ? (long)(secs + 0.5) : 0;
+    if (t >= 3600)
+        snprintf(buf, len, "%ldh %02ldm", t / 3600, t / 60 % 60);
+    else if (t >= 60)
+        snprintf(buf, len, "%ldm %02lds", t / 60, t % 60);
+    else
+        snprintf(buf, len, "%lds", t);
+}
+
+void progress_share_line(const char *units, uint64_t done, uint64_t kept, uint64_t total,
+                         double t0)
+{
+    if (!total)
+        return;
+    double el = progress_now() - t0, mine = done > kept ? (double)(done - kept) : 0;
+    char e[32], r[32] = "?";
+    fmt_span(el, e, sizeof e);
+    if (mine > 0)
+        fmt_span(el / mine * (double)(total - done), r, sizeof r);
+    bool g = total >= 1000000000u;
+    fprintf(stderr, "progress: %.1f%% of %.2f %s%s, %s so far, about %s left at this run's rate\n",
+            100.0 * (double)done / (double)total, (double)total / (g ? 1e9 : 1e6), g ? "G " : "M ",
+            units, e, r);
+}

@@ -31,4 +31,14 @@ void progress_update(struct progress *p, uint64_t done, uint64_t total);
 /* Erase the line. */
 void progress_clear(struct progress *p);
 
+/*
+ * For logs (--verbose; printed whether or not stderr is a terminal): one
+ * line on stderr saying how far a whole run is, `progress: 12.3% of 139.16
+ * G slots, 48m 10s so far, about 5h 43m left at this run's rate`.  done and
+ * total in units (such as "slots"), kept of done were done before the run
+ * began (they do not count in its rate), t0 its start (progress_now).
+ */
+void progress_share_line(const char *units, uint64_t done, uint64_t kept, uint64_t total,
+                         double t0);
+
 #endif

@@ -260,18 +260,6 @@ static uint64_t pair_slots(const mmtb_index *ix, const struct mmtb_sector *list,
     return n;
 }
 
-/* "12h 5m", "5m 3s", "7s" */
-static void fmt_span(double secs, char *buf, size_t len)
-{
-    long t = secs > 0 ? (long)(secs + 0.5) : 0;
-    if (t >= 3600)
-        snprintf(buf, len, "%ldh %02ldm", t / 3600, t / 60 % 60);
-    else if (t >= 60)
-        snprintf(buf, len, "%ldm %02lds", t / 60, t % 60);
-    else
-        snprintf(buf, len, "%lds", t);
-}
-
 /* A pair was written (by this rank or, announced, by another): note it,
  * take its statistics, count it, and print its lines when this rank
  * reports; with --verbose, how far the whole run is, on stderr. */
@@ -294,18 +282,8 @@ static void took_news(const struct mmtb_solve_opts *o, FILE *rep, bool quiet,
     if (!quiet && !o->json)
         print_pair(rep, list, all, &P[p], msg->secs, "");
     sh->done += pair_slots(ix, list, &P[p]);
-    if (!quiet && o->verbose && sh->total) {
-        double el = progress_now() - sh->t0, mine = (double)(sh->done - sh->kept);
-        char e[32], r[32] = "?";
-        fmt_span(el, e, sizeof e);
-        if (mine > 0)
-            fmt_span(el / mine * (double)(sh->total - sh->done), r, sizeof r);
-        bool g = sh->total >= 1000000000u;
-        fprintf(stderr, "progress: %.1f%% of %.2f %s slots, %s so far, about %s left at this "
-                        "run's rate\n",
-                100.0 * (double)sh->done / (double)sh->total,
-                (double)sh->total / (g ? 1e9 : 1e6), g ? "G" : "M", e, r);
-    }
+    if (!quiet && o->verbose)
+        progress_share_line("slots", sh->done, sh->kept, sh->total, sh->t0);
 }
 
 /* What pair q needs in memory (pair_memory, or reclose_pair_memory); on a

@@ -100,6 +100,7 @@ struct mmtb_verify_opts {
     FILE *report;
     bool json;
     uint64_t *mismatches; /* out: total mismatches found */
+    bool verbose;         /* after each sector, how far the run is (stderr) */
     const char *ledger;   /* if not NULL: skip the sectors this ledger (ledger.h) records
                            * clean with the same files, and record each sector found clean */
 };

@@ -479,6 +479,17 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
     progress_init(&prog, o->quiet);
     uint64_t total_bad = 0, total_checked = 0;
     int nsect = 0, nskipped = 0, nledger = 0;
+    /* --verbose: positions of the sectors to verify, done, and done from the ledger */
+    uint64_t all_pos = 0, done_pos = 0, ledger_pos = 0;
+    double t0 = progress_now();
+    for (int gi = 0; o->verbose && gi < ng; gi++) {
+        struct mmtb_sector_stats st;
+        bool wanted = o->n_only == 0;
+        for (int k = 0; k < o->n_only; k++)
+            wanted = wanted || sector_eq(o->only[k], game[gi]);
+        if (wanted && mmtb_tb_sector_stats(tb, game[gi], &st) == MMTB_OK)
+            all_pos += st.canonical;
+    }
     if (o->json)
         fprintf(rep, "[");
     for (int gi = 0; gi < ng; gi++) {
@@ -504,6 +515,8 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
                 total_checked += (uint64_t)done;
                 nledger++;
                 report_sector(rep, o, name, (uint64_t)done, 0, 0, nsect++, true);
+                done_pos += (uint64_t)done;
+                ledger_pos += (uint64_t)done;
                 continue;
             }
         }
@@ -522,6 +535,9 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
             if (ledger && !bad && (rc = mmtb_ledger_add(ledger, name, ident, checked, err,
                                                         errlen)) != MMTB_OK)
                 goto out;
+            done_pos += checked;
+            if (o->verbose && !o->quiet)
+                progress_share_line("positions", done_pos, ledger_pos, all_pos, t0);
             continue;
         }
         struct held h;
@@ -611,6 +627,9 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
         if (ledger && !bad &&
             (rc = mmtb_ledger_add(ledger, name, ident, checked, err, errlen)) != MMTB_OK)
             goto out;
+        done_pos += checked;
+        if (o->verbose && !o->quiet)
+            progress_share_line("positions", done_pos, ledger_pos, all_pos, t0);
     }
     if (o->json)
         fprintf(rep, "]\n");
