@@ -541,8 +541,13 @@ int main(void)
     tcase_set_timeout(tk, 1200);
     tcase_add_test(tk, kill_anywhere_resumes_identical);
     tcase_add_test(tk, kill_while_writing_resumes_identical);
-    tcase_add_test(tk, kill_verify_resumes);
     suite_add_tcase(s, tk);
+    /* ctest runs this case as its own test, check_crash_verify, beside the others */
+    TCase *tv = tcase_create("verify");
+    tcase_set_timeout(tv, 1200);
+    tcase_set_tags(tv, "verify");
+    tcase_add_test(tv, kill_verify_resumes);
+    suite_add_tcase(s, tv);
     TCase *te = tcase_create("errors");
     tcase_set_timeout(te, 300);
     tcase_add_test(te, read_only_directory);
