@@ -90,17 +90,9 @@ static int load(struct mmtb_ledger *l, char *err, size_t errlen)
     char *buf = malloc(size + 1);
     if (!buf)
         return fail(err, errlen, MMTB_ERR_NOMEM, "%s: out of memory", l->path);
-    size_t got = 0;
-    while (got < size) {
-        ssize_t r = pread(l->fd, buf + got, size - got, (off_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            free(buf);
-            return fail(err, errlen, MMTB_ERR_IO, "%s: %s", l->path,
-                        r < 0 ? strerror(errno) : "shorter than its size");
-        }
-        got += (size_t)r;
+    if (mmtb_table_pread(l->fd, buf, size, 0) != MMTB_OK) {
+        free(buf);
+        return fail(err, errlen, MMTB_ERR_IO, "%s: cannot read it: %s", l->path, strerror(errno));
     }
     size_t keep = size;
     while (keep > 0 && buf[keep - 1] != '\n')

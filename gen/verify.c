@@ -406,6 +406,111 @@ static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, st
     return rc;
 }
 
+/*
+ * Plain sectors (no state beyond the stones): s and the sectors its moves
+ * lead to are held in memory with their depths, and every canonical
+ * position of s is re-derived from its successors' stored values and
+ * compared with its own; *checked and *bad are counted, *first_bad is the
+ * lowest slot that disagrees.
+ */
+static int verify_plain(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
+                        uint64_t *checked_out, uint64_t *bad_out, uint64_t *first_bad_out,
+                        struct progress *prog, char *err, size_t errlen)
+{
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    struct held h;
+    memset(&h, 0, sizeof h);
+    int rc = hold_with_successors(tb, ix, s, true, &h, err, errlen);
+    if (rc != MMTB_OK)
+        return rc;
+    const struct held_sector *me = held_find(&h, s);
+    /* The positions are walked grouped by the side not to move, O, as
+     * the solver's placement init walks them (init_by_opponent in
+     * init.c): the moves that remove nothing lead into O's block of
+     * their sector and captures into a few blocks of O less a stone,
+     * shared by the positions in a row; each position's own stored
+     * value is the one look-up left that misses. */
+    struct mmtb_sector ws = sector_partner(s);
+    uint64_t bad = 0, checked = 0, visited = 0, first_bad = UINT64_MAX;
+    char name[32];
+    mmtb_sector_format(s, name, sizeof name);
+    const uint64_t chunk = 4096;
+    uint64_t wslots = mmtb_index_slots(ix, ws), nchunks = (wslots + chunk - 1) / chunk;
+#pragma omp parallel reduction(+ : bad, checked, visited)
+    {
+        struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
+        struct look *lk = malloc(BATCH_LOOKS * sizeof *lk);
+        struct pending *pd = malloc(BATCH_POS * sizeof *pd);
+#pragma omp for schedule(dynamic, 16)
+        for (uint64_t c = 0; c < nchunks; c++) {
+            if (!sc || !lk || !pd)
+                continue;
+            uint64_t lo = c * chunk, hi = lo + chunk < wslots ? lo + chunk : wslots;
+            struct mmtb_index_iter it;
+            mmtb_index_iter_start(&it, ix, ws, lo, hi);
+            uint64_t i;
+            uint32_t o_, m_, nlk = 0; /* the walk's side to move is our opponent */
+            bool canonical, more = true;
+            int np = 0;
+            while (more) {
+                more = mmtb_index_iter_next(&it, &i, &o_, &m_, &canonical);
+                if (more && canonical) {
+                    uint64_t sl = mmtb_index_rank(ix, s, m_, o_);
+                    __builtin_prefetch(&me->wdl[sl]);
+                    __builtin_prefetch(&me->dtc[sl]);
+                    pd[np].slot = sl;
+                    visited++;
+                    if (derive_begin(v, ix, s, m_, o_, &h, sc, lk, &nlk, &pd[np]) == 0)
+                        np++;
+                }
+                /* the batch is full, or could not take another position */
+                if (np && (!more || np == BATCH_POS || nlk + MMTB_MAX_MOVES > BATCH_LOOKS)) {
+                    for (int k = 0; k < np; k++) {
+                        int w, d;
+                        derive_end(&pd[k], lk, &w, &d);
+                        uint64_t sl = pd[k].slot;
+                        checked++;
+                        if (w != me->wdl[sl] || d != me->dtc[sl]) {
+                            bad++;
+#pragma omp critical(mmtb_vbad)
+                            if (sl < first_bad)
+                                first_bad = sl;
+                        }
+                    }
+                    np = 0;
+                    nlk = 0;
+                }
+            }
+            if (omp_get_thread_num() == 0)
+                progress_update(prog, hi, wslots);
+        }
+        free(sc);
+        free(lk);
+        free(pd);
+    }
+    held_free(&h);
+    /* one visit per orbit of s */
+    uint64_t orbits = mmtb_index_canonical(v, s);
+    if (visited != orbits) {
+        snprintf(err, errlen, "sector %s: the walk visited %llu positions of %llu", name,
+                 (unsigned long long)visited, (unsigned long long)orbits);
+        return MMTB_ERR_INVALID;
+    }
+    *checked_out = checked;
+    *bad_out = bad;
+    *first_bad_out = first_bad;
+    return MMTB_OK;
+}
+
+/* Sector s is to be verified: all are, or it is one of o->only. */
+static bool wanted(const struct mmtb_verify_opts *o, struct mmtb_sector s)
+{
+    for (int k = 0; k < o->n_only; k++)
+        if (sector_eq(o->only[k], s))
+            return true;
+    return o->n_only == 0;
+}
+
 /* One sector's line of the report: a JSON object (comma-led after the
  * first, nsect > 0) or a text line, nothing with --quiet.  from_ledger: not
  * checked now, the ledger records it clean. */
@@ -479,15 +584,12 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
     progress_init(&prog, o->quiet);
     uint64_t total_bad = 0, total_checked = 0;
     int nsect = 0, nskipped = 0, nledger = 0;
-    /* --verbose: positions of the sectors to verify, done, and done from the ledger */
-    uint64_t all_pos = 0, done_pos = 0, ledger_pos = 0;
+    /* --verbose: positions of the sectors to verify, and those taken from the ledger */
+    uint64_t all_pos = 0, ledger_pos = 0;
     double t0 = progress_now();
     for (int gi = 0; o->verbose && gi < ng; gi++) {
         struct mmtb_sector_stats st;
-        bool wanted = o->n_only == 0;
-        for (int k = 0; k < o->n_only; k++)
-            wanted = wanted || sector_eq(o->only[k], game[gi]);
-        if (wanted && mmtb_tb_sector_stats(tb, game[gi], &st) == MMTB_OK)
+        if (wanted(o, game[gi]) && mmtb_tb_sector_stats(tb, game[gi], &st) == MMTB_OK)
             all_pos += st.canonical;
     }
     if (o->json)
@@ -496,10 +598,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
         struct mmtb_sector s = game[gi];
         char name[32];
         mmtb_sector_format(s, name, sizeof name);
-        bool wanted = o->n_only == 0;
-        for (int k = 0; k < o->n_only; k++)
-            wanted = wanted || sector_eq(o->only[k], s);
-        if (!wanted)
+        if (!wanted(o, s))
             continue;
         if (mmtb_tb_sector_stats(tb, s, NULL) != MMTB_OK) {
             nskipped++;
@@ -515,121 +614,28 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
                 total_checked += (uint64_t)done;
                 nledger++;
                 report_sector(rep, o, name, (uint64_t)done, 0, 0, nsect++, true);
-                done_pos += (uint64_t)done;
                 ledger_pos += (uint64_t)done;
                 continue;
             }
         }
-        if (mmtb_ban_index_applies(v, s)) {
-            uint64_t checked = 0, bad = 0, first_bad = UINT64_MAX;
-            char label[64];
-            snprintf(label, sizeof label, "verify %s", name);
-            progress_phase(&prog, label);
-            rc = verify_reclose(o->dir, tb, ix, s, &checked, &bad, &first_bad, &prog, err, errlen);
-            progress_clear(&prog);
-            if (rc != MMTB_OK)
-                goto out;
-            total_bad += bad;
-            total_checked += checked;
-            report_sector(rep, o, name, checked, bad, first_bad, nsect++, false);
-            if (ledger && !bad && (rc = mmtb_ledger_add(ledger, name, ident, checked, err,
-                                                        errlen)) != MMTB_OK)
-                goto out;
-            done_pos += checked;
-            if (o->verbose && !o->quiet)
-                progress_share_line("positions", done_pos, ledger_pos, all_pos, t0);
-            continue;
-        }
-        struct held h;
-        memset(&h, 0, sizeof h);
-        rc = hold_with_successors(tb, ix, s, true, &h, err, errlen);
-        if (rc != MMTB_OK)
-            goto out;
-        const struct held_sector *me = held_find(&h, s);
-        /* The positions are walked grouped by the side not to move, O, as
-         * the solver's placement init walks them (init_by_opponent in
-         * init.c): the moves that remove nothing lead into O's block of
-         * their sector and captures into a few blocks of O less a stone,
-         * shared by the positions in a row; each position's own stored
-         * value is the one look-up left that misses. */
-        struct mmtb_sector ws = sector_partner(s);
-        uint64_t bad = 0, checked = 0, visited = 0, first_bad = UINT64_MAX;
-        const uint64_t chunk = 4096;
-        uint64_t wslots = mmtb_index_slots(ix, ws), nchunks = (wslots + chunk - 1) / chunk;
+        uint64_t checked = 0, bad = 0, first_bad = UINT64_MAX;
         char label[64];
         snprintf(label, sizeof label, "verify %s", name);
         progress_phase(&prog, label);
-#pragma omp parallel reduction(+ : bad, checked, visited)
-        {
-            struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
-            struct look *lk = malloc(BATCH_LOOKS * sizeof *lk);
-            struct pending *pd = malloc(BATCH_POS * sizeof *pd);
-#pragma omp for schedule(dynamic, 16)
-            for (uint64_t c = 0; c < nchunks; c++) {
-                if (!sc || !lk || !pd)
-                    continue;
-                uint64_t lo = c * chunk, hi = lo + chunk < wslots ? lo + chunk : wslots;
-                struct mmtb_index_iter it;
-                mmtb_index_iter_start(&it, ix, ws, lo, hi);
-                uint64_t i;
-                uint32_t o_, m_, nlk = 0; /* the walk's side to move is our opponent */
-                bool canonical, more = true;
-                int np = 0;
-                while (more) {
-                    more = mmtb_index_iter_next(&it, &i, &o_, &m_, &canonical);
-                    if (more && canonical) {
-                        uint64_t sl = mmtb_index_rank(ix, s, m_, o_);
-                        __builtin_prefetch(&me->wdl[sl]);
-                        __builtin_prefetch(&me->dtc[sl]);
-                        pd[np].slot = sl;
-                        visited++;
-                        if (derive_begin(v, ix, s, m_, o_, &h, sc, lk, &nlk, &pd[np]) == 0)
-                            np++;
-                    }
-                    /* the batch is full, or could not take another position */
-                    if (np && (!more || np == BATCH_POS || nlk + MMTB_MAX_MOVES > BATCH_LOOKS)) {
-                        for (int k = 0; k < np; k++) {
-                            int w, d;
-                            derive_end(&pd[k], lk, &w, &d);
-                            uint64_t sl = pd[k].slot;
-                            checked++;
-                            if (w != me->wdl[sl] || d != me->dtc[sl]) {
-                                bad++;
-#pragma omp critical(mmtb_vbad)
-                                if (sl < first_bad)
-                                    first_bad = sl;
-                            }
-                        }
-                        np = 0;
-                        nlk = 0;
-                    }
-                }
-                if (omp_get_thread_num() == 0)
-                    progress_update(&prog, hi, wslots);
-            }
-            free(sc);
-            free(lk);
-            free(pd);
-        }
+        rc = mmtb_ban_index_applies(v, s)
+                 ? verify_reclose(o->dir, tb, ix, s, &checked, &bad, &first_bad, &prog, err, errlen)
+                 : verify_plain(tb, ix, s, &checked, &bad, &first_bad, &prog, err, errlen);
         progress_clear(&prog);
-        held_free(&h);
-        /* one visit per orbit of s */
-        uint64_t orbits = mmtb_index_canonical(v, s);
-        if (visited != orbits) {
-            rc = MMTB_ERR_INVALID;
-            snprintf(err, errlen, "sector %s: the walk visited %llu positions of %llu", name,
-                     (unsigned long long)visited, (unsigned long long)orbits);
+        if (rc != MMTB_OK)
             goto out;
-        }
         total_bad += bad;
         total_checked += checked;
         report_sector(rep, o, name, checked, bad, first_bad, nsect++, false);
         if (ledger && !bad &&
             (rc = mmtb_ledger_add(ledger, name, ident, checked, err, errlen)) != MMTB_OK)
             goto out;
-        done_pos += checked;
         if (o->verbose && !o->quiet)
-            progress_share_line("positions", done_pos, ledger_pos, all_pos, t0);
+            progress_share_line("positions", total_checked, ledger_pos, all_pos, t0);
     }
     if (o->json)
         fprintf(rep, "]\n");
