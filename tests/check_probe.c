@@ -16,10 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "mmtb.h"
+#include "mmtb_integrity.h"
 #include "movegen.h"
 #include "notation.h"
 #include "ban_index.h"
@@ -909,6 +911,136 @@ START_TEST(reclose_count_table)
 }
 END_TEST
 
+/* ---- more sector files than descriptors --------------------------------- */
+
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n - 1; /* the directory's own descriptor */
+}
+
+/* Write path again from bytes b (len), flipping byte flip unless it is
+ * negative, through a new file renamed over it: another inode. */
+static void rewrite_file(const char *path, const uint8_t *b, size_t len, long flip)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    FILE *f = fopen(tmp, "wb");
+    ck_assert_ptr_nonnull(f);
+    for (size_t i = 0; i < len; i++)
+        fputc((long)i == flip ? b[i] ^ 0x5a : b[i], f);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(rename(tmp, path), 0);
+}
+
+/* Lasker from 3 stones each: 11 sector files, read under a limit of
+ * descriptors two short of keeping them all open.  Every
+ * sector is read whole three times round, one block cached, then its
+ * statistics and a whole-file check.  The handle's open files stay within
+ * its budget (a quarter of the limit, at least 4); a file replaced by the same bytes
+ * still reads, a file replaced by other bytes is refused by name. */
+START_TEST(more_sectors_than_descriptors)
+{
+    struct mmtb_variant *v0 = tl_load_variant("lasker");
+    struct mmtb_sector game[64];
+    int n = mmtb_sector_list(v0, 3, 3, 0, game, 64);
+    ck_assert_int_eq(n, 11);
+    mmtb_index *ix0 = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix0, v0, 3), MMTB_OK);
+    char dir[64];
+    tl_make_tmpdir(dir, sizeof dir, "probe-fds");
+    for (int i = 0; i < n; i++)
+        write_pattern(dir, v0, ix0, game[i], game, n, 0);
+
+    struct rlimit saved, low;
+    ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    ck_assert(saved.rlim_max == RLIM_INFINITY || saved.rlim_max >= 16);
+    /* a limit two short of the descriptors the files would take all open */
+    int base = open_fds();
+    int limit = base + n - 2, budget = limit / 4 < 4 ? 4 : limit / 4; /* tbopen.c's */
+    ck_assert_int_le(base + budget + 2, limit); /* room for the test's own files */
+    low = saved;
+    low.rlim_cur = (rlim_t)limit;
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+
+    mmtb_tb *tb = open_tb(dir);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 1), MMTB_OK);
+    uint64_t most = 0;
+    for (int i = 0; i < n; i++)
+        most = mmtb_index_slots(ix0, game[i]) > most ? mmtb_index_slots(ix0, game[i]) : most;
+    uint8_t *w = malloc(most);
+    uint16_t *d = malloc(most * sizeof *d);
+    int peak = 0;
+    for (int round = 0; round < 3; round++)
+        for (int i = 0; i < n; i++) {
+            uint64_t slots = mmtb_index_slots(ix0, game[i]);
+            int rc = mmtb_tb_read(ctx, game[i], 0, slots, w, d);
+            ck_assert_msg(rc == MMTB_OK, "round %d sector %d: %d %s", round, i, rc,
+                          mmtb_ctx_error(ctx));
+            for (uint64_t k = 0; k < slots; k++) {
+                if (!mmtb_index_slot_is_canonical(ix0, game[i], k))
+                    continue;
+                uint8_t pw;
+                uint16_t pd;
+                pattern_value(k, &pw, &pd);
+                ck_assert_uint_eq(w[k], pw);
+                ck_assert_uint_eq(d[k], pd);
+            }
+            struct mmtb_sector_stats st;
+            ck_assert_int_eq(mmtb_tb_sector_stats(tb, game[i], &st), MMTB_OK);
+            ck_assert_uint_eq(st.slots, slots);
+            char err[200];
+            rc = mmtb_tb_verify_sector(tb, game[i], err, sizeof err);
+            ck_assert_msg(rc == MMTB_OK, "verify sector %d: %s", i, err);
+            int now = open_fds() - base;
+            peak = now > peak ? now : peak;
+        }
+    ck_assert_int_le(peak, budget);
+    ck_assert_int_ge(peak, 1);
+
+    /* game[0] was read first, so its file is closed by now. */
+    char name[48], path[4200];
+    mmtb_tf_sector_filename(game[0], name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len;
+    uint8_t *bytes = tl_read_file(path, &len);
+    uint64_t slots0 = mmtb_index_slots(ix0, game[0]);
+    rewrite_file(path, bytes, len, -1);
+    mmtb_ctx_free(ctx);
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 1), MMTB_OK);
+    ck_assert_int_eq(mmtb_tb_read(ctx, game[0], 0, slots0, w, d), MMTB_OK);
+    for (int i = 1; i < n; i++) /* close game[0]'s file again */
+        ck_assert_int_eq(mmtb_tb_read(ctx, game[i], 0, 1, w, d), MMTB_OK);
+    rewrite_file(path, bytes, len, (long)len - 1);
+    mmtb_ctx_free(ctx);
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 1), MMTB_OK);
+    int rc = mmtb_tb_read(ctx, game[0], 0, slots0, w, d);
+    ck_assert_int_eq(rc, MMTB_ERR_CORRUPT);
+    ck_assert_msg(strstr(mmtb_ctx_error(ctx), name) &&
+                      strstr(mmtb_ctx_error(ctx), "replaced or changed"),
+                  "%s", mmtb_ctx_error(ctx));
+    ck_assert_int_eq(mmtb_tb_read(ctx, game[1], 0, 1, w, d), MMTB_OK); /* the others read on */
+
+    free(bytes);
+    free(w);
+    free(d);
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
+    ck_assert_int_eq(open_fds(), base);
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &saved), 0);
+    tl_rmdir_all(dir);
+    mmtb_index_free(ix0);
+    mmtb_variant_free(v0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("probe");
@@ -919,6 +1051,7 @@ static Suite *suite(void)
     tcase_add_test(tc, thread_count_independent);
     tcase_add_test(tc, no_dtc_plane);
     tcase_add_test(tc, threads_and_tiny_cache);
+    tcase_add_test(tc, more_sectors_than_descriptors);
     suite_add_tcase(s, tc);
     tc = tcase_create("solved");
     tcase_set_timeout(tc, 280);

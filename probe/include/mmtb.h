@@ -78,6 +78,11 @@ struct mmtb_tb_opts {
  * ranked positions with a restriction in (counted once, on first use, from
  * the file's count table: format/FORMAT.md), or of the whole sector for a
  * file without a count table (built when the file is opened).
+ * Open files: the handle keeps the sector files it read last open, at most
+ * a quarter of the process's descriptor limit (RLIMIT_NOFILE when it
+ * opens; 4 to 4096) idle at once, and opens the others again when a probe
+ * needs them; a file found replaced or changed then (size or footer) makes
+ * those probes fail with MMTB_ERR_CORRUPT.
  * Returns MMTB_OK and a handle in *tb, or MMTB_ERR_IO (no such directory,
  * unreadable), MMTB_ERR_MISSING (no MANIFEST), MMTB_ERR_CORRUPT (a damaged
  * manifest), MMTB_ERR_UNSUPPORTED (a newer manifest or index scheme),

@@ -215,7 +215,21 @@ static int load_block(mmtb_ctx *ctx, uint64_t key, const struct tb_sector *sec, 
         free(cum);
         return MMTB_ERR_NOMEM;
     }
-    int rc = t->csize ? tb_pread(sec->fd, ctx->cbuf, t->csize, t->offset) : MMTB_OK;
+    int rc = MMTB_OK, fd;
+    if (t->csize) {
+        char why[160];
+        int si = (int)(key >> 42);
+        rc = tb_file_acquire(ctx->tb, si, &fd, why, sizeof why);
+        if (rc != MMTB_OK) {
+            ctx_set_error(ctx, "%s", why);
+            free(e);
+            free(data);
+            free(cum);
+            return rc;
+        }
+        rc = tb_pread(fd, ctx->cbuf, t->csize, t->offset);
+        tb_file_release(ctx->tb, si);
+    }
     if (rc == MMTB_OK)
         rc = mmtb_tf_block_decompress(ctx->dctx, ctx->cbuf, t, data);
     if (rc == MMTB_OK)

@@ -24,8 +24,12 @@ enum { SEC_UNTRIED = 0, SEC_READY = 1 };
 struct tb_sector {
     struct mmtb_sector s;
     atomic_int state;             /* SEC_*, or a permanent error status */
-    /* Valid when state == SEC_READY (published with release ordering). */
+    /* The open file (tb->fd_lock guards these four): -1 while closed to
+     * stay within the handle's budget of descriptors (tb_file_acquire). */
     int fd;
+    int fd_users;                 /* reads in flight on fd */
+    int fd_prev, fd_next;         /* the handle's list of open files, by last use */
+    /* Valid when state == SEC_READY (published with release ordering). */
     struct mmtb_tf_header h;
     struct mmtb_tf_layout l;
     struct mmtb_tf_block *tab[2]; /* block tables of both planes */
@@ -47,6 +51,12 @@ struct mmtb_tb {
     unsigned flags;
     int max_stones;        /* largest w or b of the game, for the index */
     pthread_mutex_t lock;  /* guards lazy opening of sectors and the index */
+    /* Open sector files: at most fd_budget idle ones are kept (a game has
+     * thousands of sectors, a process often a limit of 1024 descriptors).
+     * Taken after lock, never before it. */
+    pthread_mutex_t fd_lock;
+    int fd_open, fd_budget;
+    int fd_head, fd_tail;  /* most and least recently used (-1: none) */
     atomic_int ix_state;   /* 0 not built, 1 built, negative: the build failed */
     mmtb_index *ix;
 };
@@ -60,6 +70,13 @@ int tb_sector_ready(const mmtb_tb *tb, int i, const struct tb_sector **out);
 
 /* The index, built on first use.  Thread-safe. */
 int tb_index(const mmtb_tb *tb, const mmtb_index **out);
+
+/* The descriptor of ready sector i for reads, reopened if it was closed
+ * (the file must still be the one opened: size and footer), and held open
+ * until tb_file_release.  MMTB_OK, MMTB_ERR_IO (cannot be opened) or
+ * MMTB_ERR_CORRUPT (another file now); detail gets why.  Thread-safe. */
+int tb_file_acquire(const mmtb_tb *tb, int i, int *fd, char *detail, size_t dlen);
+void tb_file_release(const mmtb_tb *tb, int i);
 
 /* pread exactly n bytes at off: MMTB_ERR_IO on a read error,
  * MMTB_ERR_CORRUPT when the file ends first. */
@@ -76,7 +93,7 @@ void tb_sector_detail(const mmtb_tb *tb, int i, char *buf, size_t len);
  */
 struct mmtb_verify_opts;
 struct mmtb_verify_result;
-int tb_verify_whole(const struct tb_sector *sec, int si, const struct mmtb_verify_opts *opts,
+int tb_verify_whole(const mmtb_tb *tb, int si, const struct mmtb_verify_opts *opts,
                     struct mmtb_verify_result *res, char *first, size_t firstlen);
 
 /* Record on ctx where the last table error happened (mmtb_ctx_error). */

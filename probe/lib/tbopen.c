@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,6 +50,179 @@ int tb_pread(int fd, void *buf, size_t n, uint64_t off)
         off += (uint64_t)r;
     }
     return MMTB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Open files within a budget                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A game has thousands of sector files (Lasker Morris 2,482) and a process
+ * commonly a limit of 1024 descriptors.  The handle keeps the files it read
+ * last open, at most fd_budget of them idle (a quarter of the process's
+ * limit when the handle opens, 4 to 4096), in a list by last use; the
+ * others are opened again when read.  A read holds its file (fd_users) so
+ * that it is never closed under it.  All under fd_lock.
+ */
+#define FD_BUDGET_MAX 4096
+
+static int fd_budget(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return FD_BUDGET_MAX;
+    rlim_t quarter = rl.rlim_cur / 4;
+    return quarter < 4 ? 4 : quarter > FD_BUDGET_MAX ? FD_BUDGET_MAX : (int)quarter;
+}
+
+static void fd_unlink(mmtb_tb *tb, struct tb_sector *sec)
+{
+    if (sec->fd_prev >= 0)
+        tb->sec[sec->fd_prev].fd_next = sec->fd_next;
+    else
+        tb->fd_head = sec->fd_next;
+    if (sec->fd_next >= 0)
+        tb->sec[sec->fd_next].fd_prev = sec->fd_prev;
+    else
+        tb->fd_tail = sec->fd_prev;
+    sec->fd_prev = sec->fd_next = -1;
+}
+
+static void fd_push_front(mmtb_tb *tb, struct tb_sector *sec)
+{
+    int i = (int)(sec - tb->sec);
+    sec->fd_prev = -1;
+    sec->fd_next = tb->fd_head;
+    if (tb->fd_head >= 0)
+        tb->sec[tb->fd_head].fd_prev = i;
+    else
+        tb->fd_tail = i;
+    tb->fd_head = i;
+}
+
+/* Close idle files, least recently used first, until at most keep are
+ * open (files in use stay open). */
+static void fd_trim(mmtb_tb *tb, int keep)
+{
+    int i = tb->fd_tail;
+    while (i >= 0 && tb->fd_open > keep) {
+        struct tb_sector *sec = &tb->sec[i];
+        int prev = sec->fd_prev;
+        if (sec->fd_users == 0) {
+            fd_unlink(tb, sec);
+            close(sec->fd);
+            sec->fd = -1;
+            tb->fd_open--;
+        }
+        i = prev;
+    }
+}
+
+/* open(2) for reading; when the process is out of descriptors, this
+ * handle's idle files are closed and the open is tried once more. */
+static int open_file(mmtb_tb *tb, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+        pthread_mutex_lock(&tb->fd_lock);
+        fd_trim(tb, 0);
+        pthread_mutex_unlock(&tb->fd_lock);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    }
+    return fd;
+}
+
+/* A file load_sector opened and checked joins the list, unused. */
+static void fd_adopt(mmtb_tb *tb, struct tb_sector *sec, int fd)
+{
+    pthread_mutex_lock(&tb->fd_lock);
+    sec->fd = fd;
+    sec->fd_users = 0;
+    fd_push_front(tb, sec);
+    tb->fd_open++;
+    fd_trim(tb, tb->fd_budget);
+    pthread_mutex_unlock(&tb->fd_lock);
+}
+
+/* Open sector sec's file again: it must be the file load_sector checked,
+ * by size and footer (whose hash covers every other byte). */
+static int fd_reopen(mmtb_tb *tb, const struct tb_sector *sec, int *out, char *detail,
+                     size_t dlen)
+{
+    char name[48], path[4096];
+    mmtb_tf_sector_filename(sec->s, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", tb->dir, name);
+    int fd = open_file(tb, path);
+    if (fd < 0) {
+        msg(detail, dlen, "%s: cannot be opened again: %s", name, strerror(errno));
+        return MMTB_ERR_IO;
+    }
+    struct stat st;
+    uint8_t fb[MMTB_TF_FOOTER_SIZE];
+    struct mmtb_tf_footer f;
+    int rc = fstat(fd, &st) == 0 ? MMTB_OK : MMTB_ERR_IO;
+    if (rc == MMTB_OK && (uint64_t)st.st_size != sec->l.file_size)
+        rc = MMTB_ERR_CORRUPT;
+    if (rc == MMTB_OK)
+        rc = tb_pread(fd, fb, sizeof fb, sec->l.footer_off);
+    if (rc == MMTB_OK)
+        rc = mmtb_tf_footer_decode(fb, sizeof fb, &sec->h, &f);
+    if (rc == MMTB_OK && f.file_hash != sec->footer.file_hash)
+        rc = MMTB_ERR_CORRUPT;
+    if (rc != MMTB_OK) {
+        close(fd);
+        msg(detail, dlen, "%s: %s", name,
+            rc == MMTB_ERR_IO ? "read error on opening it again"
+                              : "replaced or changed since the handle opened it");
+        return rc == MMTB_ERR_IO ? rc : MMTB_ERR_CORRUPT;
+    }
+    *out = fd;
+    return MMTB_OK;
+}
+
+int tb_file_acquire(const mmtb_tb *ctb, int i, int *fd, char *detail, size_t dlen)
+{
+    mmtb_tb *tb = (mmtb_tb *)ctb; /* the list of open files only */
+    struct tb_sector *sec = &tb->sec[i];
+    pthread_mutex_lock(&tb->fd_lock);
+    if (sec->fd >= 0) {
+        sec->fd_users++;
+        if (tb->fd_head != i) {
+            fd_unlink(tb, sec);
+            fd_push_front(tb, sec);
+        }
+        *fd = sec->fd;
+        pthread_mutex_unlock(&tb->fd_lock);
+        return MMTB_OK;
+    }
+    pthread_mutex_unlock(&tb->fd_lock);
+    /* open outside the lock; two threads may race, the second file closes */
+    int nfd;
+    int rc = fd_reopen(tb, sec, &nfd, detail, dlen);
+    if (rc != MMTB_OK)
+        return rc;
+    pthread_mutex_lock(&tb->fd_lock);
+    if (sec->fd >= 0) {
+        close(nfd);
+        fd_unlink(tb, sec);
+    } else {
+        sec->fd = nfd;
+        tb->fd_open++;
+    }
+    sec->fd_users++;
+    fd_push_front(tb, sec);
+    *fd = sec->fd;
+    fd_trim(tb, tb->fd_budget);
+    pthread_mutex_unlock(&tb->fd_lock);
+    return MMTB_OK;
+}
+
+void tb_file_release(const mmtb_tb *ctb, int i)
+{
+    mmtb_tb *tb = (mmtb_tb *)ctb;
+    pthread_mutex_lock(&tb->fd_lock);
+    tb->sec[i].fd_users--;
+    pthread_mutex_unlock(&tb->fd_lock);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -200,6 +374,7 @@ static int open_tables(mmtb_tb *tb, const char *dir, char *err, size_t errlen)
         struct mmtb_sector s = tb->m.sectors[i];
         tb->sec[i].s = s;
         tb->sec[i].fd = -1;
+        tb->sec[i].fd_prev = tb->sec[i].fd_next = -1;
         atomic_init(&tb->sec[i].state, SEC_UNTRIED);
         if (s.w + s.b > tb->v->npoints || s.w_hand > tb->v->stones || s.b_hand > tb->v->stones) {
             msg(err, errlen, "%s: sector %u-%u-%u-%u does not fit the variant", path, s.w, s.b,
@@ -234,6 +409,13 @@ int mmtb_tb_open(mmtb_tb **out, const char *dir, const struct mmtb_tb_opts *opts
         free(tb);
         return MMTB_ERR_NOMEM;
     }
+    if (pthread_mutex_init(&tb->fd_lock, NULL) != 0) {
+        pthread_mutex_destroy(&tb->lock);
+        free(tb);
+        return MMTB_ERR_NOMEM;
+    }
+    tb->fd_budget = fd_budget();
+    tb->fd_head = tb->fd_tail = -1;
     atomic_init(&tb->ix_state, 0);
     tb->cache_bytes = opts && opts->cache_bytes ? opts->cache_bytes : MMTB_DEFAULT_CACHE_BYTES;
     tb->flags = opts ? opts->flags : 0;
@@ -265,6 +447,7 @@ void mmtb_tb_close(mmtb_tb *tb)
     mmtb_variant_free(tb->v);
     mmtb_manifest_clear(&tb->m);
     free(tb->dir);
+    pthread_mutex_destroy(&tb->fd_lock);
     pthread_mutex_destroy(&tb->lock);
     free(tb);
 }
@@ -333,7 +516,7 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
     mmtb_tf_sector_filename(sec->s, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s", tb->dir, name);
     detail[0] = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_file(tb, path);
     if (fd < 0) {
         int missing = errno == ENOENT;
         msg(detail, dlen, "%s: %s", name, missing ? "not solved yet (no file)" : strerror(errno));
@@ -458,12 +641,20 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
     sec->max_dtc = (uint32_t)(h->max_win > h->max_loss ? h->max_win : h->max_loss);
     if (h->max_win < 0 && h->max_loss < 0)
         sec->max_dtc = 0;
-    sec->fd = fd;
+    fd_adopt(tb, sec, fd);
     if (tb->flags & MMTB_OPEN_VERIFY) {
         struct mmtb_verify_result res = {0};
-        rc = tb_verify_whole(sec, (int)(sec - tb->sec), NULL, &res, detail, dlen);
+        rc = tb_verify_whole(tb, (int)(sec - tb->sec), NULL, &res, detail, dlen);
         if (rc != MMTB_OK) {
-            sec->fd = -1;
+            /* back out of the list; fail: closes the file if still open */
+            pthread_mutex_lock(&tb->fd_lock);
+            fd = sec->fd;
+            if (fd >= 0) {
+                fd_unlink(tb, sec);
+                sec->fd = -1;
+                tb->fd_open--;
+            }
+            pthread_mutex_unlock(&tb->fd_lock);
             goto fail;
         }
     }
@@ -477,7 +668,8 @@ fail:
     free(sec->tab[0]);
     free(sec->tab[1]);
     sec->tab[0] = sec->tab[1] = NULL;
-    close(fd);
+    if (fd >= 0)
+        close(fd);
     return rc;
 }
 
@@ -578,7 +770,7 @@ int mmtb_tb_verify_sector(const mmtb_tb *tb, struct mmtb_sector s, char *err, si
         return rc;
     }
     struct mmtb_verify_result res = {0};
-    return tb_verify_whole(sec, i, NULL, &res, err, errlen);
+    return tb_verify_whole(tb, i, NULL, &res, err, errlen);
 }
 
 void tb_sector_detail(const mmtb_tb *tb, int i, char *buf, size_t len)

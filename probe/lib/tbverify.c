@@ -113,7 +113,7 @@ static const struct mmtb_tf_block *cur_block(const struct tb_sector *sec, struct
  * byte, and check each block once all its bytes are in the buffer.  The
  * unprocessed tail of a chunk (the start of a block) moves to the front.
  */
-static int verify_pass(struct vrun *r, const struct tb_sector *sec, size_t chunk)
+static int verify_pass(struct vrun *r, const struct tb_sector *sec, int fd, size_t chunk)
 {
     const struct mmtb_tf_header *h = &sec->h;
     const struct mmtb_tf_layout *l = &sec->l;
@@ -144,7 +144,7 @@ static int verify_pass(struct vrun *r, const struct tb_sector *sec, size_t chunk
     for (uint64_t d = 0; d < l->nblocks[1]; d++)
         decided[d] = UNKNOWN;
 #ifdef POSIX_FADV_SEQUENTIAL
-    posix_fadvise(sec->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
     struct mmtb_xxh64_state st;
     mmtb_xxh64_init(&st, 0);
@@ -186,7 +186,7 @@ static int verify_pass(struct vrun *r, const struct tb_sector *sec, size_t chunk
         base = keep;
         uint64_t left = l->footer_off - (base + have);
         size_t n = left < chunk ? (size_t)left : chunk;
-        rc = tb_pread(sec->fd, buf + have, n, base + have);
+        rc = tb_pread(fd, buf + have, n, base + have);
         if (rc != MMTB_OK) {
             report(r, MMTB_PLANE_FILE, -1, rc, "%s: %s at offset %llu", r->file,
                    rc == MMTB_ERR_IO ? "read error" : "ends early",
@@ -216,14 +216,23 @@ out:
     return rc;
 }
 
-int tb_verify_whole(const struct tb_sector *sec, int si, const struct mmtb_verify_opts *o,
+int tb_verify_whole(const mmtb_tb *tb, int si, const struct mmtb_verify_opts *o,
                     struct mmtb_verify_result *res, char *first, size_t firstlen)
 {
+    const struct tb_sector *sec = &tb->sec[si];
     struct vrun r = {.si = si, .o = o, .res = res, .first = first, .firstlen = firstlen};
     r.max_problems = o && o->max_problems > 0 ? o->max_problems : DEFAULT_MAX_PROBLEMS;
     mmtb_tf_sector_filename(sec->s, r.file, sizeof r.file);
     size_t chunk = o && o->read_bytes ? o->read_bytes : DEFAULT_READ;
-    int rc = verify_pass(&r, sec, chunk);
+    int fd;
+    char why[160];
+    int rc = tb_file_acquire(tb, si, &fd, why, sizeof why);
+    if (rc != MMTB_OK) {
+        report(&r, MMTB_PLANE_FILE, -1, rc, "%s", why);
+        return res->status;
+    }
+    rc = verify_pass(&r, sec, fd, chunk);
+    tb_file_release(tb, si);
     if (rc == MMTB_ERR_NOMEM && first && firstlen)
         snprintf(first, firstlen, "%s: out of memory", r.file);
     return rc != MMTB_OK ? rc : res->status;
@@ -252,6 +261,6 @@ int mmtb_tb_verify_file(const mmtb_tb *tb, int i, const struct mmtb_verify_opts 
             report(&r, MMTB_PLANE_FILE, -1, rc, "%s", detail);
         return rc == MMTB_ERR_NOMEM ? rc : MMTB_OK;
     }
-    rc = tb_verify_whole(sec, i, o, res, NULL, 0);
+    rc = tb_verify_whole(tb, i, o, res, NULL, 0);
     return rc == MMTB_ERR_NOMEM || rc == MMTB_ERR_INVALID ? rc : MMTB_OK;
 }
