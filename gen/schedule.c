@@ -101,15 +101,10 @@ static bool partners_linked(const struct mmtb_variant *v, struct mmtb_sector s)
 }
 
 /* True when the directory already holds a valid table of sector s. */
-static bool already_solved(const char *dir, struct mmtb_sector s, struct mmtb_sector_stats *st)
+static bool already_solved(const mmtb_tb *tb, struct mmtb_sector s, struct mmtb_sector_stats *st)
 {
-    mmtb_tb *tb = NULL;
-    if (mmtb_tb_open(&tb, dir, NULL) != MMTB_OK)
-        return false;
-    bool ok = mmtb_tb_sector_stats(tb, s, st) == MMTB_OK &&
-              mmtb_tb_verify_sector(tb, s, NULL, 0) == MMTB_OK;
-    mmtb_tb_close(tb);
-    return ok;
+    return tb && mmtb_tb_sector_stats(tb, s, st) == MMTB_OK &&
+           mmtb_tb_verify_sector(tb, s, NULL, 0) == MMTB_OK;
 }
 
 static void print_stats_line(FILE *f, struct mmtb_sector s, const struct mmtb_sector_stats *st,
@@ -502,17 +497,24 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
     }
     int np = make_pairs(v, list, n, need, P, pair_of);
     /* kept files: make sure the manifest records them (a kill may have
-     * come between a rename and the manifest update) */
+     * come between a rename and the manifest update).  One handle reads
+     * them all (recording a file changes no other sector's entry). */
+    mmtb_tb *kept = NULL;
+    if (me == 0 && mmtb_tb_open(&kept, o->outdir, NULL) != MMTB_OK)
+        kept = NULL; /* nothing usable is kept: every pair is solved */
     for (int p = 0; me == 0 && p < np; p++) {
         bool have = true;
         for (int k = 0; k < P[p].nss; k++)
-            have = have && already_solved(o->outdir, list[P[p].first + k], &all[P[p].first + k]);
+            have = have && already_solved(kept, list[P[p].first + k], &all[P[p].first + k]);
         for (int k = 0; have && k < P[p].nss && rc == MMTB_OK; k++)
             rc = mmtb_table_record_file(o->outdir, v, list[P[p].first + k], err, errlen);
-        if (rc != MMTB_OK)
+        if (rc != MMTB_OK) {
+            mmtb_tb_close(kept);
             goto out;
+        }
         P[p].have = have;
     }
+    mmtb_tb_close(kept);
     if (t) {
         for (int p = 0; p < np; p++)
             done[p] = P[p].have;
