@@ -124,6 +124,26 @@ static struct mmtb_value pattern_expect(const struct mmtb_variant *v, const stru
     return e;
 }
 
+/* Every canonical slot of sector s read into w, d holds the pattern;
+ * returns how many there are. */
+static uint64_t check_pattern_read(const mmtb_index *ix, struct mmtb_sector s, uint64_t slots,
+                                   const uint8_t *w, const uint16_t *d)
+{
+    uint64_t canon = 0;
+    for (uint64_t i = 0; i < slots; i++) {
+        ck_assert_uint_le(w[i], 2);
+        if (!mmtb_index_slot_is_canonical(ix, s, i))
+            continue;
+        canon++;
+        uint8_t pw;
+        uint16_t pd;
+        pattern_value(i, &pw, &pd);
+        ck_assert_uint_eq(w[i], pw);
+        ck_assert_uint_eq(d[i], pd);
+    }
+    return canon;
+}
+
 /* Write a pattern sector (and a manifest listing `game`) into dir. */
 static void write_pattern(const char *dir, const struct mmtb_variant *v, const mmtb_index *ix,
                           struct mmtb_sector s, const struct mmtb_sector *game, int ngame,
@@ -163,23 +183,13 @@ START_TEST(synthetic_every_position)
     mmtb_ctx *ctx = NULL;
     ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
 
-    uint64_t slots = mmtb_index_slots(ix, s), canon = 0;
+    uint64_t slots = mmtb_index_slots(ix, s), canon;
     uint8_t *w = malloc(slots), *w2 = malloc(slots);
     uint16_t *d = malloc(slots * sizeof *d);
     ck_assert_int_eq(mmtb_tb_read(ctx, s, 0, slots, w, d), MMTB_OK);
     ck_assert_int_eq(mmtb_tb_read(ctx, s, 0, slots, w2, NULL), MMTB_OK);
     ck_assert_mem_eq(w, w2, slots);
-    for (uint64_t i = 0; i < slots; i++) {
-        ck_assert_uint_le(w[i], 2);
-        if (!mmtb_index_slot_is_canonical(ix, s, i))
-            continue;
-        canon++;
-        uint8_t pw;
-        uint16_t pd;
-        pattern_value(i, &pw, &pd);
-        ck_assert_uint_eq(w[i], pw);
-        ck_assert_uint_eq(d[i], pd);
-    }
+    canon = check_pattern_read(ix, s, slots, w, d);
     /* Statistics from the header. */
     struct mmtb_sector_stats st;
     ck_assert_int_eq(mmtb_tb_sector_stats(tb, s, &st), MMTB_OK);
@@ -984,15 +994,7 @@ START_TEST(more_sectors_than_descriptors)
             int rc = mmtb_tb_read(ctx, game[i], 0, slots, w, d);
             ck_assert_msg(rc == MMTB_OK, "round %d sector %d: %d %s", round, i, rc,
                           mmtb_ctx_error(ctx));
-            for (uint64_t k = 0; k < slots; k++) {
-                if (!mmtb_index_slot_is_canonical(ix0, game[i], k))
-                    continue;
-                uint8_t pw;
-                uint16_t pd;
-                pattern_value(k, &pw, &pd);
-                ck_assert_uint_eq(w[k], pw);
-                ck_assert_uint_eq(d[k], pd);
-            }
+            check_pattern_read(ix0, game[i], slots, w, d);
             struct mmtb_sector_stats st;
             ck_assert_int_eq(mmtb_tb_sector_stats(tb, game[i], &st), MMTB_OK);
             ck_assert_uint_eq(st.slots, slots);
