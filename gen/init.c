@@ -38,7 +38,6 @@ static void bucket_add(struct job *j, int level, uint64_t entry)
  */
 #define INIT_GROUP 16                          /* positions per batch */
 #define INIT_EXT_CAP (2 * MMTB_MAX_MOVES)      /* external successors per batch */
-#define PEND_HASH 256                          /* groups of rank_pending, a power of 2 */
 
 /* A successor in an already solved sector, ranked, waiting for its value. */
 struct ext_look {
@@ -63,14 +62,6 @@ struct init_scratch {
     /* the batch: positions and their external successors */
     struct ext_look ext[INIT_EXT_CAP];
     int next;
-    /* successors with no group of their own move (the captures of a
-     * by-opponent walk): ext indices, ranked at the batch's end in groups
-     * sharing sector and side to move (rank_pending) */
-    int pend[INIT_EXT_CAP], npend;
-    int plink[INIT_EXT_CAP];
-    uint32_t popp[INIT_EXT_CAP];
-    uint64_t pr[INIT_EXT_CAP];
-    int16_t phead[PEND_HASH], ptail[PEND_HASH], pused[PEND_HASH];
     struct {
         uint64_t slot;
         int first, n, nin; /* its successors ext[first .. first + n); n < 0: decided */
@@ -93,66 +84,6 @@ static void rank_group(const struct job *j, struct mmtb_sector s, uint32_t mover
         x->r = r[k];
         __builtin_prefetch(&x->d->wdl[x->r]);
     }
-}
-
-/*
- * Rank the batch's pending successors (ext[pend[..]], their masks in r as
- * mover << 32 | opp), grouped by solved sector and side to move, and start
- * their look-ups.  In a walk by opponent O the captures of the batch's
- * positions take one of O's stones each, so a handful of sides to move
- * (O less one stone) cover them all, whichever move closed the mill:
- * ranked together they share the side to move's look-up, symmetry and
- * stabilizer, which ranking one by one computes for each.
- */
-static void rank_pending(const struct job *j, struct init_scratch *is)
-{
-    int nused = 0;
-    for (int k = 0; k < is->npend; k++) {
-        const struct ext_look *x = &is->ext[is->pend[k]];
-        uint32_t mover = (uint32_t)(x->r >> 32);
-        unsigned h = (unsigned)(((mover * 0x9E3779B1u) ^ (uint32_t)(x->d - j->deps)) >> 24) &
-                     (PEND_HASH - 1);
-        for (;;) {
-            int g = is->phead[h];
-            if (g < 0) {
-                is->phead[h] = is->ptail[h] = (int16_t)k;
-                is->pused[nused++] = (int16_t)h;
-                break;
-            }
-            const struct ext_look *y = &is->ext[is->pend[g]];
-            if (y->d == x->d && (uint32_t)(y->r >> 32) == mover) {
-                is->plink[is->ptail[h]] = k;
-                is->ptail[h] = (int16_t)k;
-                break;
-            }
-            h = (h + 1) & (PEND_HASH - 1);
-        }
-        is->plink[k] = -1;
-    }
-    for (int u = 0; u < nused; u++) {
-        int h = is->pused[u], n = 0;
-        const struct ext_look *first = &is->ext[is->pend[is->phead[h]]];
-        const struct dep *d = first->d;
-        uint32_t mover = (uint32_t)(first->r >> 32);
-        for (int k = is->phead[h]; k >= 0; k = is->plink[k])
-            is->popp[n++] = (uint32_t)is->ext[is->pend[k]].r;
-        mmtb_index_rank_same_mover(j->ix, d->s, mover, is->popp, n, is->pr);
-        n = 0;
-        for (int k = is->phead[h]; k >= 0; k = is->plink[k]) {
-            is->ext[is->pend[k]].r = is->pr[n++];
-            __builtin_prefetch(&d->wdl[is->ext[is->pend[k]].r]);
-        }
-        is->phead[h] = -1;
-    }
-    is->npend = 0;
-}
-
-/* A thread's scratch, ready for its first batch. */
-static void scratch_init(struct init_scratch *is)
-{
-    is->npos = is->next = is->npend = 0;
-    for (int h = 0; h < PEND_HASH; h++)
-        is->phead[h] = -1;
 }
 
 /*
@@ -196,13 +127,11 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
     struct mmtb_sector qt = {0, 0, 0, 0};
     const struct dep *rd = NULL;
     uint32_t rnm = 0;
-    int npend0 = is->npend;
     for (int i = 0; i < n; i++) {
         if (sc[i].kind == SUCC_WIN) {
             /* a win in 1 whatever the other successors are */
             is->pos[p].state = st_decided(j, true, 1);
             is->pos[p].depth = 1;
-            is->npend = npend0; /* nothing of this position is looked up */
             return;
         }
         if (member_of(j, sc[i].t) >= 0) {
@@ -227,9 +156,8 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
             is->qat[nq] = next;
             is->qopp[nq++] = sc[i].opp;
         } else {
-            /* ranked at the batch's end (rank_pending) */
-            ext[next].r = (uint64_t)sc[i].mover << 32 | sc[i].opp;
-            is->pend[is->npend++] = is->next + next;
+            ext[next].r = mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
+            __builtin_prefetch(&d->wdl[ext[next].r]);
         }
         next++;
     }
@@ -415,7 +343,6 @@ static int split_gather(struct job *j, int mi, uint64_t b0, uint64_t b1, struct 
                 }
                 is->npos = is->next = 0;
                 init_gather(j, mi, i, mover, opp, is);
-                rank_pending(j, is);
                 int n = is->pos[0].n > 0 ? is->pos[0].n : 0;
                 if (!grow((void **)&mine->pos, &mine->cappos, mine->npos + 1, sizeof *mine->pos) ||
                     !grow((void **)&mine->ext, &mine->capext, mine->next + (size_t)n,
@@ -545,8 +472,6 @@ static int init_pass_split(struct job *j)
     struct per_rank *req = calloc((size_t)K, sizeof *req), *back = calloc((size_t)K, sizeof *back);
     uint64_t *hist = calloc((size_t)nth * MAX_LEVELS, sizeof *hist);
     int rc = g && iss && req && back && hist ? MMTB_OK : MMTB_ERR_NOMEM;
-    for (int t = 0; iss && t < nth; t++)
-        scratch_init(&iss[t]);
     for (int mi = 0; mi < j->nm && rc == MMTB_OK; mi++) {
         struct member *me = &j->m[mi];
         uint64_t c0 = sp->lo[mi] / CHUNK, c1 = (sp->hi[mi] + CHUNK - 1) / CHUNK;
@@ -675,8 +600,6 @@ int init_pass(struct job *j)
             if (!is || !hist) {
 #pragma omp atomic write
                 fail = 1;
-            } else {
-                scratch_init(is);
             }
             for (uint64_t b0 = cfirst; b0 < nchunks; b0 += INIT_BATCH_CHUNKS) {
                 uint64_t b1 = b0 + INIT_BATCH_CHUNKS < nchunks ? b0 + INIT_BATCH_CHUNKS : nchunks;
@@ -711,7 +634,6 @@ int init_pass(struct job *j)
                                 continue;
                         }
                         /* settle the batch gathered */
-                        rank_pending(j, is);
                         for (int p = 0; p < is->npos; p++) {
                             int rd = is->pos[p].depth;
                             uint8_t x = is->pos[p].n < 0
