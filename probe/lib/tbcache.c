@@ -189,8 +189,8 @@ static uint64_t block_key(int si, int plane, uint64_t b)
  * the budget (at least one block is always kept: the new one).  DTC blocks
  * must already have been checked against their W/D/L block (raw size =
  * width x decided slots). */
-static int load_block(mmtb_ctx *ctx, uint64_t key, const struct tb_sector *sec, int plane,
-                      uint64_t b, struct centry **out)
+static int load_block(mmtb_ctx *ctx, uint64_t key, int si, const struct tb_sector *sec,
+                      int plane, uint64_t b, struct centry **out)
 {
     const struct mmtb_tf_block *t = &sec->tab[plane][b];
     size_t n = t->raw_size;
@@ -216,17 +216,8 @@ static int load_block(mmtb_ctx *ctx, uint64_t key, const struct tb_sector *sec, 
         return MMTB_ERR_NOMEM;
     }
     int rc = MMTB_OK, fd;
-    if (t->csize) {
-        char why[160];
-        int si = (int)(key >> 42);
-        rc = tb_file_acquire(ctx->tb, si, &fd, why, sizeof why);
-        if (rc != MMTB_OK) {
-            ctx_set_error(ctx, "%s", why);
-            free(e);
-            free(data);
-            free(cum);
-            return rc;
-        }
+    char why[160] = ""; /* why the file could not be opened again */
+    if (t->csize && (rc = tb_file_acquire(ctx->tb, si, &fd, why, sizeof why)) == MMTB_OK) {
         rc = tb_pread(fd, ctx->cbuf, t->csize, t->offset);
         tb_file_release(ctx->tb, si);
     }
@@ -237,7 +228,10 @@ static int load_block(mmtb_ctx *ctx, uint64_t key, const struct tb_sector *sec, 
                  ? mmtb_tf_check_wdl(data, ns)
                  : mmtb_tf_check_dtc(data, n / sec->h.dtc_width, sec->h.dtc_width, sec->max_dtc);
     if (rc != MMTB_OK) {
-        block_error(ctx, sec, plane, b, rc == MMTB_ERR_IO ? "cannot be read" : "is damaged");
+        if (why[0])
+            ctx_set_error(ctx, "%s", why);
+        else
+            block_error(ctx, sec, plane, b, rc == MMTB_ERR_IO ? "cannot be read" : "is damaged");
         free(e);
         free(data);
         free(cum);
@@ -276,7 +270,7 @@ static int get_entry(mmtb_ctx *ctx, int si, const struct tb_sector *sec, int pla
             lru_push_front(ctx, e);
         }
     } else {
-        int rc = load_block(ctx, key, sec, plane, b, &e);
+        int rc = load_block(ctx, key, si, sec, plane, b, &e);
         if (rc != MMTB_OK)
             return rc;
     }

@@ -100,6 +100,15 @@ static void fd_push_front(mmtb_tb *tb, struct tb_sector *sec)
     tb->fd_head = i;
 }
 
+/* Close sec's open file and take it off the list. */
+static void fd_close(mmtb_tb *tb, struct tb_sector *sec)
+{
+    fd_unlink(tb, sec);
+    close(sec->fd);
+    sec->fd = -1;
+    tb->fd_open--;
+}
+
 /* Close idle files, least recently used first, until at most keep are
  * open (files in use stay open). */
 static void fd_trim(mmtb_tb *tb, int keep)
@@ -108,12 +117,8 @@ static void fd_trim(mmtb_tb *tb, int keep)
     while (i >= 0 && tb->fd_open > keep) {
         struct tb_sector *sec = &tb->sec[i];
         int prev = sec->fd_prev;
-        if (sec->fd_users == 0) {
-            fd_unlink(tb, sec);
-            close(sec->fd);
-            sec->fd = -1;
-            tb->fd_open--;
-        }
+        if (sec->fd_users == 0)
+            fd_close(tb, sec);
         i = prev;
     }
 }
@@ -137,7 +142,6 @@ static void fd_adopt(mmtb_tb *tb, struct tb_sector *sec, int fd)
 {
     pthread_mutex_lock(&tb->fd_lock);
     sec->fd = fd;
-    sec->fd_users = 0;
     fd_push_front(tb, sec);
     tb->fd_open++;
     fd_trim(tb, tb->fd_budget);
@@ -646,15 +650,12 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
         struct mmtb_verify_result res = {0};
         rc = tb_verify_whole(tb, (int)(sec - tb->sec), NULL, &res, detail, dlen);
         if (rc != MMTB_OK) {
-            /* back out of the list; fail: closes the file if still open */
+            /* the file is the list's now: closed there, not by fail */
             pthread_mutex_lock(&tb->fd_lock);
-            fd = sec->fd;
-            if (fd >= 0) {
-                fd_unlink(tb, sec);
-                sec->fd = -1;
-                tb->fd_open--;
-            }
+            if (sec->fd >= 0)
+                fd_close(tb, sec);
             pthread_mutex_unlock(&tb->fd_lock);
+            fd = -1;
             goto fail;
         }
     }
