@@ -764,6 +764,65 @@ END_TEST
 /* mmtb-gen verify --sectors: a listed sector is checked (exit 0, its line
  * printed); a malformed item or a sector outside the game exits 1 naming it;
  * --verbose says how far the run is. */
+/* bench says what the first pass left in the cache, and FULL when the
+ * cache could take no further block: nine up to 4 v 4 has 23 W/D/L blocks,
+ * more than a 200 KiB cache holds (about three) and fewer than 256 MiB. */
+START_TEST(bench_reports_the_warm_cache)
+{
+    char dir[] = "/tmp/check_cli_bench_XXXXXX";
+    ck_assert(mkdtemp(dir) != NULL);
+    char out[600];
+    snprintf(out, sizeof out, "%s/t", dir);
+    struct tl_result r;
+    char *gen[] = {GEN_BIN, "-v", "nine", "--max-stones", "4", "-o", out, "--quiet",
+                   "--threads", "1", NULL};
+    tl_run_argv(&r, NULL, gen);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    tl_result_free(&r);
+    for (int small = 0; small < 2; small++) {
+        const char *cache = small ? "200K" : "256M";
+        char *argv[] = {PROBE_BIN, "bench", "-t",  out,           "--count", "2000",
+                        "--cold",  "0",     "--cache", (char *)cache, "--json",  NULL};
+        tl_run_argv(&r, NULL, argv);
+        ck_assert_msg(r.code == 0, "bench: exit %d: %s", r.code, r.err);
+        struct tl_jv *j = tl_json_parse(r.out);
+        ck_assert_msg(j != NULL, "not JSON: %s", r.out);
+        for (int d = 0; d < 2; d++) {
+            const struct tl_jv *h = tl_jget(j, d ? "warm_cache_dtc" : "warm_cache_wdl");
+            ck_assert_msg(h && h->t == J_OBJ, "%s", r.out);
+            unsigned long long bytes = tl_jget_u(h, "bytes"), blocks = tl_jget_u(h, "blocks");
+            ck_assert_msg(blocks >= 1 && bytes >= blocks, "%s", r.out);
+            ck_assert_msg(tl_jget_b(h, "full") == (small == 1), "%s", r.out);
+            if (small)
+                ck_assert_msg(blocks <= 4 && bytes <= 200 * 1024, "%llu blocks, %llu bytes",
+                              blocks, bytes);
+            else
+                ck_assert_msg(blocks >= 20, "%llu blocks", blocks);
+        }
+        /* with a full cache a warm pass is not repeated to 100000 probes */
+        const struct tl_jv *w = tl_jget(j, "warm_wdl");
+        ck_assert_msg(w && w->t == J_OBJ, "%s", r.out);
+        ck_assert_uint_eq(tl_jget_u(w, "probes"), small ? 2000 : 100000);
+        tl_json_free(j);
+        tl_result_free(&r);
+        /* the text report says it in words */
+        char *text[] = {PROBE_BIN, "bench", "-t", out, "--count", "2000", "--cold", "0",
+                        "--cache", (char *)cache, NULL};
+        tl_run_argv(&r, NULL, text);
+        ck_assert_msg(r.code == 0, "bench: exit %d: %s", r.code, r.err);
+        ck_assert_msg((strstr(r.out, "the 200.0 KiB cache is full") != NULL) == (small == 1),
+                      "%s", r.out);
+        ck_assert_msg((strstr(r.out, "room left") != NULL) == (small == 0), "%s", r.out);
+        tl_result_free(&r);
+    }
+    char *zero[] = {PROBE_BIN, "bench", "-t", out, "--cache", "0", NULL};
+    tl_run_argv(&r, NULL, zero);
+    ck_assert_msg(r.code == 1 && strstr(r.err, "--cache '0'"), "exit %d: %s", r.code, r.err);
+    tl_result_free(&r);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
 START_TEST(verify_listed_sectors)
 {
     need_tables();
@@ -1361,6 +1420,7 @@ int main(void)
     tcase_add_test(tt, stats_nine_3_3_published);
     tcase_add_test(tt, truncated_tables_exit_2);
     tcase_add_test(tt, play_against_tables_from_a_pipe);
+    tcase_add_test(tt, bench_reports_the_warm_cache);
     tcase_add_test(tt, verify_listed_sectors);
     tcase_add_test(tt, verify_ledger_resumes);
     suite_add_tcase(s, tt);

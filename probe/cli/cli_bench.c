@@ -39,7 +39,10 @@ static const char bench_help[] =
     "  fresh     one probe in each of --cold fresh contexts (same handle): one\n"
     "            block read and decompressed per plane the probe needs\n"
     "  warm      the same N probes again in the same context, best of 3 (a\n"
-    "            small N is repeated to make at least 100000 probes)\n"
+    "            small N is repeated to make at least 100000 probes); the\n"
+    "            report says what the cache held after the first pass, and\n"
+    "            FULL when it could take no further block: then 'warm' probes\n"
+    "            may still decompress blocks, and N is not repeated\n"
     "  small     the N probes with a --small-cache context (second pass)\n"
     "  threads   with --threads T: T threads on the handle, each with its own\n"
     "            context, each probing all N positions (repeated as for warm)\n"
@@ -125,6 +128,14 @@ struct bench_state {
     int8_t *ref;                 /* W/D/L of each sample position (first pass) */
     int8_t *out;                 /* scratch results */
     struct row rows[R_COUNT];
+    /* The first-pass context's cache after that pass, [0] W/D/L only, [1]
+     * with depth: what the warm passes start from.  full: one more block of
+     * the average charge would not fit, so blocks may have been evicted
+     * and the warm passes may decompress some again. */
+    struct {
+        size_t bytes, blocks;
+        bool full, done;
+    } held[2];
 };
 
 static uint64_t now_ns(void)
@@ -230,10 +241,14 @@ static int run_pass(mmtb_ctx *ctx, const struct mmtb_pos *pos, long n, long firs
 }
 
 /* Passes over the sample in one warm measurement: enough for at least
- * 100000 probes, so that a small --count still gives a readable time. */
-static long warm_reps(const struct bench_opts *o)
+ * 100000 probes, so that a small --count still gives a readable time; one
+ * when the first pass filled the cache (its probes decompress blocks, so
+ * one pass is readable and 100000 would take minutes). */
+static long warm_reps(const struct bench_state *st, bool dtc)
 {
-    return (100000 + o->count - 1) / o->count;
+    if (st->held[dtc].full)
+        return 1;
+    return (100000 + st->o->count - 1) / st->o->count;
 }
 
 /* Positions where out[] disagrees with the reference W/D/L. */
@@ -498,6 +513,12 @@ static int phase_first_warm(struct bench_state *st, bool dtc, mmtb_tb **keep)
     }
     set_row(st, dtc ? R_FIRST1_DTC : R_FIRST1_WDL, "start: first probe", dtc ? "wdl+dtc" : "wdl", 1,
             ns1);
+    size_t hb = 0, hn = 0;
+    mmtb_ctx_cache_usage(ctx, &hb, &hn);
+    st->held[dtc].bytes = hb;
+    st->held[dtc].blocks = hn;
+    st->held[dtc].full = hn > 0 && hb + hb / hn > o->cache;
+    st->held[dtc].done = true;
     set_row(st, dtc ? R_FIRST_DTC : R_FIRST_WDL, "cold: first pass, fresh handle",
             dtc ? "wdl+dtc" : "wdl", (uint64_t)o->count, ns1 + ns);
     if (dtc && (ret = check_same(st, res, o->count, "mmtb_probe")) != CLI_EXIT_OK)
@@ -510,7 +531,7 @@ static int phase_first_warm(struct bench_state *st, bool dtc, mmtb_tb **keep)
         }
     for (int rep = 0; rep < 3; rep++) {
         uint64_t sum = 0;
-        for (long k = 0; k < warm_reps(o); k++) {
+        for (long k = 0; k < warm_reps(st, dtc); k++) {
             rc = run_pass(ctx, st->pos, o->count, 0, dtc, st->out, &ns, &bad);
             if (rc != MMTB_OK) {
                 ret = probe_failed(st, &st->pos[bad], rc);
@@ -524,7 +545,7 @@ static int phase_first_warm(struct bench_state *st, bool dtc, mmtb_tb **keep)
     if ((ret = check_same(st, st->out, o->count, "warm pass")) != CLI_EXIT_OK)
         goto out;
     set_row(st, dtc ? R_WARM_DTC : R_WARM_WDL, "warm: same context, best of 3",
-            dtc ? "wdl+dtc" : "wdl", (uint64_t)o->count * (uint64_t)warm_reps(o), best);
+            dtc ? "wdl+dtc" : "wdl", (uint64_t)o->count * (uint64_t)warm_reps(st, dtc), best);
 out:
     mmtb_ctx_free(ctx);
     if (keep && ret == CLI_EXIT_OK)
@@ -630,7 +651,7 @@ static void *thr_main(void *arg)
     if (t->rc == MMTB_OK)
         t->rc = run_pass(ctx, st->pos, st->o->count, t->first, t->dtc, t->out, &ns, &t->bad);
     pthread_barrier_wait(t->bar);
-    for (long k = 0; k < warm_reps(st->o) && t->rc == MMTB_OK; k++)
+    for (long k = 0; k < warm_reps(st, t->dtc) && t->rc == MMTB_OK; k++)
         t->rc = run_pass(ctx, st->pos, st->o->count, t->first, t->dtc, t->out, &ns, &t->bad);
     pthread_barrier_wait(t->bar);
     if (t->rc == MMTB_OK)
@@ -692,7 +713,7 @@ static int phase_threads(struct bench_state *st, mmtb_tb *tb, bool dtc)
     if (ret == CLI_EXIT_OK)
         set_row(st, dtc ? R_THR_DTC : R_THR_WDL, "threads: own contexts, warm",
                 dtc ? "wdl+dtc" : "wdl",
-                (uint64_t)st->o->count * (uint64_t)warm_reps(st->o) * (uint64_t)nt, ns);
+                (uint64_t)st->o->count * (uint64_t)warm_reps(st, dtc) * (uint64_t)nt, ns);
     return ret;
 }
 
@@ -797,6 +818,21 @@ static void report_text(const struct bench_state *st, long rss_kib)
         printf("%-34s %-8s %10" PRIu64 " %10.4f %12s %10.0f %10s %10s\n", label, w->values,
                w->probes, (double)w->ns / 1e9, rt, per_probe(w), med, p99);
     }
+    for (int d = 0; d < 2; d++) {
+        if (!st->held[d].done)
+            continue;
+        char hb[32];
+        human_bytes(st->held[d].bytes, hb, sizeof hb);
+        printf("%s%-12s %s in %zu block%s after the first pass (%s)%s\n", d ? "" : "\n",
+               d ? "" : "warm cache", hb, st->held[d].blocks, st->held[d].blocks == 1 ? "" : "s",
+               d ? "wdl+dtc" : "wdl",
+               st->held[d].full ? ": FULL" : ", room left");
+    }
+    if (st->held[0].full || st->held[1].full)
+        printf("%-12s the %s cache is full after the first pass, so the 'warm' rows may\n"
+               "%-12s still decompress blocks (one pass each, not repeated); a smaller\n"
+               "%-12s --count or a larger --cache measures a warm cache\n",
+               "note", cb, "", "");
     printf("\n%-12s %ld KiB (%.1f MiB), whole process at the end\n", "peak RSS", rss_kib,
            (double)rss_kib / 1024.0);
 }
@@ -836,6 +872,14 @@ static void report_json(const struct bench_state *st, long rss_kib)
         if (w->median >= 0)
             printf(",\"median_ns\":%" PRId64 ",\"p99_ns\":%" PRId64, w->median, w->p99);
         printf("}");
+    }
+    for (int d = 0; d < 2; d++) {
+        printf(",\"warm_cache_%s\":", d ? "dtc" : "wdl");
+        if (!st->held[d].done)
+            printf("null");
+        else
+            printf("{\"bytes\":%zu,\"blocks\":%zu,\"full\":%s}", st->held[d].bytes,
+                   st->held[d].blocks, st->held[d].full ? "true" : "false");
     }
     printf(",\"peak_rss_kib\":%ld}\n", rss_kib);
 }
@@ -899,8 +943,9 @@ int cli_cmd_bench(int argc, char **argv)
             break;
         case O_CACHE:
         case O_SMALL:
-            if (!cli_parse_bytes(arg, id == O_CACHE ? &o.cache : &o.small_cache))
-                return cli_usage_error(ps.cmd, "bad --%s '%s' (bytes, e.g. 1048576 or 1M)",
+            if (!cli_parse_bytes(arg, id == O_CACHE ? &o.cache : &o.small_cache) ||
+                (id == O_CACHE ? o.cache : o.small_cache) == 0)
+                return cli_usage_error(ps.cmd, "bad --%s '%s' (bytes, at least 1, e.g. 1048576 or 1M)",
                                        id == O_CACHE ? "cache" : "small-cache", arg);
             break;
         case O_COLD:
