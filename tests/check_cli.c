@@ -33,6 +33,14 @@ extern char **environ;
 #define FIG9 "d7,g7,g1 a4,g4,d5 b"
 
 
+/* A fresh temporary directory in dir (a mkdtemp template) and out = dir/t,
+ * the table directory the test writes into. */
+static void tmp_out(char *dir, char *out, size_t len)
+{
+    ck_assert(mkdtemp(dir) != NULL);
+    snprintf(out, len, "%s/t", dir);
+}
+
 START_TEST(json_parser_self_test)
 {
     /* the checker must itself reject what is not JSON */
@@ -761,18 +769,14 @@ START_TEST(stats_nine_3_3_published)
 }
 END_TEST
 
-/* mmtb-gen verify --sectors: a listed sector is checked (exit 0, its line
- * printed); a malformed item or a sector outside the game exits 1 naming it;
- * --verbose says how far the run is. */
 /* bench says what the first pass left in the cache, and FULL when the
  * cache could take no further block: nine up to 4 v 4 has 23 W/D/L blocks,
  * more than a 200 KiB cache holds (about three) and fewer than 256 MiB. */
 START_TEST(bench_reports_the_warm_cache)
 {
     char dir[] = "/tmp/check_cli_bench_XXXXXX";
-    ck_assert(mkdtemp(dir) != NULL);
     char out[600];
-    snprintf(out, sizeof out, "%s/t", dir);
+    tmp_out(dir, out, sizeof out);
     struct tl_result r;
     char *gen[] = {GEN_BIN, "-v", "nine", "--max-stones", "4", "-o", out, "--quiet",
                    "--threads", "1", NULL};
@@ -823,6 +827,9 @@ START_TEST(bench_reports_the_warm_cache)
 }
 END_TEST
 
+/* mmtb-gen verify --sectors: a listed sector is checked (exit 0, its line
+ * printed); a malformed item or a sector outside the game exits 1 naming it;
+ * --verbose says how far the run is. */
 START_TEST(verify_listed_sectors)
 {
     need_tables();
@@ -981,9 +988,8 @@ static void progress_shares(const char *err, double *first, double *last, int *n
 START_TEST(gen_verbose_progress)
 {
     char dir[] = "/tmp/check_cli_progress_XXXXXX";
-    ck_assert(mkdtemp(dir) != NULL);
     char out[600], f33[700];
-    snprintf(out, sizeof out, "%s/t", dir);
+    tmp_out(dir, out, sizeof out);
     snprintf(f33, sizeof f33, "%s/t/3-3.mmtb", dir);
     char *argv[] = {GEN_BIN, "-v", "nine", "--start", "3,3", "-o", out, "--verbose", NULL};
     struct tl_result r;
@@ -1054,9 +1060,8 @@ END_TEST
 START_TEST(gen_memory_limit)
 {
     char dir[] = "/tmp/check_cli_mem_XXXXXX";
-    ck_assert(mkdtemp(dir) != NULL);
     char out[600], f33[700];
-    snprintf(out, sizeof out, "%s/t", dir);
+    tmp_out(dir, out, sizeof out);
     snprintf(f33, sizeof f33, "%s/3-3.mmtb", out);
     struct tl_result r;
     char *low[] = {GEN_BIN, "-v", "nine", "--max-stones", "3", "-o", out, "--quiet",
@@ -1090,9 +1095,8 @@ END_TEST
 START_TEST(gen_split_usage)
 {
     char dir[] = "/tmp/check_cli_split_XXXXXX";
-    ck_assert(mkdtemp(dir) != NULL);
     char out[600];
-    snprintf(out, sizeof out, "%s/t", dir);
+    tmp_out(dir, out, sizeof out);
     struct tl_result r;
     char *one[] = {GEN_BIN, "-v", "nine", "--max-stones", "3", "-o", out, "--split", "1", NULL};
     tl_run_argv(&r, NULL, one);
@@ -1144,9 +1148,8 @@ static unsigned long long sectors_table_slots(const char *variant, const char *s
 START_TEST(gen_memory_limit_reclose)
 {
     char dir[] = "/tmp/check_cli_memrc_XXXXXX";
-    ck_assert(mkdtemp(dir) != NULL);
     char out[600], out2[600];
-    snprintf(out, sizeof out, "%s/t", dir);
+    tmp_out(dir, out, sizeof out);
     snprintf(out2, sizeof out2, "%s/u", dir);
     struct tl_result r;
     char *run[] = {GEN_BIN, "-v", "twelve", "--max-stones", "3", "-o", out, "--quiet",
@@ -1195,9 +1198,8 @@ END_TEST
 START_TEST(gen_refuses_a_start_below_min_stones)
 {
     char dir[] = "/tmp/check_cli_start_XXXXXX";
-    ck_assert(mkdtemp(dir) != NULL);
     char out[600];
-    snprintf(out, sizeof out, "%s/t", dir);
+    tmp_out(dir, out, sizeof out);
     static const char *const starts[] = {"2,2", "3,2", "9,1"};
     for (int i = 0; i < 3; i++) {
         struct tl_result r;
@@ -1228,9 +1230,8 @@ END_TEST
 START_TEST(gen_shah_from_the_empty_board)
 {
     char dir[] = "/tmp/check_cli_shah_XXXXXX";
-    ck_assert(mkdtemp(dir) != NULL);
     char out[1100];
-    snprintf(out, sizeof out, "%s/t", dir);
+    tmp_out(dir, out, sizeof out);
     struct tl_result r;
     char *gen[] = {GEN_BIN, "-v", "shah", "--start", "3,3", "-o", out, "--quiet", "--json", NULL};
     tl_run_argv(&r, NULL, gen);
