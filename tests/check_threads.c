@@ -45,7 +45,7 @@ static int same_for_threads(const char *a1, const char *a2, const char *tag)
     char out[3][400];
     for (int t = 1; t <= 3; t++) {
         snprintf(out[t - 1], sizeof out[0], "%s/%s-t%d", tdir, tag, t);
-        char threads[8];
+        char threads[16];
         snprintf(threads, sizeof threads, "%d", t);
         char *argv[] = {GEN_BIN, "-v", "nine", (char *)a1, (char *)a2, "-o", out[t - 1],
                         "--quiet", "--threads", threads, NULL};
