@@ -129,12 +129,9 @@ struct bench_state {
     int8_t *out;                 /* scratch results */
     struct row rows[R_COUNT];
     /* The first-pass context's cache after that pass, [0] W/D/L only, [1]
-     * with depth: what the warm passes start from.  full: one more block of
-     * the average charge would not fit, so blocks may have been evicted
-     * and the warm passes may decompress some again. */
+     * with depth: what the warm passes start from (see held_full). */
     struct {
         size_t bytes, blocks;
-        bool full, done;
     } held[2];
 };
 
@@ -240,13 +237,23 @@ static int run_pass(mmtb_ctx *ctx, const struct mmtb_pos *pos, long n, long firs
     return MMTB_OK;
 }
 
+/* Whether the first pass of plane set dtc (0: W/D/L only, 1: with depth)
+ * left the cache full: one more block of the average charge would not fit,
+ * so blocks may have been evicted and the warm passes may decompress some
+ * again.  False before that pass ran (no block held). */
+static bool held_full(const struct bench_state *st, int dtc)
+{
+    size_t b = st->held[dtc].bytes, n = st->held[dtc].blocks;
+    return n > 0 && b + b / n > st->o->cache;
+}
+
 /* Passes over the sample in one warm measurement: enough for at least
  * 100000 probes, so that a small --count still gives a readable time; one
  * when the first pass filled the cache (its probes decompress blocks, so
  * one pass is readable and 100000 would take minutes). */
 static long warm_reps(const struct bench_state *st, bool dtc)
 {
-    if (st->held[dtc].full)
+    if (held_full(st, dtc))
         return 1;
     return (100000 + st->o->count - 1) / st->o->count;
 }
@@ -513,12 +520,7 @@ static int phase_first_warm(struct bench_state *st, bool dtc, mmtb_tb **keep)
     }
     set_row(st, dtc ? R_FIRST1_DTC : R_FIRST1_WDL, "start: first probe", dtc ? "wdl+dtc" : "wdl", 1,
             ns1);
-    size_t hb = 0, hn = 0;
-    mmtb_ctx_cache_usage(ctx, &hb, &hn);
-    st->held[dtc].bytes = hb;
-    st->held[dtc].blocks = hn;
-    st->held[dtc].full = hn > 0 && hb + hb / hn > o->cache;
-    st->held[dtc].done = true;
+    mmtb_ctx_cache_usage(ctx, &st->held[dtc].bytes, &st->held[dtc].blocks);
     set_row(st, dtc ? R_FIRST_DTC : R_FIRST_WDL, "cold: first pass, fresh handle",
             dtc ? "wdl+dtc" : "wdl", (uint64_t)o->count, ns1 + ns);
     if (dtc && (ret = check_same(st, res, o->count, "mmtb_probe")) != CLI_EXIT_OK)
@@ -819,16 +821,15 @@ static void report_text(const struct bench_state *st, long rss_kib)
                w->probes, (double)w->ns / 1e9, rt, per_probe(w), med, p99);
     }
     for (int d = 0; d < 2; d++) {
-        if (!st->held[d].done)
+        if (!st->rows[d ? R_FIRST_DTC : R_FIRST_WDL].done)
             continue;
         char hb[32];
         human_bytes(st->held[d].bytes, hb, sizeof hb);
         printf("%s%-12s %s in %zu block%s after the first pass (%s)%s\n", d ? "" : "\n",
                d ? "" : "warm cache", hb, st->held[d].blocks, st->held[d].blocks == 1 ? "" : "s",
-               d ? "wdl+dtc" : "wdl",
-               st->held[d].full ? ": FULL" : ", room left");
+               d ? "wdl+dtc" : "wdl", held_full(st, d) ? ": FULL" : ", room left");
     }
-    if (st->held[0].full || st->held[1].full)
+    if (held_full(st, 0) || held_full(st, 1))
         printf("%-12s the %s cache is full after the first pass, so the 'warm' rows may\n"
                "%-12s still decompress blocks (one pass each, not repeated); a smaller\n"
                "%-12s --count or a larger --cache measures a warm cache\n",
@@ -875,11 +876,11 @@ static void report_json(const struct bench_state *st, long rss_kib)
     }
     for (int d = 0; d < 2; d++) {
         printf(",\"warm_cache_%s\":", d ? "dtc" : "wdl");
-        if (!st->held[d].done)
+        if (!st->rows[d ? R_FIRST_DTC : R_FIRST_WDL].done)
             printf("null");
         else
             printf("{\"bytes\":%zu,\"blocks\":%zu,\"full\":%s}", st->held[d].bytes,
-                   st->held[d].blocks, st->held[d].full ? "true" : "false");
+                   st->held[d].blocks, held_full(st, d) ? "true" : "false");
     }
     printf(",\"peak_rss_kib\":%ld}\n", rss_kib);
 }
@@ -942,12 +943,14 @@ int cli_cmd_bench(int argc, char **argv)
             o.seed = (uint64_t)x;
             break;
         case O_CACHE:
-        case O_SMALL:
-            if (!cli_parse_bytes(arg, id == O_CACHE ? &o.cache : &o.small_cache) ||
-                (id == O_CACHE ? o.cache : o.small_cache) == 0)
-                return cli_usage_error(ps.cmd, "bad --%s '%s' (bytes, at least 1, e.g. 1048576 or 1M)",
+        case O_SMALL: {
+            size_t *dst = id == O_CACHE ? &o.cache : &o.small_cache;
+            if (!cli_parse_bytes(arg, dst) || *dst == 0)
+                return cli_usage_error(ps.cmd,
+                                       "bad --%s '%s' (bytes, at least 1, e.g. 1048576 or 1M)",
                                        id == O_CACHE ? "cache" : "small-cache", arg);
             break;
+        }
         case O_COLD:
             if (!cli_parse_long(arg, 0, 1000000, &x))
                 return cli_usage_error(ps.cmd, "bad --cold '%s' (0..1000000)", arg);
