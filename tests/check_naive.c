@@ -259,28 +259,17 @@ static void compare_with_tables(struct naive *n, const struct mmtb_variant *v, c
 }
 
 /* Oracle and solver on variant `name` (built-in or file) up to max_stones. */
-static void agree(const char *name, int max_stones)
-{
-    struct mmtb_variant *v = load(name);
-    struct naive *n = naive_or_fail(v, max_stones);
-    char dir[128];
-    make_tmpdir(dir, sizeof dir);
-    run_solver(name, dir, max_stones, 2);
-    compare_with_tables(n, v, dir);
-    remove_tree(dir);
-    naive_free(n);
-    mmtb_variant_free(v);
-}
-
 /* The solver's knobs for one run against the oracle. */
 struct knobs {
     int deep_from, forward;
 };
 
 /* One oracle, several solver runs: each setting of kn must agree with it
- * (the oracle is the slow part on the 24-point board). */
+ * (the oracle is the slow part on the 24-point board).  The knobs in force
+ * before are in force after. */
 static void agree_knobs(const char *name, int max_stones, const struct knobs *kn, int nk)
 {
+    const struct knobs before = {g_deep_from, g_forward};
     struct mmtb_variant *v = load(name);
     struct naive *n = naive_or_fail(v, max_stones);
     for (int i = 0; i < nk; i++) {
@@ -292,10 +281,17 @@ static void agree_knobs(const char *name, int max_stones, const struct knobs *kn
         compare_with_tables(n, v, dir);
         remove_tree(dir);
     }
-    g_deep_from = 0;
-    g_forward = 0;
+    g_deep_from = before.deep_from;
+    g_forward = before.forward;
     naive_free(n);
     mmtb_variant_free(v);
+}
+
+/* One solver run with the knobs in force against the oracle. */
+static void agree(const char *name, int max_stones)
+{
+    const struct knobs now = {g_deep_from, g_forward};
+    agree_knobs(name, max_stones, &now, 1);
 }
 
 START_TEST(test_agree_three)
