@@ -721,9 +721,9 @@ static struct naive_ban *agree_reclose(const char *name, const struct mmtb_varia
  */
 START_TEST(test_agree_twelve_reclose)
 {
-    struct mmtb_variant *v = load("twelve-immune"), *t = load("twelve");
-    struct naive_ban *tw = agree_reclose("twelve", t);
-    struct naive_ban *im = agree_reclose("twelve-immune", v);
+    struct mmtb_variant *twv = load("twelve"), *imv = load("twelve-immune");
+    struct naive_ban *tw = agree_reclose("twelve", twv);
+    struct naive_ban *im = agree_reclose("twelve-immune", imv);
     ck_assert_uint_eq(naive_ban_states(im), naive_ban_states(tw));
     uint64_t differ = 0, n = naive_ban_states(im);
     for (uint64_t i = 0; i < n; i++) {
@@ -740,8 +740,8 @@ START_TEST(test_agree_twelve_reclose)
     ck_assert(differ > 0);
     naive_ban_free(tw);
     naive_ban_free(im);
-    mmtb_variant_free(t);
-    mmtb_variant_free(v);
+    mmtb_variant_free(twv);
+    mmtb_variant_free(imv);
 }
 END_TEST
 
