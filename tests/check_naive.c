@@ -661,10 +661,11 @@ END_TEST
  * A re-close variant with three stones a side (a capture that removes a
  * stone ends the game): the restriction oracle and the tables agree on every
  * state, the positions with a live restriction included.  Returns the
- * oracle, for a caller that compares two rule sets.
+ * oracle, which refers to v: v must outlive it.
  */
-static struct naive_ban *agree_reclose(const char *name, const struct mmtb_variant *v)
+static struct naive_ban *agree_reclose(const struct mmtb_variant *v)
 {
+    const char *name = v->name;
     char err[256] = "", dir[128];
     double t0 = now_seconds();
     struct naive_ban *nb = naive_ban_solve(v, 3, err, sizeof err);
@@ -722,8 +723,8 @@ static struct naive_ban *agree_reclose(const char *name, const struct mmtb_varia
 START_TEST(test_agree_twelve_reclose)
 {
     struct mmtb_variant *twv = load("twelve"), *imv = load("twelve-immune");
-    struct naive_ban *tw = agree_reclose("twelve", twv);
-    struct naive_ban *im = agree_reclose("twelve-immune", imv);
+    struct naive_ban *tw = agree_reclose(twv);
+    struct naive_ban *im = agree_reclose(imv);
     ck_assert_uint_eq(naive_ban_states(im), naive_ban_states(tw));
     uint64_t differ = 0, n = naive_ban_states(im);
     for (uint64_t i = 0; i < n; i++) {
