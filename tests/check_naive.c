@@ -747,6 +747,24 @@ START_TEST(test_agree_twelve_reclose)
 END_TEST
 
 /*
+ * twelve-nine through the re-close solver: a board whose four diagonals are
+ * lines (a stone slides along them) but not mills, so a stone moved along a
+ * diagonal can open or re-close only the mills of the 24-point board.  The
+ * tables agree with the oracle on every state, restrictions included.
+ */
+START_TEST(test_agree_twelve_nine_reclose)
+{
+    struct mmtb_variant *v = load("twelve-nine"), *tw = load("twelve");
+    /* the board this test is about: twelve's lines, fewer mills */
+    ck_assert_int_eq(v->nedges, tw->nedges);
+    ck_assert_int_lt(v->nmills, tw->nmills);
+    naive_ban_free(agree_reclose(v));
+    mmtb_variant_free(tw);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/*
  * Shah's whole game against the whole-game oracle (testlib_naive_game.c):
  * Shah's keys on two small boards, from the empty board.  "grid-shah" is a
  * 3 x 4 grid (rows of four, mills of three along rows and columns) with 6
@@ -945,6 +963,7 @@ static Suite *naive_suite(void)
     tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_agree_twelve_reclose);
+    tcase_add_test(tc, test_agree_twelve_nine_reclose);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("nine");
