@@ -33,6 +33,7 @@
 #include "movegen.h"
 
 #define BLOCK_SHIFT 8
+#define SUB_SHIFT 5
 
 struct mmtb_ban_index {
     const mmtb_index *ix;
@@ -47,6 +48,9 @@ struct mmtb_ban_index {
     _Atomic(uint8_t *) *bcnt; /* opened: per block, its slots' cnt once counted, or NULL */
     int shift;     /* log2 of the slots per block */
     uint64_t *blk; /* blk[k] = sum of cnt(j), j < k << shift; nblk + 1 entries */
+    uint16_t *sub; /* created: sub[i >> SUB_SHIFT] = sum of cnt(j) over the slots j of
+                    * i's block before i's run of 2^SUB_SHIFT (a rank sums at most
+                    * that many bytes) */
     uint64_t nblk; /* (base >> shift) + 1 */
     int8_t gmap[MMTB_MAX_SYMS][MMTB_MAX_BANS]; /* image of an edge code under g */
 };
@@ -120,13 +124,6 @@ static bool block_cnt(const mmtb_ban_index *bx, uint64_t k, struct counted *out)
     return true;
 }
 
-static int find_code(const int8_t *list, int n, int code)
-{
-    for (int i = 0; i < n; i++)
-        if (list[i] == code)
-            return i;
-    return -1;
-}
 
 bool mmtb_ban_index_applies(const struct mmtb_variant *v, struct mmtb_sector s)
 {
@@ -223,6 +220,20 @@ int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmt
     for (uint64_t k = (base + (1u << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT; k <= bx->nblk; k++)
         bx->blk[k] = sum;
     bx->slots = base + sum;
+    /* the runs' sums inside their blocks (at most 255 << BLOCK_SHIFT) */
+    bx->sub = malloc(((base >> SUB_SHIFT) + 1) * sizeof *bx->sub);
+    if (!bx->sub) {
+        mmtb_ban_index_free(bx);
+        return MMTB_ERR_NOMEM;
+    }
+    uint32_t run = 0;
+    for (uint64_t j = 0; j < base; j++) {
+        if ((j & ((1u << BLOCK_SHIFT) - 1)) == 0)
+            run = 0;
+        if ((j & ((1u << SUB_SHIFT) - 1)) == 0)
+            bx->sub[j >> SUB_SHIFT] = (uint16_t)run;
+        run += bx->cnt[j];
+    }
     *out = bx;
     return MMTB_OK;
 }
@@ -341,6 +352,7 @@ void mmtb_ban_index_free(mmtb_ban_index *bx)
     if (!bx)
         return;
     free(bx->cnt);
+    free(bx->sub);
     free(bx->blk);
     for (uint64_t k = 0; bx->bcnt && k < bx->nblk; k++)
         free(atomic_load_explicit(&bx->bcnt[k], memory_order_relaxed));
@@ -358,17 +370,35 @@ uint64_t mmtb_ban_index_base(const mmtb_ban_index *bx)
     return bx->base;
 }
 
+/* The sum of the bytes a[0..n): eight at a time, each word's bytes added
+ * in pairs, then the pairs' 16-bit sums by a multiply (n < 2^BLOCK_SHIFT,
+ * so no 16-bit lane overflows: at most 255 * 2 * 32 per lane). */
+static uint64_t byte_sum(const uint8_t *a, uint64_t n)
+{
+    uint64_t lanes = 0, k = 0, sum = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, a + k, 8);
+        lanes += (w & 0x00ff00ff00ff00ffull) + ((w >> 8) & 0x00ff00ff00ff00ffull);
+    }
+    sum = (lanes * 0x0001000100010001ull) >> 48;
+    for (; k < n; k++)
+        sum += a[k];
+    return sum;
+}
+
 /* sum_{j < i} cnt(j): the block's prefix plus the slots before i in it,
  * from the stored or the block's counted cnt, or counted here. */
 static uint64_t prefix(const mmtb_ban_index *bx, uint64_t i)
 {
     uint64_t k = i >> bx->shift, sum = bx->blk[k], j0 = k << bx->shift;
     struct counted b;
-    if (bx->cnt) {
-        for (uint64_t j = j0; j < i; j++)
-            sum += bx->cnt[j];
-        return sum;
+    if (bx->sub) {
+        uint64_t r0 = i & ~(uint64_t)((1u << SUB_SHIFT) - 1);
+        return sum + bx->sub[i >> SUB_SHIFT] + byte_sum(bx->cnt + r0, i - r0);
     }
+    if (bx->cnt)
+        return sum + byte_sum(bx->cnt + j0, i - j0);
     if (block_cnt(bx, k, &b)) {
         uint64_t d = i - j0, r0 = d & ~(uint64_t)((1u << BLOCK_SHIFT) - 1);
         sum += b.sub[d >> BLOCK_SHIFT];
@@ -386,39 +416,152 @@ static uint64_t prefix(const mmtb_ban_index *bx, uint64_t i)
     return sum;
 }
 
-/* The offset a * (|T| + 1) + b - 1 of the pair (f, t) given on the
- * representative's own points. */
-static int offset(const int8_t *F, int nf, const int8_t *T, int nt, int f, int t)
+
+/* The live codes as bit sets (a rank among them is a popcount). */
+static void code_set(const int8_t *c, int n, uint64_t set[2])
 {
-    int a = f < 0 ? 0 : 1 + find_code(F, nf, f);
-    int b = t < 0 ? 0 : 1 + find_code(T, nt, t);
-    return a * (nt + 1) + b - 1;
+    set[0] = set[1] = 0;
+    for (int i = 0; i < n; i++)
+        set[c[i] >> 6] |= (uint64_t)1 << (c[i] & 63);
+}
+
+/* 1 + the rank of code c in set, or 0 for no code. */
+static inline int code_pos(const uint64_t set[2], int c)
+{
+    if (c < 0)
+        return 0;
+    uint64_t below = ((uint64_t)1 << (c & 63)) - 1;
+    return 1 + (c >= 64 ? __builtin_popcountll(set[0]) + __builtin_popcountll(set[1] & below)
+                        : __builtin_popcountll(set[0] & below));
+}
+
+void mmtb_ban_index_rank_begin(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
+                               struct mmtb_ban_rank *r)
+{
+    int one;
+    r->slot0 = mmtb_index_rank_rep(bx->ix, bx->s, mover, opp, &r->rm, &r->ro, &one);
+    r->mover = mover;
+    r->opp = opp;
+    r->nsym = one >= 0 ? 1 : 0;
+    r->sym[0] = (uint8_t)(one >= 0 ? one : 0);
+    /* what prefix reads: cache misses in arrays of the sector's size */
+    uint64_t i = r->slot0;
+    __builtin_prefetch(&bx->blk[i >> bx->shift]);
+    if (bx->sub) {
+        __builtin_prefetch(&bx->sub[i >> SUB_SHIFT]);
+        __builtin_prefetch(&bx->cnt[i & ~(uint64_t)((1u << SUB_SHIFT) - 1)]);
+    }
+}
+
+void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r, const int8_t *F,
+                             int nf, const int8_t *T, int nt)
+{
+    const struct mmtb_variant *v = bx->v;
+    r->first = bx->base + prefix(bx, r->slot0);
+    if (r->nsym == 0)
+        for (int g = 0; g < v->nsyms; g++)
+            if (mmtb_sym_apply(v, g, r->mover) == r->rm && mmtb_sym_apply(v, g, r->opp) == r->ro)
+                r->sym[r->nsym++] = (uint8_t)g;
+    if (F) {
+        /* the stones' own live codes, mapped to the representative's points
+         * by any of the symmetries (all give the same sets) */
+        const int8_t *gm = bx->gmap[r->sym[0]];
+        r->fset[0] = r->fset[1] = r->tset[0] = r->tset[1] = 0;
+        for (int k = 0; k < nf; k++)
+            r->fset[gm[F[k]] >> 6] |= (uint64_t)1 << (gm[F[k]] & 63);
+        for (int k = 0; k < nt; k++)
+            r->tset[gm[T[k]] >> 6] |= (uint64_t)1 << (gm[T[k]] & 63);
+        r->nf = nf;
+        r->nt = nt;
+        return;
+    }
+    int8_t Fr[MMTB_MAX_BANS], Tr[MMTB_MAX_BANS];
+    live_pair(bx, r->rm, r->ro, Fr, &r->nf, Tr, &r->nt);
+    code_set(Fr, r->nf, r->fset);
+    code_set(Tr, r->nt, r->tset);
+}
+
+void mmtb_ban_index_rank_stones(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
+                                struct mmtb_ban_rank *r)
+{
+    mmtb_ban_index_rank_begin(bx, mover, opp, r);
+    mmtb_ban_index_rank_end(bx, r, NULL, 0, NULL, 0);
+}
+
+/* Map the restrictions by every symmetry that takes the stones to the
+ * representative; the least offset a * (|T| + 1) + b - 1 among the images
+ * is the state's slot (FORMAT.md), and *nstab (when not NULL) how many
+ * of those symmetries give it: the order of the state's stabilizer. */
+static inline uint64_t rank_state(const mmtb_ban_index *bx, const struct mmtb_ban_rank *r,
+                                  int ban_mover, int ban_opp, int *nstab)
+{
+    if (ban_mover < 0 && ban_opp < 0 && !nstab)
+        return r->slot0;
+    int best = 255, n = 0;
+    for (int k = 0; k < r->nsym; k++) {
+        const int8_t *gm = bx->gmap[r->sym[k]];
+        int a = code_pos(r->fset, ban_mover < 0 ? -1 : gm[ban_mover]);
+        int b = code_pos(r->tset, ban_opp < 0 ? -1 : gm[ban_opp]);
+        int o = a * (r->nt + 1) + b - 1;
+        n = o < best ? 1 : n + (o == best);
+        best = o < best ? o : best;
+    }
+    if (nstab)
+        *nstab = n;
+    return best < 0 ? r->slot0 : r->first + (uint64_t)best;
+}
+
+uint64_t mmtb_ban_index_rank_state(const mmtb_ban_index *bx, const struct mmtb_ban_rank *r,
+                                   int ban_mover, int ban_opp)
+{
+    return rank_state(bx, r, ban_mover, ban_opp, NULL);
+}
+
+uint64_t mmtb_ban_index_rank_state_stab(const mmtb_ban_index *bx, const struct mmtb_ban_rank *r,
+                                        int ban_mover, int ban_opp, int *nstab)
+{
+    return rank_state(bx, r, ban_mover, ban_opp, nstab);
+}
+
+uint64_t mmtb_ban_index_first(const mmtb_ban_index *bx, uint64_t i)
+{
+    return bx->base + prefix(bx, i);
+}
+
+int mmtb_ban_index_states(const mmtb_ban_index *bx, uint64_t i)
+{
+    if (bx->cnt)
+        return bx->cnt[i];
+    uint32_t m, o;
+    mmtb_index_unrank(bx->ix, bx->s, i, &m, &o);
+    return slot_cnt(bx, m, o, mmtb_index_slot_is_canonical(bx->ix, bx->s, i));
+}
+
+uint64_t mmtb_ban_index_owner(const mmtb_ban_index *bx, uint64_t slot, uint64_t *first)
+{
+    uint64_t r = slot - bx->base, lo = 0, hi = bx->nblk;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (bx->blk[mid] <= r)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    uint64_t i = lo << bx->shift, acc = bx->blk[lo];
+    for (int c; acc + (uint64_t)(c = mmtb_ban_index_states(bx, i)) <= r; i++)
+        acc += (uint64_t)c;
+    *first = bx->base + acc;
+    return i;
 }
 
 uint64_t mmtb_ban_index_rank(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
                              int ban_mover, int ban_opp)
 {
-    uint64_t slot = mmtb_index_rank(bx->ix, bx->s, mover, opp);
     if ((ban_mover < 0 && ban_opp < 0) || bx->owner)
-        return slot;
-    /* Map the restrictions by every symmetry that takes the position to
-     * the representative stored in its scheme 1 slot; keep the least. */
-    uint32_t rm, ro;
-    mmtb_index_unrank(bx->ix, bx->s, slot, &rm, &ro);
-    int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
-    int nf, nt;
-    live_pair(bx, rm, ro, F, &nf, T, &nt);
-    const struct mmtb_variant *v = bx->v;
-    int best = 255;
-    for (int g = 0; g < v->nsyms; g++) {
-        if (mmtb_sym_apply(v, g, mover) != rm || mmtb_sym_apply(v, g, opp) != ro)
-            continue;
-        int k = offset(F, nf, T, nt, ban_mover < 0 ? -1 : bx->gmap[g][ban_mover],
-                       ban_opp < 0 ? -1 : bx->gmap[g][ban_opp]);
-        if (k < best)
-            best = k;
-    }
-    return bx->base + prefix(bx, slot) + (uint64_t)best;
+        return mmtb_index_rank(bx->ix, bx->s, mover, opp);
+    struct mmtb_ban_rank r;
+    mmtb_ban_index_rank_stones(bx, mover, opp, &r);
+    return mmtb_ban_index_rank_state(bx, &r, ban_mover, ban_opp);
 }
 
 void mmtb_ban_index_unrank(const mmtb_ban_index *bx, uint64_t slot, uint32_t *mover,

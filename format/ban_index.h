@@ -116,6 +116,62 @@ uint64_t mmtb_ban_index_rank(const mmtb_ban_index *bx, uint32_t mover, uint32_t 
 void mmtb_ban_index_unrank(const mmtb_ban_index *bx, uint64_t slot, uint32_t *mover,
                            uint32_t *opp, int *ban_mover, int *ban_opp);
 
+/*
+ * The stones of a position ranked once, so that each of its states (the
+ * combinations of restrictions it may carry) then ranks in a few
+ * instructions: the solver ranks every successor's stones once and all the
+ * states of a position from them.  An index with restrictions only (not a
+ * first-mill one).
+ */
+struct mmtb_ban_rank {
+    uint64_t slot0;          /* the scheme 1 slot: the state without restrictions */
+    uint64_t first;          /* the slot of the first state with restrictions */
+    uint64_t fset[2], tset[2]; /* the live codes of the representative's mover, opponent */
+    int nf, nt;
+    int nsym;                /* the symmetries taking the stones to the representative */
+    uint8_t sym[MMTB_MAX_SYMS];
+    uint32_t mover, opp, rm, ro; /* the stones and their representative */
+};
+
+/* Rank the stones (mover, opp) of the sector (as mmtb_ban_index_rank
+ * expects them) into *r. */
+void mmtb_ban_index_rank_stones(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
+                                struct mmtb_ban_rank *r);
+
+/* The same in two steps, so that the look-ups of many stones are in flight
+ * at once: begin ranks the scheme 1 slot and starts the reads of the
+ * state counts; end completes *r.  F[0..nf) and T[0..nt), when F is not
+ * NULL, are the live restrictions of the stones' mover and opponent on
+ * their own points (as mmtb_live_bans lists them, empty for a side the
+ * sector gives none), which the caller has at hand: end then maps them
+ * instead of listing the representative's. */
+void mmtb_ban_index_rank_begin(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
+                               struct mmtb_ban_rank *r);
+void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r, const int8_t *F,
+                             int nf, const int8_t *T, int nt);
+
+/* The slot of the stones r with the restrictions ban_mover and ban_opp
+ * (-1 or live, given on the stones' own points, not the representative's):
+ * mmtb_ban_index_rank of the same position. */
+uint64_t mmtb_ban_index_rank_state(const mmtb_ban_index *bx, const struct mmtb_ban_rank *r,
+                                   int ban_mover, int ban_opp);
+
+/* The same, and *nstab = the number of symmetries that map the state to
+ * itself (its stabilizer's order: 1 for most states), which the solver
+ * needs to relate move counts between orbits. */
+uint64_t mmtb_ban_index_rank_state_stab(const mmtb_ban_index *bx, const struct mmtb_ban_rank *r,
+                                        int ban_mover, int ban_opp, int *nstab);
+
+/* The slot of the first state with restrictions of scheme 1 slot i
+ * (base + the states of the slots before it), and the number of such
+ * states of i (0 for a wasted slot); an index with restrictions. */
+uint64_t mmtb_ban_index_first(const mmtb_ban_index *bx, uint64_t i);
+int mmtb_ban_index_states(const mmtb_ban_index *bx, uint64_t i);
+
+/* The scheme 1 slot owning slot >= base of an index with restrictions,
+ * with the first slot of its states in *first. */
+uint64_t mmtb_ban_index_owner(const mmtb_ban_index *bx, uint64_t slot, uint64_t *first);
+
 /* A whole position p of the sector (side to move first, as mmtb_pos_sector)
  * and back, restrictions and first-mill owner included; unrank leaves hands
  * and side as they are in *p.  rank_pos expects a valid position

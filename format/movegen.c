@@ -205,27 +205,40 @@ bool mmtb_edge_points(const struct mmtb_variant *v, int code, int *y, int *x)
  * mills). */
 int mmtb_live_bans(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int8_t *out)
 {
-    int n = 0;
+    /* the live codes as a set of MMTB_MAX_BANS bits, read out in order:
+     * sorted and each once without a search (the solver asks this of
+     * every position with restrictions) */
+    uint64_t set[MMTB_MAX_BANS / 64] = {0};
     uint32_t empty = v->full & ~(own | oth);
-    for (int m = 0; m < v->nmills; m++) {
+    /* the mills one short: with mills of 3 points, those holding exactly
+     * two stones of own, counted for all mills at once (a two-bit counter
+     * per mill, bit-sliced: c1 the low bit, c2 the high one) */
+    uint64_t all = v->nmills == 64 ? ~0ull : (1ull << v->nmills) - 1, shortm = all;
+    if (v->mills3 == all) {
+        uint64_t c1 = 0, c2 = 0;
+        for (uint32_t f = own; f; f &= f - 1) {
+            uint64_t ms = v->mills_at[__builtin_ctz(f)];
+            c2 |= c1 & ms;
+            c1 ^= ms;
+        }
+        shortm = c2 & ~c1;
+    }
+    for (; shortm; shortm &= shortm - 1) {
+        int m = __builtin_ctzll(shortm);
         uint32_t mill = v->mill[m], miss = mill & ~own;
-        if (popc(miss) != 1 || !(miss & empty))
+        if ((miss & (miss - 1)) || !(miss & empty))
             continue;
         int x = __builtin_ctz(miss);
         for (uint32_t ys = v->adj[x] & own & ~mill; ys; ys &= ys - 1) {
-            int code = edge_encode(v, __builtin_ctz(ys), x), j = n;
-            if (code >= MMTB_MAX_BANS)
-                continue;
-            /* insert in order, once (a handful of codes) */
-            while (j > 0 && out[j - 1] > code)
-                j--;
-            if (j > 0 && out[j - 1] == code)
-                continue;
-            memmove(out + j + 1, out + j, (size_t)(n - j));
-            out[j] = (int8_t)code;
-            n++;
+            int code = edge_encode(v, __builtin_ctz(ys), x);
+            if (code < MMTB_MAX_BANS)
+                set[code >> 6] |= (uint64_t)1 << (code & 63);
         }
     }
+    int n = 0;
+    for (int w = 0; w < MMTB_MAX_BANS / 64; w++)
+        for (uint64_t b = set[w]; b; b &= b - 1)
+            out[n++] = (int8_t)(w * 64 + __builtin_ctzll(b));
     return n;
 }
 

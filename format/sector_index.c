@@ -445,10 +445,11 @@ typedef uint32_t (*compress_fn)(const mmtb_index *ix, uint32_t x, uint32_t e);
 
 /* nstab, when not NULL, receives the order of the position's stabilizer:
  * the symmetries g(M) = M that also fix O are those of Stab(Mc) fixing
- * g(O), conjugated. */
+ * g(O), conjugated.  rep, when not NULL, receives the representative
+ * (Mc, O'). */
 static inline __attribute__((always_inline)) uint64_t
 rank_entry(const mmtb_index *ix, struct mmtb_sector s, uint32_t e, uint32_t mover, uint32_t opp,
-           compress_fn compress, int *nstab)
+           compress_fn compress, int *nstab, uint32_t *rep)
 {
     const struct mmtb_variant *v = ix->v;
     int g = (int)((e >> LK_SYM_SHIFT) & LK_SYM_MASK);
@@ -463,6 +464,10 @@ rank_entry(const mmtb_index *ix, struct mmtb_sector s, uint32_t e, uint32_t move
         else
             o = stab_min(v, ix->stab[s.w][ci], o);
     }
+    if (rep) {
+        rep[0] = mc;
+        rep[1] = o;
+    }
     uint32_t r = colex_rank(ix, compress(ix, o, ~mc));
     return (uint64_t)ci * ix->binom[ix->n - s.w][s.b] + r;
 }
@@ -474,7 +479,7 @@ static inline __attribute__((always_inline)) uint64_t rank_body(const mmtb_index
                                                                 compress_fn compress, int *nstab)
 {
     return rank_entry(ix, s, ix->lookup[s.w][colex_rank(ix, mover)], mover, opp, compress,
-                      nstab);
+                      nstab, NULL);
 }
 
 /*
@@ -496,7 +501,8 @@ rank_stab_many_body(const mmtb_index *ix, struct mmtb_sector s, const uint32_t *
             __builtin_prefetch(&lk[cr[k - k0]]);
         }
         for (int k = k0; k < k1; k++)
-            out[k] = rank_entry(ix, s, lk[cr[k - k0]], movers[k], opps[k], compress, &nstab[k]);
+            out[k] = rank_entry(ix, s, lk[cr[k - k0]], movers[k], opps[k], compress, &nstab[k],
+                                NULL);
     }
 }
 
@@ -518,6 +524,13 @@ static __attribute__((target("bmi2"))) uint64_t
 rank_bmi2(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover, uint32_t opp)
 {
     return rank_body(ix, s, mover, opp, compress_bmi2, NULL);
+}
+
+static __attribute__((target("bmi2"))) uint64_t
+rank_rep_bmi2(const mmtb_index *ix, struct mmtb_sector s, uint32_t e, uint32_t mover, uint32_t opp,
+              uint32_t *rep)
+{
+    return rank_entry(ix, s, e, mover, opp, compress_bmi2, NULL, rep);
 }
 
 static __attribute__((target("bmi2"))) void
@@ -555,6 +568,23 @@ uint64_t mmtb_index_rank_stab(const mmtb_index *ix, struct mmtb_sector s, uint32
         return rank_stab_bmi2(ix, s, mover, opp, nstab);
 #endif
     return rank_portable(ix, s, mover, opp, nstab);
+}
+
+uint64_t mmtb_index_rank_rep(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
+                             uint32_t opp, uint32_t *rep_mover, uint32_t *rep_opp, int *sym)
+{
+    uint32_t e = ix->lookup[s.w][colex_rank(ix, mover)], rep[2];
+    *sym = (e & LK_STAB) ? -1 : (int)((e >> LK_SYM_SHIFT) & LK_SYM_MASK);
+    uint64_t slot;
+#if MMTB_INDEX_X86
+    if (ix->bmi2)
+        slot = rank_rep_bmi2(ix, s, e, mover, opp, rep);
+    else
+#endif
+        slot = rank_entry(ix, s, e, mover, opp, compress_portable, NULL, rep);
+    *rep_mover = rep[0];
+    *rep_opp = rep[1];
+    return slot;
 }
 
 void mmtb_index_rank_stab_many(const mmtb_index *ix, struct mmtb_sector s,

@@ -70,6 +70,16 @@ uint64_t mmtb_index_rank_stab(const mmtb_index *ix, struct mmtb_sector s, uint32
                               uint32_t opp, int *nstab);
 
 /*
+ * Rank as above, and the representative stored in the slot (what
+ * mmtb_index_unrank gives back), found on the way without unranking: the
+ * image of (mover, opp) under a symmetry, *sym, which is the only one that
+ * maps the position there; -1 when the representative's mover set has
+ * symmetries of its own, so that others may too.  Same preconditions.
+ */
+uint64_t mmtb_index_rank_rep(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
+                             uint32_t opp, uint32_t *rep_mover, uint32_t *rep_opp, int *sym);
+
+/*
  * out[k] = mmtb_index_rank_stab(ix, s, movers[k], opps[k], &nstab[k]) for
  * k < n, with the look-ups of several positions in flight at once (the
  * solver ranks all predecessors of a position together).

@@ -575,6 +575,8 @@ static int parse_mill(struct parser *ps, const struct deferred *d)
     ps->mill_len[m] = len;
     for (int i = 0; i < len; i++)
         v->mills_at[idx[i]] |= 1ull << m;
+    if (len == 3)
+        v->mills3 |= 1ull << m;
     return MMTB_OK;
 }
 

@@ -57,6 +57,7 @@ struct mmtb_variant {
     int nmills;
     uint32_t mill[MMTB_MAX_MILLS];         /* each a mask of its points */
     uint64_t mills_at[MMTB_MAX_POINTS];    /* bit m set when mill m contains point */
+    uint64_t mills3;                       /* bit m set when mill m has 3 points */
     /* Directed edges Y->X along the lines, numbered by Y then X (the codes
      * of the re-close restrictions): edge_first[Y] is the code of Y's first,
      * nedges their number, edge_y/edge_x the two ends of each code. */

@@ -943,6 +943,25 @@ static uint64_t check_ban_sector(const struct mmtb_variant *v, const mmtb_index 
                         ck_abort_msg("slot %llu holds no image of the state",
                                      (unsigned long long)r);
                     REQUIRE_EQ(mmtb_ban_index_rank(bx, m2, o2, f2, t2), r);
+                    /* the stones ranked once: the same slot, in one step or
+                     * two (with the state's own live codes mapped), and the
+                     * state's stabilizer */
+                    struct mmtb_ban_rank br, br2;
+                    int nst = 0;
+                    mmtb_ban_index_rank_stones(bx, m, o, &br);
+                    REQUIRE_EQ(mmtb_ban_index_rank_state_stab(bx, &br, f, t, &nst), r);
+                    REQUIRE_EQ(nst, maps_to(v, m, o, f, t, m, o, f, t));
+                    mmtb_ban_index_rank_begin(bx, m, o, &br2);
+                    mmtb_ban_index_rank_end(bx, &br2, F, nf, T, nt);
+                    REQUIRE_EQ(mmtb_ban_index_rank_state(bx, &br2, f, t), r);
+                    /* a slot with restrictions: its scheme 1 slot owns it */
+                    if (r >= base) {
+                        uint64_t first, i = mmtb_ban_index_owner(bx, r, &first);
+                        REQUIRE_EQ(i, br.slot0);
+                        REQUIRE_EQ(first, mmtb_ban_index_first(bx, i));
+                        REQUIRE(r >= first &&
+                                r < first + (uint64_t)mmtb_ban_index_states(bx, i));
+                    }
                     int g = (int)((m ^ o) % (uint32_t)v->nsyms);
                     REQUIRE_EQ(mmtb_ban_index_rank(bx, mmtb_sym_apply(v, g, m),
                                                    mmtb_sym_apply(v, g, o), sym_edge(v, g, f),
