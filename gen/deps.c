@@ -173,9 +173,53 @@ uint64_t deps_bytes(const struct job *j, bool swap)
     return peak > held ? peak : held;
 }
 
+int deps_load_held(struct job *j, const char *dir, char *err, size_t errlen)
+{
+    bool need_dtc[16] = {false};
+    for (int i = 0; i < j->nm; i++)
+        add_deps(j, j->m[i].s, need_dtc);
+    if (!j->ndeps)
+        return MMTB_OK;
+    int rc = mmtb_tb_open(&j->tb, dir, NULL);
+    if (rc != MMTB_OK) {
+        snprintf(err, errlen, "%s: cannot open tables: %s", dir, mmtb_strerror(rc));
+        return rc;
+    }
+    for (int i = 0; i < j->ndeps && rc == MMTB_OK; i++) {
+        rc = held_load(&j->held, j->tb, j->ix, j->deps[i].s, need_dtc[i]);
+        if (rc != MMTB_OK) {
+            char name[32];
+            mmtb_sector_format(j->deps[i].s, name, sizeof name);
+            snprintf(err, errlen, "reading solved sector %s: %s", name, mmtb_strerror(rc));
+        }
+    }
+    return rc;
+}
+
+uint64_t deps_held_bytes(const struct job *j, uint64_t visit)
+{
+    struct job t = *j; /* add_deps fills a copy: j keeps no deps */
+    t.ndeps = 0;
+    bool need_dtc[16] = {false};
+    for (int i = 0; i < t.nm; i++)
+        add_deps(&t, t.m[i].s, need_dtc);
+    uint64_t held = 0;
+    for (int i = 0; i < t.ndeps; i++) {
+        struct mmtb_sector s = t.deps[i].s;
+        held += mmtb_ban_index_count(t.ix, s, visit, NULL) * (need_dtc[i] ? 3 : 1);
+        /* an index with restrictions: a byte per position of the sector */
+        if (t.v->no_reclose)
+            held += mmtb_index_slots(t.ix, s);
+    }
+    return held;
+}
+
 /* Their arrays, at the end of the job. */
 void deps_free(struct job *j)
 {
+    held_free(&j->held);
+    mmtb_tb_close(j->tb);
+    j->tb = NULL;
     for (int i = 0; i < j->ndeps; i++) {
         free(j->deps[i].wdl);
         free(j->deps[i].dtc);

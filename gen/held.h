@@ -1,6 +1,7 @@
 /*
- * held.h - solved sectors held whole in memory for the plain solver
- * (reclose.c) and its verifier (verify.c): values and depths read through
+ * held.h - solved sectors held whole in memory for the pairs whose
+ * positions carry state (deps.c, init.c) and their verifier (verify.c):
+ * values and depths read through
  * libmmtb once, then looked up by position at memory speed, where a probe
  * per look-up would decompress a block for nearly every successor.
  * Private to gen/.

@@ -14,20 +14,13 @@
  */
 #include "job.h"
 
+#include "movegen.h"
+#include "sectorio.h"
+
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
-static void bucket_add(struct job *j, int level, uint64_t entry)
-{
-#pragma omp critical(mmtb_bucket)
-    {
-        if (!vec64_push(&j->buckets[level], entry))
-            j->oom = 1;
-        if (level > j->last_level)
-            j->last_level = level;
-    }
-}
 
 /*
  * The init pass in two steps, so that the look-ups of many positions are
@@ -39,15 +32,6 @@ static void bucket_add(struct job *j, int level, uint64_t entry)
 #define INIT_GROUP 16                          /* positions per batch */
 #define INIT_EXT_CAP (2 * MMTB_MAX_MOVES)      /* external successors per batch */
 
-/* A successor in an already solved sector, ranked, waiting for its value. */
-struct ext_look {
-    const struct dep *d;
-    uint64_t r;
-    bool capture;
-    bool have;    /* the value came from another rank (split pairs): w, dtc */
-    uint8_t w;
-    uint16_t dtc;
-};
 
 /* Per-thread scratch of the init pass. */
 struct init_scratch {
@@ -171,65 +155,136 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
     is->next += next;
 }
 
-/* Second step: the state byte of gathered position p from its external
- * successors' values and its in-pair count; may add bucket entries. */
-static uint8_t init_settle(struct job *j, int mi, uint64_t slot, int nin, int n,
-                           const struct ext_look *ext, int *resolved_depth)
-{
-    *resolved_depth = -1;
-    int best_win = 0, worst_loss = 0;
-    bool draw = false;
-    for (int i = 0; i < n; i++) {
-        const struct dep *d = ext[i].d;
-        uint64_t r = ext[i].r;
-        int w = ext[i].have ? ext[i].w : d->wdl[r];
-        int depth = ext[i].capture ? 1
-                    : ext[i].have  ? ext[i].dtc + 1
-                                   : (d->dtc ? d->dtc[r] : 0) + 1;
-        if (w == 0) { /* the opponent loses there */
-            if (depth == 1) {
-                *resolved_depth = 1;
-                return st_decided(j, true, 1);
-            }
-            if (!best_win || depth < best_win)
-                best_win = depth;
-        } else if (w == 1) {
-            draw = true;
-        } else if (depth > worst_loss) {
-            worst_loss = depth;
-        }
-    }
-    if (nin > 0 && !j->any_inpair)
-        __atomic_store_n(&j->any_inpair, 1, __ATOMIC_RELAXED);
 
-    if (best_win && (best_win == 1 || nin == 0)) {
-        *resolved_depth = best_win;
-        return st_decided(j, true, (unsigned)best_win);
+/*
+ * The first state of one position with state (member mi, slot, the whole
+ * position p): its moves through the rules of movegen.h, their results
+ * looked up in the held sectors (or probed), then settled as any other
+ * position.  The in-pair successors are counted by distinct slot (levels.c
+ * takes one off per distinct predecessor slot of a decided position, so
+ * the two counts agree without stabilizers).  succ and ext: room for
+ * MMTB_MAX_MOVES.  Returns the state byte; *rd the depth decided, or -1.
+ */
+static uint8_t init_state_pos(struct job *j, int mi, uint64_t slot, const struct mmtb_pos *p,
+                              mmtb_ctx *ctx, struct mmtb_move *mv, uint64_t *succ,
+                              struct ext_look *ext, int *rd)
+{
+    const struct mmtb_variant *v = j->v;
+    *rd = -1;
+    int term = mmtb_pos_terminal(v, p);
+    if (term == MMTB_LOSS || term == MMTB_DRAW) {
+        *rd = term == MMTB_LOSS ? 0 : -1;
+        return term == MMTB_LOSS ? st_decided(j, false, 0) : ST_DRAWN;
     }
-    if (nin == 0) {
-        if (draw)
-            return ST_DRAWN;
-        *resolved_depth = worst_loss;
-        return st_decided(j, false, (unsigned)worst_loss);
+    int n = mmtb_gen_moves(v, p, mv);
+    if (n <= 0) {
+        if (n < 0)
+            __atomic_store_n(&j->rule_err, n, __ATOMIC_RELAXED);
+        *rd = 0;
+        return st_decided(j, false, 0);
     }
-    /* the counter and its biases (at most 2) must fit below ST_DRAWN */
-    if (nin > (int)ST_MAX_COUNT - 2) {
-        __atomic_store_n(&j->too_many, 1, __ATOMIC_RELAXED);
-        return ST_DRAWN;
-    }
-    uint8_t c = (uint8_t)nin;
-    if (best_win) {
-        c++; /* can no longer be lost */
-        bucket_add(j, best_win - 1, slot << 2 | (uint64_t)mi << 1 | 1);
-    } else {
-        if (draw)
-            c++;
-        if (worst_loss > 1) {
-            c++;
-            bucket_add(j, worst_loss - 1, slot << 2 | (uint64_t)mi << 1 | 0);
+    int nin = 0, next = 0;
+    for (int k = 0; k < n; k++) {
+        struct mmtb_pos q;
+        mmtb_pos_apply(v, p, &mv[k], &q);
+        int tq = mmtb_pos_terminal(v, &q);
+        if (tq == MMTB_LOSS) {
+            *rd = 1;
+            return st_decided(j, true, 1);
         }
+        struct ext_look *x = &ext[next];
+        x->d = NULL;
+        x->have = true;
+        x->capture = mv[k].remove >= 0;
+        if (tq == MMTB_DRAW) {
+            x->w = 1;
+            x->dtc = 0;
+            next++;
+            continue;
+        }
+        int qm = member_of(j, mmtb_pos_sector(&q));
+        if (qm >= 0 && mv[k].remove < 0) {
+            succ[nin++] = mmtb_ban_index_rank_pos(j->m[qm].bx, &q);
+            continue;
+        }
+        struct mmtb_value val;
+        int prc = held_value(&j->held, j->ix, ctx, &q, &val);
+        if (prc != MMTB_OK) {
+            __atomic_store_n(&j->rule_err, prc, __ATOMIC_RELAXED);
+            return ST_DRAWN;
+        }
+        x->w = val.wdl == MMTB_LOSS ? 0 : val.wdl == MMTB_DRAW ? 1 : 2;
+        x->dtc = (uint16_t)(val.wdl == MMTB_DRAW ? 0 : val.dtc);
+        next++;
     }
-    return c;
+    nin = u64_sort_unique(succ, nin);
+    return settle_state(j, mi, slot, nin, next, ext, rd);
+}
+
+/* The init pass of member mi whose positions carry state, in slot order:
+ * a slot whose position ranks elsewhere is not used. */
+static int init_member_state(struct job *j, int mi)
+{
+    struct member *me = &j->m[mi];
+    const uint64_t nchunks = (me->slots + CHUNK - 1) / CHUNK;
+    uint64_t done = 0;
+    int fail = 0;
+#pragma omp parallel
+    {
+        mmtb_ctx *ctx = NULL;
+        struct mmtb_move *mv = malloc(MMTB_MAX_MOVES * sizeof *mv);
+        uint64_t *succ = malloc(MMTB_MAX_MOVES * sizeof *succ);
+        struct ext_look *ext = malloc(MMTB_MAX_MOVES * sizeof *ext);
+        uint64_t *hist = calloc(MAX_LEVELS, sizeof *hist);
+        struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
+        int maxd = 0;
+        if (!mv || !succ || !ext || !hist ||
+            (j->tb && mmtb_ctx_create(&ctx, j->tb, GEN_PROBE_CACHE) != MMTB_OK))
+            __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t c = 0; c < nchunks; c++) {
+            if (__atomic_load_n(&fail, __ATOMIC_RELAXED))
+                continue;
+            uint64_t lo = c * CHUNK, hi = lo + CHUNK < me->slots ? lo + CHUNK : me->slots;
+            for (uint64_t i = lo; i < hi; i++) {
+                struct mmtb_pos p;
+                member_pos(me, i, &p);
+                if (mmtb_ban_index_rank_pos(me->bx, &p) != i) {
+                    me->st[i] = ST_UNUSED;
+                    continue;
+                }
+                int rd;
+                me->st[i] = init_state_pos(j, mi, i, &p, ctx, mv, succ, ext, &rd);
+                if (rd >= (int)j->deep_from && !deep_push(deep, mi, i, (unsigned)rd))
+                    __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
+                if (rd >= 0) {
+                    hist[rd]++;
+                    maxd = rd > maxd ? rd : maxd;
+                }
+            }
+            uint64_t dn = __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
+            if (omp_get_thread_num() == 0)
+                progress_update(j->prog, dn * CHUNK, me->slots);
+        }
+#pragma omp critical(mmtb_hist)
+        {
+            if (hist)
+                for (int d = 0; d <= maxd; d++)
+                    j->mhist[mi][d] += hist[d];
+            if (maxd > j->last_level)
+                j->last_level = maxd;
+            if (maxd > j->init_max)
+                j->init_max = maxd;
+        }
+        mmtb_ctx_free(ctx);
+        free(mv);
+        free(succ);
+        free(ext);
+        free(hist);
+    }
+    if (fail || j->oom)
+        return MMTB_ERR_NOMEM;
+    return j->rule_err ? j->rule_err : MMTB_OK;
 }
 
 /*
@@ -249,8 +304,9 @@ static uint8_t init_settle(struct job *j, int mi, uint64_t slot, int nin, int n,
  */
 bool init_by_opponent(const struct job *j, const struct member *me)
 {
-    /* a split pair's rank walks its own range (split.c) */
-    return me->s.w_hand > 0 && !j->sp && !j->own_walk;
+    /* a split pair's rank walks its own range (split.c); positions with
+     * state are walked in their own order */
+    return me->s.w_hand > 0 && !j->sp && !j->own_walk && !me->bx;
 }
 
 /*
@@ -508,7 +564,7 @@ static int init_pass_split(struct job *j)
                     const struct gpos *gp = &mine->pos[p];
                     int rd = gp->depth;
                     uint8_t x = gp->n < 0 ? gp->state
-                                          : init_settle(j, mi, gp->slot, gp->nin, gp->n,
+                                          : settle_state(j, mi, gp->slot, gp->nin, gp->n,
                                                         mine->ext + gp->first, &rd);
                     me->st[gp->slot] = x;
                     if (rd >= (int)j->deep_from && !deep_push(deep, mi, gp->slot, (unsigned)rd))
@@ -559,6 +615,16 @@ int init_pass(struct job *j)
 {
     if (j->sp)
         return init_pass_split(j);
+    if (job_has_state(j)) {
+        int rc = bans_job(j) ? bans_setup(j) : MMTB_OK;
+        for (int mi = 0; mi < j->nm && rc == MMTB_OK; mi++)
+            rc = bans_job(j) ? bans_init_member(j, mi) : init_member_state(j, mi);
+        if (rc != MMTB_OK)
+            return rc;
+        if (j->too_many)
+            return MMTB_ERR_UNSUPPORTED;
+        return deep_collect(j);
+    }
     const uint64_t chunk = CHUNK;
     const int nth = omp_get_max_threads();
     for (int mi = 0; mi < j->nm; mi++) {
@@ -638,7 +704,7 @@ int init_pass(struct job *j)
                             int rd = is->pos[p].depth;
                             uint8_t x = is->pos[p].n < 0
                                             ? is->pos[p].state
-                                            : init_settle(j, mi, is->pos[p].slot, is->pos[p].nin,
+                                            : settle_state(j, mi, is->pos[p].slot, is->pos[p].nin,
                                                           is->pos[p].n,
                                                           is->ext + is->pos[p].first, &rd);
                             uint64_t k = is->pos[p].slot;

@@ -35,7 +35,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "ban_index.h"
+#include "held.h"
 #include "mmtb.h"
 #include "mmtb_common.h"
 #include "progress.h"
@@ -101,6 +104,16 @@ static inline bool vec64_push(struct vec64 *b, uint64_t x)
 /* One sector being solved (a member of the pair). */
 struct member {
     struct mmtb_sector s;
+    /* Positions that carry state beyond their stones (the re-close
+     * restrictions, Shah's first-mill owner: mmtb_ban_index_applies) are
+     * numbered by this index, and the stages reach them as whole positions
+     * through the rules of movegen.h (member_pos); NULL: the sector index,
+     * and the bitboard rules of succ.h. */
+    mmtb_ban_index *bx;
+    /* with restrictions on bitboards (bans.c): the first slot of the
+     * states of each chunk of scheme 1 slots, nbchunks + 1 of them */
+    uint64_t *bfirst;
+    uint64_t nbchunks;
     uint64_t slots;
     uint8_t *st;
     int partner; /* index of the partner member, or -1 */
@@ -125,8 +138,9 @@ struct updbuf {
 #define UPD_LOST (1u << 7)
 #define UPD_OFF_SHIFT 8
 
-/* The levels' per-thread scratch (levels.c). */
+/* The levels' per-thread scratch (levels.c, bans.c). */
 struct pred_scratch;
+struct bans_scratch;
 
 /*
  * A pair split across the ranks of a transport (split.c): each member's
@@ -156,6 +170,12 @@ struct job {
     int nm;
     struct dep deps[16];
     int ndeps;
+    /* members with state (bx): the solved sectors they read, whole, and
+     * the tables, kept open through the init pass for the values no
+     * table stores (Shah's openings, probed) */
+    struct held held;
+    mmtb_tb *tb;
+    int rule_err;          /* a rules call failed inside a parallel region */
     struct vec64 *buckets; /* [MAX_LEVELS], allocated lazily */
     /* positions decided at depth >= deep_from: member << 47 | slot, per
      * depth, gathered from the per-thread lists of new ones */
@@ -177,15 +197,78 @@ struct job {
     uint64_t nparts;
     struct updbuf *upd;
     struct pred_scratch *ps; /* per thread */
+    struct bans_scratch **bs; /* per thread, for bans.c's levels */
     struct split *sp;        /* NULL: this process holds the whole pair */
 };
 
 /* ------------------------------------------------------ shared helpers */
 
+/* Queue update e in buffer b (growing it; j->oom when it cannot). */
+static inline void upd_push(struct job *j, struct updbuf *b, uint32_t e)
+{
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? 2 * b->cap : 256;
+        uint32_t *ne = realloc(b->e, nc * sizeof *ne);
+        if (!ne) {
+            __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        b->e = ne;
+        b->cap = nc;
+    }
+    b->e[b->n++] = e;
+}
+
+
 /* The state byte of a position decided at depth d (a win when win). */
 static inline uint8_t st_decided(const struct job *j, bool win, unsigned d)
 {
     return (uint8_t)(ST_RESOLVED | (win ? ST_WIN : 0) | (d < j->deep_from ? d : ST_DEEP));
+}
+
+/* Does the job's first member carry state?  (Both do, or neither.) */
+static inline bool job_has_state(const struct job *j)
+{
+    return j->m[0].bx != NULL;
+}
+
+/* The whole position of slot `slot` of member me (with state), White to
+ * move as the sector's side to move. */
+static inline void member_pos(const struct member *me, uint64_t slot, struct mmtb_pos *p)
+{
+    memset(p, 0, sizeof *p);
+    p->side = MMTB_WHITE;
+    p->hand[0] = me->s.w_hand;
+    p->hand[1] = me->s.b_hand;
+    mmtb_ban_index_unrank_pos(me->bx, slot, p);
+}
+
+static inline int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sort a[0..n) and drop repeats; returns the new count (a position's moves
+ * by insertion, its unmoves with restrictions, thousands, by qsort). */
+static inline int u64_sort_unique(uint64_t *a, int n)
+{
+    if (n > 64) {
+        qsort(a, (size_t)n, sizeof *a, u64_cmp);
+    } else {
+        for (int i = 1; i < n; i++) {
+            uint64_t x = a[i];
+            int k = i;
+            for (; k > 0 && a[k - 1] > x; k--)
+                a[k] = a[k - 1];
+            a[k] = x;
+        }
+    }
+    int u = 0;
+    for (int i = 0; i < n; i++)
+        if (u == 0 || a[u - 1] != a[i])
+            a[u++] = a[i];
+    return u;
 }
 
 /* The member that is sector s, or -1. */
@@ -234,6 +317,27 @@ static inline void member_range(const struct job *j, int mi, uint64_t *lo, uint6
     *hi = j->sp ? j->sp->hi[mi] : j->m[mi].slots;
 }
 
+/* A successor in an already solved sector, ranked, waiting for its value
+ * (init.c), or with its value already known (have: from another rank of a
+ * split pair, or read by the init of positions with state). */
+struct ext_look {
+    const struct dep *d;
+    uint64_t r;
+    bool capture;
+    bool have; /* w and dtc hold the value */
+    uint8_t w;
+    uint16_t dtc;
+};
+
+/*
+ * settle.c: the state byte of position `slot` of member mi from its n
+ * outside successors ext[0..n) (their values read or known) and its nin
+ * in-pair moves still open; queues the outside results deeper than 1 in
+ * j->buckets.  *resolved_depth: the depth decided, or -1.
+ */
+uint8_t settle_state(struct job *j, int mi, uint64_t slot, int nin, int n,
+                     const struct ext_look *ext, int *resolved_depth);
+
 /* ------------------------------------------------------------ the stages */
 
 /*
@@ -248,6 +352,15 @@ int deps_load(struct job *j, const char *dir, bool swap, char *err, size_t errle
 /* deps.c: the bytes deps_load(j, ..., swap) will hold at its peak (j's
  * members set; j itself is not changed). */
 uint64_t deps_bytes(const struct job *j, bool swap);
+
+/* deps.c: the same for a pair with state: the solved sectors read whole
+ * into j->held, the tables left open in j->tb (Shah's openings, which no
+ * table stores, are probed there). */
+int deps_load_held(struct job *j, const char *dir, char *err, size_t errlen);
+
+/* deps.c: what deps_load_held will hold, in bytes, estimated from about
+ * `visit` positions of each sector with restrictions (j's members set). */
+uint64_t deps_held_bytes(const struct job *j, uint64_t visit);
 
 /* deps.c: release the solved sectors' arrays. */
 void deps_free(struct job *j);
@@ -265,6 +378,29 @@ bool init_by_opponent(const struct job *j, const struct member *me);
  */
 int init_pass(struct job *j);
 
+/*
+ * bans.c: the positions with re-close restrictions on bitboards, grouped by
+ * their stones, where the variant's other rules are those succ.c models
+ * (bans_fast; a job with state of another variant goes through the
+ * per-position path of init.c and levels.c).  bans_setup: each member's
+ * bfirst (after the indexes are built); bans_init_member: the init pass of
+ * member mi; bans_level_unit: the level work of chunk c of scheme 1 slots
+ * of member me (its states' predecessors in pa queued in bufs, as
+ * levels.c's level_chunk does).  Statuses as init_pass.
+ */
+bool bans_fast(const struct mmtb_variant *v);
+bool bans_job(const struct job *j);
+int bans_setup(struct job *j);
+int bans_init_member(struct job *j, int mi);
+struct bans_scratch *bans_scratch_new(void);
+void bans_scratch_free(struct bans_scratch *b);
+void bans_level_unit(struct job *j, const struct member *me, const struct member *pa, uint64_t c,
+                     uint8_t want_loss, uint8_t want_win, bool all, struct updbuf *bufs,
+                     struct bans_scratch *b);
+/* bans.c: the same for one decided slot (the deep levels' lists). */
+void bans_level_slot(struct job *j, const struct member *me, const struct member *pa,
+                     uint64_t slot, bool lost, struct updbuf *bufs, struct bans_scratch *b);
+
 /* levels.c: the levels' update buffers and scratch for j->nthreads threads
  * (once the members are set).  Returns MMTB_OK or MMTB_ERR_NOMEM. */
 int levels_setup(struct job *j);
@@ -277,6 +413,10 @@ int levels_pass(struct job *j);
  * (member.deep), checked against the state bytes.  Returns MMTB_OK,
  * MMTB_ERR_NOMEM or MMTB_ERR_INVALID. */
 int levels_finish(struct job *j);
+
+/* levels.c: the scratch levels_setup allocates per thread, in bytes (with
+ * the unmove buffers of positions with state when state). */
+uint64_t levels_scratch_bytes(bool state);
 
 /* levels.c: release what levels_setup allocated. */
 void levels_free(struct job *j);
@@ -315,20 +455,6 @@ struct pair_mem {
 void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                  const mmtb_index *ix, const struct mmtb_sector *ss, int nss, int nsplit,
                  struct pair_mem *out);
-
-/*
- * reclose.c: the same for the sectors whose positions carry the re-close
- * restrictions (no_reclose) or Shah's first-mill owner (placement sectors
- * of first_mill_removal): mmtb_ban_index_applies, format/ban_index.h; none
- * of the stages above is used.  reclose_pair_memory is its pair_memory (an error code when a
- * member's restriction index cannot be built).
- */
-int reclose_pair_memory(const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
-                        struct pair_mem *out);
-int reclose_pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
-                       const mmtb_index *ix, const struct mmtb_sector *ss, int nss,
-                       struct mmtb_sector_stats *stats, struct progress *prog, const char *tag,
-                       char *err, size_t errlen);
 
 /*
  * split.c: cut the members of j among the transport's ranks (j->sp, with

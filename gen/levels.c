@@ -30,6 +30,8 @@
 #include <omp.h>
 #include <string.h>
 
+#include "movegen.h"
+
 
 _Static_assert(ST_DRAWN == 0x7e, "forward_member's scan of eight states at once");
 #define FWD_GROUP 16        /* positions */
@@ -49,7 +51,15 @@ struct pred_scratch {
         uint64_t slot;
         uint32_t at, n;
     } fq[FWD_GROUP];
+    /* positions with state: a decided position's unmoves (PRED_CAP) and
+     * their slots */
+    struct mmtb_pos *pred;
+    uint64_t *pr;
 };
+
+/* The unmoves of a position with state: one per combination of the
+ * restrictions its predecessor may carry, thousands at most. */
+#define PRED_CAP (1 << 15)
 
 /* Per thread, one update buffer per partition of the largest member, and
  * the scratch of the levels. */
@@ -60,12 +70,41 @@ int levels_setup(struct job *j)
         j->nparts = np > j->nparts ? np : j->nparts;
     }
     j->upd = calloc((size_t)j->nthreads * j->nparts, sizeof *j->upd);
-    j->ps = malloc((size_t)j->nthreads * sizeof *j->ps);
-    return j->upd && j->ps ? MMTB_OK : MMTB_ERR_NOMEM;
+    j->ps = calloc((size_t)j->nthreads, sizeof *j->ps);
+    if (!j->upd || !j->ps)
+        return MMTB_ERR_NOMEM;
+    if (bans_job(j)) {
+        j->bs = calloc((size_t)j->nthreads, sizeof *j->bs);
+        for (int t = 0; j->bs && t < j->nthreads; t++)
+            if (!(j->bs[t] = bans_scratch_new()))
+                return MMTB_ERR_NOMEM;
+        if (!j->bs)
+            return MMTB_ERR_NOMEM;
+    }
+    for (int t = 0; t < j->nthreads && job_has_state(j); t++) {
+        j->ps[t].pred = malloc(PRED_CAP * sizeof *j->ps[t].pred);
+        j->ps[t].pr = malloc(PRED_CAP * sizeof *j->ps[t].pr);
+        if (!j->ps[t].pred || !j->ps[t].pr)
+            return MMTB_ERR_NOMEM;
+    }
+    return MMTB_OK;
+}
+
+uint64_t levels_scratch_bytes(bool state)
+{
+    return sizeof(struct pred_scratch) +
+           (state ? PRED_CAP * (sizeof(struct mmtb_pos) + sizeof(uint64_t)) : 0);
 }
 
 void levels_free(struct job *j)
 {
+    for (int t = 0; j->bs && t < j->nthreads; t++)
+        bans_scratch_free(j->bs[t]);
+    free(j->bs);
+    for (int t = 0; j->ps && t < j->nthreads; t++) {
+        free(j->ps[t].pred);
+        free(j->ps[t].pr);
+    }
     if (j->upd)
         for (size_t i = 0; i < (size_t)j->nthreads * j->nparts; i++)
             free(j->upd[i].e);
@@ -165,20 +204,6 @@ _Static_assert(ST_MAX_COUNT <= UPD_MOVES, "moves must fit an update");
 _Static_assert(PART_SHIFT + UPD_OFF_SHIFT <= 32, "offset must fit an update");
 _Static_assert(PART_SHIFT >= CHUNK_SHIFT, "a chunk's flag belongs to one partition");
 
-static void upd_push(struct job *j, struct updbuf *b, uint32_t e)
-{
-    if (b->n == b->cap) {
-        size_t nc = b->cap ? 2 * b->cap : 256;
-        uint32_t *ne = realloc(b->e, nc * sizeof *ne);
-        if (!ne) {
-            __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
-            return;
-        }
-        b->e = ne;
-        b->cap = nc;
-    }
-    b->e[b->n++] = e;
-}
 
 /* Find the quiet predecessors of position (mover, opp) of member me
  * (decided at the current level: lost when `lost`; stab_p the order of its
@@ -209,6 +234,33 @@ static void queue_preds(struct job *j, const struct member *me, const struct mem
         uint32_t off = (uint32_t)(q & (((uint64_t)1 << PART_SHIFT) - 1));
         upd_push(j, &bufs[q >> PART_SHIFT],
                  off << UPD_OFF_SHIFT | (lost ? UPD_LOST : 0) | (moves & UPD_MOVES));
+    }
+}
+
+/* queue_preds for a position with state (slot of member me): its unmoves
+ * through the rules of movegen.h, each distinct predecessor slot once (the
+ * init pass counted distinct successor slots). */
+static void queue_preds_state(struct job *j, const struct member *me, const struct member *pa,
+                              uint64_t slot, bool lost, struct updbuf *bufs,
+                              struct pred_scratch *ps)
+{
+    struct mmtb_pos p;
+    member_pos(me, slot, &p);
+    int n = mmtb_gen_predecessors(j->v, &p, MMTB_PRED_QUIET, ps->pred, PRED_CAP);
+    if (n < 0) {
+        __atomic_store_n(&j->rule_err, n, __ATOMIC_RELAXED);
+        return;
+    }
+    int np = 0;
+    for (int i = 0; i < n; i++)
+        if (sector_eq(mmtb_pos_sector(&ps->pred[i]), pa->s))
+            ps->pr[np++] = mmtb_ban_index_rank_pos(pa->bx, &ps->pred[i]);
+    np = u64_sort_unique(ps->pr, np);
+    for (int k = 0; k < np; k++) {
+        uint64_t q = ps->pr[k];
+        uint32_t off = (uint32_t)(q & (((uint64_t)1 << PART_SHIFT) - 1));
+        upd_push(j, &bufs[q >> PART_SHIFT],
+                 off << UPD_OFF_SHIFT | (lost ? UPD_LOST : 1u));
     }
 }
 
@@ -305,6 +357,14 @@ static void level_chunk(struct job *j, const struct member *me, const struct mem
             if (x != want_loss && x != want_win)
                 continue;
             lost = x == want_loss;
+        }
+        if (me->bfirst) {
+            bans_level_slot(j, me, pa, i, lost, bufs, j->bs[omp_get_thread_num()]);
+            continue;
+        }
+        if (me->bx) {
+            queue_preds_state(j, me, pa, i, lost, bufs, ps);
+            continue;
         }
         uint32_t mover, opp;
         walk_to(j, &it, &walking, me->s, i, src->hi, &mover, &opp);
@@ -531,6 +591,34 @@ static int level_member_split(struct job *j, int mi, unsigned d, bool deep_level
     return rc;
 }
 
+/* level_member for a member with restrictions on bitboards (bans.c): its
+ * units are the chunks of scheme 1 slots with their states. */
+static void level_member_bans(struct job *j, int mi, unsigned d, uint8_t want_loss,
+                              uint8_t want_win, bool all, uint64_t *newly)
+{
+    struct member *me = &j->m[mi];
+    struct member *pa = &j->m[me->partner];
+    const uint64_t nunits = me->nbchunks, nparts = (pa->slots >> PART_SHIFT) + 1;
+    uint64_t found = 0;
+#pragma omp parallel reduction(+ : found)
+    {
+        struct updbuf *bufs = &j->upd[(size_t)omp_get_thread_num() * j->nparts];
+        struct bans_scratch *bs = j->bs[omp_get_thread_num()];
+        struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
+        for (uint64_t b0 = 0; b0 < nunits; b0 += BATCH_CHUNKS) {
+            uint64_t b1 = b0 + BATCH_CHUNKS < nunits ? b0 + BATCH_CHUNKS : nunits;
+#pragma omp for schedule(dynamic, 4)
+            for (uint64_t c = b0; c < b1; c++)
+                bans_level_unit(j, me, pa, c, want_loss, want_win, all, bufs, bs);
+#pragma omp for schedule(dynamic, 8)
+            for (uint64_t p = 0; p < nparts; p++)
+                found += apply_partition(j, me->partner, p, d, deep);
+        }
+    }
+    count_decided(j, me->partner, d + 1, found);
+    *newly += found;
+}
+
 /* Propagate from every position of member mi decided at depth d. */
 static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
 {
@@ -568,6 +656,10 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
     if (j->sp) /* (a split rank with none still takes part in the exchanges) */
         return level_member_split(j, mi, d, d >= j->deep_from, list, nlist, want_loss, want_win,
                                   newly);
+    if (me->bfirst && !list) {
+        level_member_bans(j, mi, d, want_loss, want_win, all, newly);
+        return MMTB_OK;
+    }
     uint64_t found = 0;
 #pragma omp parallel reduction(+ : found)
     {
@@ -675,6 +767,8 @@ int levels_pass(struct job *j)
         progress_update(j->prog, (uint64_t)d + 1, (uint64_t)j->last_level + 1);
         if (j->oom || deep_collect(j) != MMTB_OK)
             return MMTB_ERR_NOMEM;
+        if (j->rule_err)
+            return j->rule_err;
     }
     return MMTB_OK;
 }

@@ -55,10 +55,32 @@ static void fill_values(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl,
     pair_fill_values(((const struct fill_ctx *)ctx)->me, first, count, wdl, dtc);
 }
 
+/* The count table of a member with restrictions (FORMAT.md), so that
+ * readers rank without walking the sector; none for the first-mill owner,
+ * which has nothing per slot.  *counts is the caller's to free. */
+static int count_table(const struct member *me, const struct mmtb_variant *v,
+                       struct mmtb_write_opts *wo, uint32_t **counts)
+{
+    *counts = NULL;
+    if (!me->bx || !v->no_reclose)
+        return MMTB_OK;
+    uint64_t n = mmtb_ban_index_blocks(me->bx, MMTB_BAN_BLOCK_LOG2);
+    *counts = malloc(n * sizeof **counts);
+    if (!*counts)
+        return MMTB_ERR_NOMEM;
+    mmtb_ban_index_block_counts(me->bx, MMTB_BAN_BLOCK_LOG2, *counts);
+    wo->counts = *counts;
+    wo->count_blocks = (uint32_t)n;
+    wo->count_block_log2 = MMTB_BAN_BLOCK_LOG2;
+    return MMTB_OK;
+}
+
 /* Release everything a job holds (any of it may be NULL). */
 static void job_free(struct job *j)
 {
     for (int i = 0; i < j->nm; i++) {
+        mmtb_ban_index_free(j->m[i].bx);
+        free(j->m[i].bfirst);
         free(j->m[i].st);
         free(j->m[i].flag_cur);
         free(j->m[i].flag_next);
@@ -98,6 +120,28 @@ static void job_free(struct job *j)
 /* A split rank's run of an array touches the 2 MiB pages at its ends. */
 #define SPLIT_EDGES ((uint64_t)4 << 20)
 
+/* pair_memory for a pair whose positions carry state: its slots counted
+ * exactly up to 4 M positions a sector, estimated from a sample beyond;
+ * the index with restrictions holds a byte per position of the sector; the
+ * solved sectors are read whole (held.h), and each thread has a probe
+ * context and the levels' unmove buffers. */
+#define STATE_COUNT_VISIT ((uint64_t)1 << 22)
+static void pair_memory_state(const struct job *j, struct pair_mem *out)
+{
+    uint64_t nth = (uint64_t)omp_get_max_threads();
+    for (int i = 0; i < j->nm; i++) {
+        uint64_t slots = mmtb_ban_index_count(j->ix, j->m[i].s, STATE_COUNT_VISIT, NULL);
+        out->slots += slots;
+        out->state += slots + 2 * ((slots + CHUNK - 1) / CHUNK + 1);
+        if (j->v->no_reclose)
+            out->state += mmtb_index_slots(j->ix, j->m[i].s);
+    }
+    out->work = WORK_FIXED + nth * (WORK_PER_THREAD + levels_scratch_bytes(true));
+    out->deps = deps_held_bytes(j, STATE_COUNT_VISIT) +
+                nth * (GEN_PROBE_CACHE + ((uint64_t)1 << 20));
+    out->total = out->state + out->deps + out->work;
+}
+
 void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                  const mmtb_index *ix, const struct mmtb_sector *ss, int nss, int nsplit,
                  struct pair_mem *out)
@@ -106,14 +150,20 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     memset(&j, 0, sizeof j);
     memset(out, 0, sizeof *out);
     struct split one_of; /* (only its presence matters: init's walk order) */
+    memset(&one_of, 0, sizeof one_of);
     if (nsplit > 1)
         j.sp = &one_of;
     j.own_walk = o->init_walk < 0;
     j.v = v;
     j.ix = ix;
     j.nm = nss;
-    for (int i = 0; i < nss; i++) {
+    for (int i = 0; i < nss; i++)
         j.m[i].s = ss[i];
+    if (mmtb_ban_index_applies(v, ss[0])) {
+        pair_memory_state(&j, out);
+        return;
+    }
+    for (int i = 0; i < nss; i++) {
         j.m[i].slots = mmtb_index_slots(ix, ss[i]);
         out->slots += j.m[i].slots;
         /* st, flag_cur and flag_next (pair_solve) */
@@ -166,7 +216,17 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     int rc = MMTB_ERR_NOMEM;
     for (int i = 0; i < nss; i++) {
         j.m[i].s = ss[i];
-        j.m[i].slots = mmtb_index_slots(ix, ss[i]);
+        if (mmtb_ban_index_applies(v, ss[i])) {
+            rc = mmtb_ban_index_create(&j.m[i].bx, ix, ss[i]);
+            if (rc != MMTB_OK) {
+                snprintf(err, errlen, "%s: cannot build the index with %s: %s", tag,
+                         v->no_reclose ? "restrictions" : "the first-mill owner",
+                         mmtb_strerror(rc));
+                goto out;
+            }
+            rc = MMTB_ERR_NOMEM;
+        }
+        j.m[i].slots = j.m[i].bx ? mmtb_ban_index_slots(j.m[i].bx) : mmtb_index_slots(ix, ss[i]);
         j.m[i].st = gen_alloc_big(j.m[i].slots);
         size_t nf = (size_t)((j.m[i].slots + CHUNK - 1) / CHUNK + 1);
         j.m[i].flag_cur = calloc(nf, 1);
@@ -191,7 +251,7 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     j.mhist[1] = calloc(MAX_LEVELS + 1, sizeof *j.mhist[1]);
     /* (forward levels read the successors' states, which a split rank
      * may not hold) */
-    j.forward = o->forward < 0 || j.sp ? -1 : o->forward > 0;
+    j.forward = o->forward < 0 || j.sp || job_has_state(&j) ? -1 : o->forward > 0;
     if (!j.buckets || !j.deep || !j.deep_new || !j.mhist[0] || !j.mhist[1])
         goto out;
 
@@ -200,7 +260,8 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     bool own_order = true;
     for (int i = 0; i < nss; i++)
         own_order = own_order && !init_by_opponent(&j, &j.m[i]);
-    rc = deps_load(&j, o->outdir, own_order && o->swap_deps >= 0, err, errlen);
+    rc = job_has_state(&j) ? deps_load_held(&j, o->outdir, err, errlen)
+                           : deps_load(&j, o->outdir, own_order && o->swap_deps >= 0, err, errlen);
     if (rc != MMTB_OK)
         goto out;
 
@@ -209,8 +270,13 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     progress_phase(prog, label);
     t_init = progress_now();
     rc = init_pass(&j);
+    /* the solved sectors are not read again: released before the levels */
+    if (job_has_state(&j))
+        deps_free(&j);
     if (rc != MMTB_OK) {
-        if (j.sp && j.sp->err[0])
+        if (j.rule_err)
+            snprintf(err, errlen, "%s: init: %s", tag, mmtb_strerror(j.rule_err));
+        else if (j.sp && j.sp->err[0])
             snprintf(err, errlen, "%s init: %s", tag, j.sp->err);
         else if (rc == MMTB_ERR_NOMEM)
             snprintf(err, errlen, "out of memory");
@@ -228,7 +294,9 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     t_levels = progress_now();
     rc = levels_pass(&j);
     if (rc != MMTB_OK) {
-        if (rc == MMTB_ERR_NOMEM)
+        if (j.rule_err)
+            snprintf(err, errlen, "%s: levels: %s", tag, mmtb_strerror(j.rule_err));
+        else if (rc == MMTB_ERR_NOMEM)
             snprintf(err, errlen, "out of memory");
         else if (j.sp && rc != MMTB_ERR_UNSUPPORTED)
             snprintf(err, errlen, "%s levels: %s", tag, j.sp->err);
@@ -254,8 +322,14 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
         memset(&wo, 0, sizeof wo);
         wo.zstd_level = o->zstd_level;
         wo.dtc_zstd_level = o->dtc_zstd_level;
-        rc = mmtb_table_write_sector(o->outdir, v, ss[i], j.m[i].slots, fill_values, &fc, &wo,
-                                     &stats[i], err, errlen);
+        uint32_t *counts = NULL;
+        rc = count_table(&j.m[i], v, &wo, &counts);
+        if (rc == MMTB_OK)
+            rc = mmtb_table_write_sector(o->outdir, v, ss[i], j.m[i].slots, fill_values, &fc, &wo,
+                                         &stats[i], err, errlen);
+        else
+            snprintf(err, errlen, "%s: out of memory", tag);
+        free(counts);
     }
     if (rc != MMTB_OK)
         goto out;

@@ -24,8 +24,8 @@ int gen_read_sector(mmtb_tb *tb, struct mmtb_sector s, uint64_t slots, uint8_t *
 int gen_read_range(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
                    uint8_t *wdl, uint16_t *dtc);
 
-/* The block cache of each thread's probe context where the plain solver
- * (reclose.c) and its verifier read solved sectors through mmtb_probe:
+/* The block cache of each thread's probe context where the pairs with
+ * state (init.c) and their verifier read solved sectors through mmtb_probe:
  * successors land at random, so the default 4 MiB cache decompresses a
  * block for nearly every probe. */
 #define GEN_PROBE_CACHE ((size_t)64 << 20)

@@ -81,7 +81,7 @@ static inline int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, 
 {
     if (mmtb_closes_mill(v, nm, to)) {
         if (v->first_mill_wins) {
-            out[n++] = (struct succ){SUCC_WIN, 0, qt, 0, 0};
+            out[n++] = (struct succ){SUCC_WIN, 0, qt, opp, nm};
             return n;
         }
         uint32_t r = may_capture ? succ_removable(v, opp) : 0;
@@ -91,7 +91,7 @@ static inline int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, 
                 uint32_t bit = r & -r;
                 r ^= bit;
                 if (wins)
-                    out[n++] = (struct succ){SUCC_WIN, 1, ct, 0, 0};
+                    out[n++] = (struct succ){SUCC_WIN, 1, ct, opp ^ bit, nm};
                 else
                     out[n++] = (struct succ){SUCC_POS, 1, ct, opp ^ bit, nm};
             }
@@ -245,4 +245,22 @@ int succ_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
         n++;
     }
     return n;
+}
+
+int succ_earned(const struct mmtb_variant *v, uint32_t mover, int from, int to)
+{
+    if (from < 0 || !(v->adj[to] & (1u << from)) ||
+        !(mmtb_variant_in_mill(v, mover) & (1u << from)))
+        return -1;
+    return v->edge_first[to] + __builtin_popcount(v->adj[to] & ((1u << from) - 1));
+}
+
+bool succ_ban_bites(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int code)
+{
+    if (code < 0)
+        return false;
+    int y = v->edge_y[code], x = v->edge_x[code];
+    if (!(own & (1u << y)) || ((own | oth) & (1u << x)))
+        return false;
+    return mmtb_closes_mill(v, (own & ~(1u << y)) | (1u << x), x);
 }

@@ -19,7 +19,9 @@ struct succ {
     uint8_t kind;
     uint8_t capture; /* the move removed a stone: its depth is 1 whatever follows */
     struct mmtb_sector t;
-    uint32_t mover, opp; /* the new side to move first */
+    /* the new side to move first (for SUCC_WIN too: the board the move
+     * leaves, though no position there is stored) */
+    uint32_t mover, opp;
 };
 
 /* Opposing stones a mill may remove under the variant's rule. */
@@ -70,6 +72,19 @@ int succ_quiet_succs(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
  */
 int succ_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
                      uint32_t opp, uint32_t *out_mover, uint32_t *out_opp);
+
+/*
+ * Twelve Men's re-close restrictions (variants with no_reclose), as
+ * format/movegen.c states them, for the solver's positions that carry them:
+ * the code of the restriction that the move from -> to (from -1: a
+ * placement) earns a side whose stones were `mover` before it (a slide out
+ * of one of its complete mills along an edge), or -1; and whether
+ * restriction `code` (-1: none) of a side with stones own against oth
+ * still forbids something (its stone on Y, X empty, Y -> X closing a
+ * mill).
+ */
+int succ_earned(const struct mmtb_variant *v, uint32_t mover, int from, int to);
+bool succ_ban_bites(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int code);
 
 /* True when sectors a and b are equal. */
 static inline bool sector_eq(struct mmtb_sector a, struct mmtb_sector b)

@@ -1141,10 +1141,9 @@ static unsigned long long sectors_table_slots(const char *variant, const char *s
 }
 
 /* --memory on a variant with the re-close rule plans the slots with
- * restrictions, 7 bytes each (value, count, no-loss flag, two depths): the
- * states it names are at least 7 bytes a slot that a run of the same
- * sector reports solving (the plan of the plain solver, a byte a slot of the
- * index without restrictions, is far below). */
+ * restrictions: the states it names are at least a byte for each slot that
+ * a run of the same sector reports solving, which is more than the index
+ * without restrictions has (a plan by that index would be below). */
 START_TEST(gen_memory_limit_reclose)
 {
     char dir[] = "/tmp/check_cli_memrc_XXXXXX";
@@ -1185,8 +1184,76 @@ START_TEST(gen_memory_limit_reclose)
     ck_assert_msg(at && sscanf(at, "sectors 3-3 need %llu bytes (%*f GiB: %llu of states",
                                &need, &states) == 2,
                   "%s", r.err);
-    ck_assert_msg(states >= 7 * slots && need > states, "states %llu for %llu slots: %s", states,
+    ck_assert_msg(states >= slots && need > states, "states %llu for %llu slots: %s", states,
                   slots, r.err);
+    tl_result_free(&r);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
+/* --plan prints every pair without solving: as many pairs and slots as a
+ * run of the same game then solves (the counts of these small sectors are
+ * exact), nothing written where -o points, the pairs solved there marked
+ * once they are; --memory below a pair's plan exits 4. */
+START_TEST(gen_plan)
+{
+    char dir[] = "/tmp/check_cli_plan_XXXXXX";
+    char out[600];
+    tmp_out(dir, out, sizeof out);
+    struct tl_result r;
+    char *plan[] = {GEN_BIN, "-v", "twelve", "--max-stones", "4", "-o", out, "--plan",
+                    "--json", NULL};
+    tl_run_argv(&r, NULL, plan);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    struct tl_jv *j = tl_json_parse(r.out);
+    ck_assert_msg(j != NULL, "not JSON: %s", r.out);
+    const struct tl_jv *pairs = tl_jget(j, "pairs");
+    ck_assert(pairs && pairs->t == J_ARR);
+    /* 3-3, 4-3 with 3-4, 4-4 */
+    ck_assert_int_eq(pairs->n, 3);
+    ck_assert_int_eq(tl_jget_u(j, "total_pairs"), 3);
+    ck_assert_int_eq(tl_jget_u(j, "pairs_left"), 3);
+    unsigned long long sum = 0, maxmem = 0;
+    for (int i = 0; i < pairs->n; i++) {
+        const struct tl_jv *p = &pairs->item[i];
+        unsigned long long slots = tl_jget_u(p, "slots"), mem = tl_jget_u(p, "memory_bytes");
+        ck_assert(slots > 0 && mem > slots && tl_jget_u(p, "disk_bytes") < slots);
+        ck_assert(tl_jget(p, "seconds") && tl_jget(p, "sectors")->t == J_ARR);
+        sum += slots;
+        maxmem = mem > maxmem ? mem : maxmem;
+    }
+    ck_assert_uint_eq(tl_jget_u(j, "total_slots"), sum);
+    ck_assert_uint_eq(tl_jget_u(j, "max_memory_bytes"), maxmem);
+    tl_json_free(j);
+    tl_result_free(&r);
+    struct stat sb;
+    ck_assert_msg(stat(out, &sb) != 0, "--plan created %s", out);
+
+    char *run[] = {GEN_BIN, "-v", "twelve", "--max-stones", "4", "-o", out, "--quiet", "--json",
+                   NULL};
+    tl_run_argv(&r, NULL, run);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    unsigned long long solved = 0;
+    const char *at = strstr(r.out, "\"slots_solved\":");
+    ck_assert_msg(at && sscanf(at, "\"slots_solved\":%llu", &solved) == 1, "%s", r.out);
+    ck_assert_uint_eq(solved, sum);
+    tl_result_free(&r);
+
+    tl_run_argv(&r, NULL, plan);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    j = tl_json_parse(r.out);
+    ck_assert_msg(j != NULL, "not JSON: %s", r.out);
+    ck_assert_int_eq(tl_jget_u(j, "pairs_left"), 0);
+    ck_assert(tl_jget_b(&tl_jget(j, "pairs")->item[0], "solved"));
+    tl_json_free(j);
+    tl_result_free(&r);
+
+    char *low[] = {GEN_BIN, "-v", "twelve", "--max-stones", "4", "--plan", "--memory", "1M",
+                   NULL};
+    tl_run_argv(&r, NULL, low);
+    ck_assert_msg(r.code == 4, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.out, "OVER THE LIMIT") && strstr(r.err, "memory limit"), "%s%s",
+                  r.out, r.err);
     tl_result_free(&r);
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -411,8 +411,8 @@ static void check_variant_rules(struct mmtb_variant *v)
                     continue;
             }
             /* the sectors whose positions carry more than their stones
-             * (Shah's placement: the first-mill owner) are solved by
-             * reclose.c from movegen itself; succ.c never sees them */
+             * (Shah's placement: the first-mill owner) are solved on
+             * movegen itself (init.c, levels.c); succ.c never sees them */
             if (mmtb_ban_index_applies(v, s))
                 continue;
             uint32_t mover = random_points(v, 0, s.w);
@@ -445,7 +445,7 @@ static void check_variant_rules(struct mmtb_variant *v)
 }
 
 /* Every built-in variant except those with Twelve Men's no-reclose rule
- * (succ.c does not model it; gen/reclose.c solves those on movegen.c). */
+ * (succ.c does not model it; the solver takes those on movegen.c). */
 START_TEST(test_succ_matches_movegen)
 {
     const char *const *names = mmtb_variant_builtin_names();

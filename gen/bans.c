@@ -1,0 +1,498 @@
+/*
+ * bans.c - the init and level work of the positions that carry Twelve
+ * Men's re-close restrictions (no_reclose), on bitboards and grouped by
+ * their stones.  A position's stones hold up to (|F| + 1) * (|T| + 1)
+ * states, one per pair of restrictions the two sides may carry
+ * (format/ban_index.h); their moves and unmoves are those of the stones
+ * (succ.c) less what a restriction forbids, and what they lead to differs
+ * only in the restrictions carried.  So the successors (init) or the
+ * predecessors (levels) of the stones are generated and their stones ranked
+ * once, and each state takes from them what applies to it: the rules of
+ * format/movegen.c, read per state in a few bit operations.
+ *
+ * A state counts its in-pair moves, unranked, and a decided state takes
+ * from each predecessor the moves that lead into its orbit, found from its
+ * own side with the stabilizers of the two states (levels.c says why; the
+ * restrictions map with the stones, so states are positions like any
+ * other there).  The slots of
+ * a chunk of scheme 1 slots [c * CHUNK, ...) and of their states
+ * [bfirst[c], bfirst[c + 1]) are one unit of work.
+ */
+#include "job.h"
+
+#include <omp.h>
+#include <string.h>
+
+#include "movegen.h"
+
+/* One successor of a position's stones, its stones ranked in its sector. */
+struct bsucc {
+    int8_t from, to, earned; /* the move; the restriction it earns, or -1 */
+    bool win, capture;
+    int mi;                        /* the member it lies in, or -1: hs */
+    const struct held_sector *hs;  /* the solved sector it lies in */
+    const mmtb_ban_index *bx;      /* its sector's index */
+    uint32_t qm, qo;               /* its stones, its side to move first */
+    struct mmtb_ban_rank r;
+};
+
+/* One quiet predecessor of a position's stones, ranked in the partner. */
+struct bpred {
+    int8_t from, to, earned;
+    uint64_t qf[2], qt[2]; /* the live restrictions of its mover and of ours there */
+    struct mmtb_ban_rank r;
+};
+
+#define SLOTS_CAP (MMTB_MAX_MOVES * 8) /* a state's successor or predecessor slots */
+struct bans_scratch {
+    struct succ sc[MMTB_MAX_MOVES];
+    struct bsucc bs[MMTB_MAX_MOVES];
+    struct bpred bp[MMTB_MAX_MOVES];
+    uint32_t pm[MMTB_MAX_MOVES], po[MMTB_MAX_MOVES];
+    uint64_t slots[SLOTS_CAP];
+    struct ext_look ext[MMTB_MAX_MOVES];
+};
+
+bool bans_fast(const struct mmtb_variant *v)
+{
+    /* what succ.c models, with the restrictions; the rest goes through the
+     * per-position path (movegen.c) */
+    return v->no_reclose && !v->first_mill_removal && !v->first_mill_wins &&
+           !v->both_trapped_draw && !v->place_or_move && v->nomove != MMTB_NOMOVE_PASSES;
+}
+
+bool bans_job(const struct job *j)
+{
+    return job_has_state(j) && bans_fast(j->v);
+}
+
+struct bans_scratch *bans_scratch_new(void)
+{
+    return malloc(sizeof(struct bans_scratch));
+}
+
+void bans_scratch_free(struct bans_scratch *b)
+{
+    free(b);
+}
+
+int bans_setup(struct job *j)
+{
+    for (int mi = 0; mi < j->nm; mi++) {
+        struct member *me = &j->m[mi];
+        uint64_t base = mmtb_ban_index_base(me->bx), n = (base + CHUNK - 1) / CHUNK;
+        me->bfirst = malloc((n + 1) * sizeof *me->bfirst);
+        if (!me->bfirst)
+            return MMTB_ERR_NOMEM;
+#pragma omp parallel for schedule(dynamic, 64)
+        for (uint64_t c = 0; c <= n; c++)
+            me->bfirst[c] = mmtb_ban_index_first(me->bx, c * CHUNK < base ? c * CHUNK : base);
+        me->nbchunks = n;
+    }
+    return MMTB_OK;
+}
+
+/* The live restrictions of both sides of stones (m, o) of sector s, as
+ * the index lists them (none for a side with stones in hand). */
+static void live_lists(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m, uint32_t o,
+                       int8_t *F, int *nf, int8_t *T, int *nt)
+{
+    *nf = s.w_hand == 0 ? mmtb_live_bans(v, m, o, F) : 0;
+    *nt = s.b_hand == 0 ? mmtb_live_bans(v, o, m, T) : 0;
+}
+
+/* State k (0: none) of stones with live lists F, T: its restrictions. */
+static inline void state_bans(int k, const int8_t *F, const int8_t *T, int nt, int *f, int *t)
+{
+    int a = k / (nt + 1), b = k % (nt + 1);
+    *f = a ? F[a - 1] : -1;
+    *t = b ? T[b - 1] : -1;
+}
+
+/* ------------------------------------------------------------------ init */
+
+/* The successors of stones (M, O) of member me into b->bs, ranked;
+ * returns their count, or a negative status. */
+static int stone_succs(struct job *j, const struct member *me, uint32_t M, uint32_t O,
+                       struct bans_scratch *b)
+{
+    const struct mmtb_variant *v = j->v;
+    int n = succ_generate(v, me->s, M, O, b->sc);
+    for (int k = 0; k < n; k++) {
+        const struct succ *sc = &b->sc[k];
+        struct bsucc *x = &b->bs[k];
+        uint32_t nm = sc->opp, left = M & ~nm;
+        x->from = (int8_t)(left ? __builtin_ctz(left) : -1);
+        x->to = (int8_t)__builtin_ctz(nm & ~M);
+        x->earned = (int8_t)succ_earned(v, M, x->from, x->to);
+        x->win = sc->kind == SUCC_WIN;
+        x->capture = sc->capture;
+        if (x->win)
+            continue;
+        x->qm = sc->mover;
+        x->qo = sc->opp;
+        x->mi = x->capture ? -1 : member_of(j, sc->t);
+        if (x->mi >= 0)
+            continue; /* in the pair: only counted (see levels) */
+        x->hs = held_find(&j->held, sc->t);
+        if (!x->hs || !x->hs->bx)
+            return MMTB_ERR_INVALID;
+        x->bx = x->hs->bx;
+        mmtb_ban_index_rank_begin(x->bx, x->qm, x->qo, &x->r);
+        __builtin_prefetch(&x->hs->wdl[x->r.slot0]);
+    }
+    for (int k = 0; k < n; k++) {
+        struct bsucc *x = &b->bs[k];
+        if (!x->win && x->mi < 0)
+            mmtb_ban_index_rank_end(x->bx, &x->r, NULL, 0, NULL, 0);
+    }
+    return n;
+}
+
+/* The state byte of the state (f, t) of the stones whose n successors are
+ * in b->bs (slot `slot` of member mi); *rd the depth decided, or -1. */
+static uint8_t state_value(struct job *j, int mi, uint64_t slot, int f, int t, int n,
+                           struct bans_scratch *b, int *rd)
+{
+    const struct mmtb_variant *v = j->v;
+    int fy = f >= 0 ? v->edge_y[f] : -2, fx = f >= 0 ? v->edge_x[f] : -2;
+    int nin = 0, next = 0, moves = 0;
+    for (int k = 0; k < n; k++) {
+        const struct bsucc *x = &b->bs[k];
+        if (x->from == fy && x->to == fx)
+            continue; /* the restriction forbids this slide (it closes a mill) */
+        moves++;
+        if (x->win) {
+            *rd = 1;
+            return st_decided(j, true, 1);
+        }
+        if (x->mi >= 0) {
+            nin++;
+            continue;
+        }
+        int nf = t >= 0 && succ_ban_bites(v, x->qm, x->qo, t) ? t : -1;
+        uint64_t r = mmtb_ban_index_rank_state(x->bx, &x->r, nf, x->earned);
+        struct ext_look *e = &b->ext[next++];
+        e->d = NULL;
+        e->have = true;
+        e->capture = x->capture;
+        e->w = x->hs->wdl[r];
+        e->dtc = x->hs->dtc ? x->hs->dtc[r] : 0;
+    }
+    if (!moves) {
+        *rd = 0;
+        return st_decided(j, false, 0);
+    }
+    return settle_state(j, mi, slot, nin, next, b->ext, rd);
+}
+
+/* Per thread of the init: what settles the bookkeeping of the levels. */
+struct init_tally {
+    uint64_t *hist;
+    int maxd;
+    struct vec64 *deep;
+    int fail;
+};
+
+static void tally(struct job *j, struct init_tally *ta, int mi, uint64_t slot, int rd)
+{
+    if (rd < 0)
+        return;
+    ta->hist[rd]++;
+    ta->maxd = rd > ta->maxd ? rd : ta->maxd;
+    if (rd >= (int)j->deep_from && !deep_push(ta->deep, mi, slot, (unsigned)rd))
+        ta->fail = MMTB_ERR_NOMEM;
+}
+
+/* Init the scheme 1 slots of chunk c of member mi and all their states. */
+static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
+                      struct init_tally *ta)
+{
+    struct member *me = &j->m[mi];
+    const struct mmtb_variant *v = j->v;
+    uint64_t base = mmtb_ban_index_base(me->bx), lo = c * CHUNK;
+    uint64_t hi = lo + CHUNK < base ? lo + CHUNK : base, first = me->bfirst[c];
+    struct mmtb_index_iter it;
+    mmtb_index_iter_start(&it, j->ix, me->s, lo, hi);
+    uint64_t i;
+    uint32_t M, O;
+    bool canonical;
+    int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
+    while (mmtb_index_iter_next(&it, &i, &M, &O, &canonical)) {
+        if (!canonical) {
+            me->st[i] = ST_UNUSED;
+            continue;
+        }
+        int nf, nt;
+        live_lists(v, me->s, M, O, F, &nf, T, &nt);
+        int K = (nf + 1) * (nt + 1);
+        struct mmtb_ban_rank self;
+        if (it.nstab > 1) /* some states are images of others: the least is kept */
+            mmtb_ban_index_rank_stones(me->bx, M, O, &self);
+        int term = succ_terminal(v, me->s, M, O);
+        int n = term == MMTB_NOT_TERMINAL ? stone_succs(j, me, M, O, b) : 0;
+        if (n < 0) {
+            ta->fail = n;
+            return;
+        }
+        for (int k = 0; k < K; k++) {
+            uint64_t slot = k ? first + (uint64_t)k - 1 : i;
+            int f, t, rd = -1;
+            state_bans(k, F, T, nt, &f, &t);
+            if (k && it.nstab > 1 && mmtb_ban_index_rank_state(me->bx, &self, f, t) != slot) {
+                me->st[slot] = ST_UNUSED;
+                continue;
+            }
+            uint8_t x;
+            if (term == MMTB_LOSS) {
+                x = st_decided(j, false, 0);
+                rd = 0;
+            } else if (term == MMTB_DRAW) {
+                x = ST_DRAWN;
+            } else {
+                x = state_value(j, mi, slot, f, t, n, b, &rd);
+            }
+            me->st[slot] = x;
+            tally(j, ta, mi, slot, rd);
+        }
+        first += (uint64_t)K - 1;
+    }
+    if (first != me->bfirst[c + 1])
+        ta->fail = MMTB_ERR_INVALID; /* the index counts other states */
+}
+
+int bans_init_member(struct job *j, int mi)
+{
+    struct member *me = &j->m[mi];
+    uint64_t done = 0;
+    int fail = MMTB_OK;
+#pragma omp parallel
+    {
+        struct bans_scratch *b = bans_scratch_new();
+        struct init_tally ta = {calloc(MAX_LEVELS, sizeof(uint64_t)), 0,
+                                &j->deep_new[omp_get_thread_num()], MMTB_OK};
+        if (!b || !ta.hist)
+            ta.fail = MMTB_ERR_NOMEM;
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t c = 0; c < me->nbchunks; c++) {
+            if (ta.fail != MMTB_OK || __atomic_load_n(&fail, __ATOMIC_RELAXED))
+                continue;
+            init_unit(j, mi, c, b, &ta);
+            uint64_t dn = __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
+            if (omp_get_thread_num() == 0)
+                progress_update(j->prog, dn, me->nbchunks);
+        }
+#pragma omp critical(mmtb_hist)
+        {
+            if (ta.fail != MMTB_OK && fail == MMTB_OK)
+                fail = ta.fail;
+            for (int d = 0; ta.hist && d <= ta.maxd; d++)
+                j->mhist[mi][d] += ta.hist[d];
+            if (ta.maxd > j->last_level)
+                j->last_level = ta.maxd;
+            if (ta.maxd > j->init_max)
+                j->init_max = ta.maxd;
+        }
+        free(ta.hist);
+        bans_scratch_free(b);
+    }
+    return fail;
+}
+
+/* ---------------------------------------------------------------- levels */
+
+/* Does some byte of st[lo, hi) equal a or b? */
+static bool range_has(const uint8_t *st, uint64_t lo, uint64_t hi, uint8_t a, uint8_t b)
+{
+    const uint64_t ka = 0x0101010101010101ull * a, kb = 0x0101010101010101ull * b;
+    uint64_t i = lo;
+    for (; i + 8 <= hi; i += 8) {
+        uint64_t w, x, y;
+        memcpy(&w, st + i, 8);
+        x = w ^ ka;
+        y = w ^ kb;
+        if (((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull) ||
+            ((y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull))
+            return true;
+    }
+    for (; i < hi; i++)
+        if (st[i] == a || st[i] == b)
+            return true;
+    return false;
+}
+
+/* The quiet predecessors of stones (M, O) of member me into b->bp, their
+ * stones ranked in the partner pa; returns the count. */
+static int stone_preds(struct job *j, const struct member *me, const struct member *pa,
+                       uint32_t M, uint32_t O, struct bans_scratch *b)
+{
+    const struct mmtb_variant *v = j->v;
+    int n = succ_quiet_preds(v, me->s, M, O, b->pm, b->po);
+    for (int k = 0; k < n; k++)
+        mmtb_ban_index_rank_begin(pa->bx, b->pm[k], M, &b->bp[k].r);
+    int8_t qf[MMTB_MAX_BANS], qt[MMTB_MAX_BANS];
+    for (int k = 0; k < n; k++) {
+        struct bpred *p = &b->bp[k];
+        uint32_t Oq = b->pm[k]; /* the opponent before its move; M is unchanged */
+        p->from = (int8_t)__builtin_ctz(Oq & ~O);
+        p->to = (int8_t)__builtin_ctz(O & ~Oq);
+        p->earned = (int8_t)succ_earned(v, Oq, p->from, p->to);
+        int nf, nt;
+        live_lists(v, pa->s, Oq, M, qf, &nf, qt, &nt);
+        mmtb_ban_index_rank_end(pa->bx, &p->r, qf, nf, qt, nt);
+        p->qf[0] = p->qf[1] = p->qt[0] = p->qt[1] = 0;
+        for (int i = 0; i < nf; i++)
+            if (!(v->edge_y[qf[i]] == p->from && v->edge_x[qf[i]] == p->to))
+                p->qf[qf[i] >> 6] |= (uint64_t)1 << (qf[i] & 63);
+        for (int i = 0; i < nt; i++)
+            p->qt[qt[i] >> 6] |= (uint64_t)1 << (qt[i] & 63);
+    }
+    return n;
+}
+
+/* The predecessor slots of state (f, t) of stones (M, O) whose stone
+ * predecessors are b->bp[0..n), into b->slots; returns the count (each
+ * slot once).  A predecessor's state: the opponent's restriction spent by
+ * its move (none, or one of its live ones other than the move itself), and
+ * ours, carried into (f, t) by the move (f itself, when f bites there; else
+ * none, or one that stops biting with the move). */
+static int state_preds(struct job *j, const struct member *pa, uint32_t M, uint32_t O,
+                       int f, int t, int n, struct bans_scratch *b)
+{
+    const struct mmtb_variant *v = j->v;
+    int np = 0;
+    for (int k = 0; k < n; k++) {
+        const struct bpred *p = &b->bp[k];
+        if (p->earned != t)
+            continue;
+        uint32_t Oq = b->pm[k];
+        int ts[MMTB_MAX_BANS + 1], nts = 0;
+        if (f >= 0) {
+            if (!succ_ban_bites(v, M, Oq, f))
+                continue;
+            ts[nts++] = f;
+        } else {
+            ts[nts++] = -1;
+            for (int w = 0; w < 2; w++)
+                for (uint64_t s = p->qt[w]; s; s &= s - 1) {
+                    int c = w * 64 + __builtin_ctzll(s);
+                    if (!succ_ban_bites(v, M, O, c))
+                        ts[nts++] = c;
+                }
+        }
+        for (int w = -1; w < 2; w++) {
+            uint64_t s = w < 0 ? 1 : p->qf[w];
+            for (; s; s &= s - 1) {
+                int fq = w < 0 ? -1 : w * 64 + __builtin_ctzll(s);
+                if (np + nts > SLOTS_CAP) {
+                    __atomic_store_n(&j->rule_err, MMTB_ERR_UNSUPPORTED, __ATOMIC_RELAXED);
+                    return 0;
+                }
+                for (int a = 0; a < nts; a++) {
+                    int nst;
+                    uint64_t r = mmtb_ban_index_rank_state_stab(pa->bx, &p->r, fq, ts[a], &nst);
+                    b->slots[np++] = r << 8 | (uint64_t)nst;
+                }
+            }
+        }
+    }
+    return np;
+}
+
+/* Queue the updates of state (f, t) of stones (M, O), decided (lost when
+ * lost; nst the order of its stabilizer) at this level, for its
+ * predecessors in pa: a lost one makes them won, a won one takes from each
+ * the moves into its orbit, cnt * |Stab(Q)| / |Stab(S)| for a slot met cnt
+ * times.  n: the stones' predecessors in b->bp. */
+static void state_updates(struct job *j, const struct member *pa, uint32_t M, uint32_t O, int f,
+                          int t, int nst, bool lost, int n, struct updbuf *bufs,
+                          struct bans_scratch *b)
+{
+    int np = state_preds(j, pa, M, O, f, t, n, b);
+    if (!lost && nst > 1) /* a slot's occurrences summed before the division */
+        qsort(b->slots, (size_t)np, sizeof *b->slots, u64_cmp);
+    for (int q = 0; q < np;) {
+        uint64_t key = b->slots[q], r = key >> 8;
+        uint32_t moves = 0;
+        if (lost) {
+            q++;
+        } else if (nst == 1) {
+            moves = (uint32_t)(key & 0xff);
+            q++;
+        } else {
+            int cnt = 0;
+            for (; q < np && b->slots[q] == key; q++)
+                cnt++;
+            moves = (uint32_t)cnt * (uint32_t)(key & 0xff) / (uint32_t)nst;
+        }
+        uint32_t off = (uint32_t)(r & (((uint64_t)1 << PART_SHIFT) - 1));
+        upd_push(j, &bufs[r >> PART_SHIFT],
+                 off << UPD_OFF_SHIFT | (lost ? UPD_LOST : (moves & UPD_MOVES)));
+    }
+}
+
+void bans_level_unit(struct job *j, const struct member *me, const struct member *pa, uint64_t c,
+                     uint8_t want_loss, uint8_t want_win, bool all, struct updbuf *bufs,
+                     struct bans_scratch *b)
+{
+    const struct mmtb_variant *v = j->v;
+    uint64_t base = mmtb_ban_index_base(me->bx), lo = c * CHUNK;
+    uint64_t hi = lo + CHUNK < base ? lo + CHUNK : base;
+    uint64_t flo = me->bfirst[c], fhi = me->bfirst[c + 1];
+    if (!all && !me->flag_cur[c] &&
+        (fhi == flo || !memchr(me->flag_cur + (flo >> CHUNK_SHIFT), 1,
+                               ((fhi - 1) >> CHUNK_SHIFT) - (flo >> CHUNK_SHIFT) + 1)))
+        return;
+    if (!range_has(me->st, lo, hi, want_loss, want_win) &&
+        !range_has(me->st, flo, fhi, want_loss, want_win))
+        return;
+    struct mmtb_index_iter it;
+    mmtb_index_iter_start(&it, j->ix, me->s, lo, hi);
+    uint64_t i, first = flo;
+    uint32_t M, O;
+    bool canonical;
+    int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
+    while (mmtb_index_iter_next(&it, &i, &M, &O, &canonical)) {
+        if (!canonical)
+            continue;
+        int K = mmtb_ban_index_states(me->bx, i) + 1, n = -1, nf = 0, nt = 0;
+        for (int k = 0; k < K; k++) {
+            uint64_t slot = k ? first + (uint64_t)k - 1 : i;
+            uint8_t x = me->st[slot];
+            if (x != want_loss && x != want_win)
+                continue;
+            if (n < 0) { /* the first state decided here: the stones' work */
+                live_lists(v, me->s, M, O, F, &nf, T, &nt);
+                n = stone_preds(j, me, pa, M, O, b);
+            }
+            int f, t, nst = 1;
+            state_bans(k, F, T, nt, &f, &t);
+            if (it.nstab > 1) {
+                struct mmtb_ban_rank self;
+                mmtb_ban_index_rank_stones(me->bx, M, O, &self);
+                mmtb_ban_index_rank_state_stab(me->bx, &self, f, t, &nst);
+            }
+            state_updates(j, pa, M, O, f, t, nst, x == want_loss, n, bufs, b);
+        }
+        first += (uint64_t)K - 1;
+    }
+}
+
+void bans_level_slot(struct job *j, const struct member *me, const struct member *pa,
+                     uint64_t slot, bool lost, struct updbuf *bufs, struct bans_scratch *b)
+{
+    uint64_t i = slot, first = 0;
+    if (slot >= mmtb_ban_index_base(me->bx))
+        i = mmtb_ban_index_owner(me->bx, slot, &first);
+    uint32_t M, O;
+    mmtb_index_unrank(j->ix, me->s, i, &M, &O);
+    int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
+    int nf, nt, f, t, nst;
+    live_lists(j->v, me->s, M, O, F, &nf, T, &nt);
+    state_bans(slot == i ? 0 : (int)(slot - first) + 1, F, T, nt, &f, &t);
+    struct mmtb_ban_rank self;
+    mmtb_ban_index_rank_stones(me->bx, M, O, &self);
+    mmtb_ban_index_rank_state_stab(me->bx, &self, f, t, &nst);
+    int n = stone_preds(j, me, pa, M, O, b);
+    state_updates(j, pa, M, O, f, t, nst, lost, n, bufs, b);
+}
