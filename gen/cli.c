@@ -43,6 +43,10 @@ static const char usage_gen[] =
     "                           the write about twice as slow)\n"
     "      --quiet              no progress display and no per-sector lines\n"
     "      --json               print the summary as one JSON object\n"
+    "      --plan               print each pair's slots, memory, expected bytes on disk\n"
+    "                           and time, and the totals, then exit without solving\n"
+    "                           (-o optional: with it, pairs solved there are marked;\n"
+    "                           with --memory, exit 4 when a pair is over the limit)\n"
     "      --verbose            each pair's memory plan, phase times per sector (load,\n"
     "                           init, levels, write) and the share of the run done\n"
     "  -h, --help               this text\n"
@@ -263,12 +267,14 @@ int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FIL
             o->json = true;
         } else if (!strcmp(a, "--verbose")) {
             o->verbose = true;
+        } else if (!strcmp(a, "--plan")) {
+            o->plan = true;
         } else {
             say(msg, "%s: unknown or incomplete option '%s' (see --help)\n", cmd, a);
             return 1;
         }
     }
-    if (!o->variant || !o->outdir) {
+    if (!o->variant || (!o->outdir && !o->plan)) {
         say(msg, "%s: -v VARIANT and -o DIR are required (see --help)\n", cmd);
         return 1;
     }

@@ -10,6 +10,7 @@
 #include "job.h"
 
 #include "ban_index.h"
+#include "plan.h"
 
 #include <errno.h>
 #include <omp.h>
@@ -281,7 +282,7 @@ static void took_news(const struct mmtb_solve_opts *o, FILE *rep, bool quiet,
         progress_share_line("slots", sh->done, sh->kept, sh->total, sh->t0);
 }
 
-/* What pair q needs in memory (pair_memory, or reclose_pair_memory); on a
+/* What pair q needs in memory (pair_memory); on a
  * pair split over nsplit ranks, what one rank needs: its part of the
  * states (whole partitions, and the huge pages at its ends) and the
  * exchange buffers.  Returns MMTB_OK or a status. */
@@ -289,8 +290,6 @@ static int pair_need(const struct mmtb_solve_opts *o, const struct mmtb_variant 
                      const mmtb_index *ix, const struct mmtb_sector *list, const struct pair *q,
                      int nsplit, struct pair_mem *pm)
 {
-    if (mmtb_ban_index_applies(v, list[q->first]))
-        return reclose_pair_memory(ix, &list[q->first], q->nss, pm);
     pair_memory(o, v, ix, &list[q->first], q->nss, nsplit, pm);
     return MMTB_OK;
 }
@@ -300,8 +299,8 @@ static int pair_need(const struct mmtb_solve_opts *o, const struct mmtb_variant 
  * rank): those of at least o->split_slots slots, and those over
  * o->memory_limit whose split part fits.  base is what a process holds
  * already (rank 0's, the same on every rank, so every rank decides
- * alike).  The plain solver (reclose.c: the sectors whose positions
- * carry restrictions or a first-mill owner) cannot split.
+ * alike).  A pair whose positions carry state (restrictions, a
+ * first-mill owner) is not split yet.
  */
 static void plan_splits(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                         const mmtb_index *ix, const struct mmtb_sector *list, struct pair *P,
@@ -376,6 +375,35 @@ static int check_memory(const struct mmtb_solve_opts *o, const struct mmtb_varia
         }
     }
     return rc;
+}
+
+/* --plan: every pair's plan printed (plan.c), nothing solved; an error
+ * when a pair is over the memory limit. */
+static int print_plan(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
+                      const mmtb_index *ix, const struct mmtb_sector *list, const struct pair *P,
+                      int np, int swh, int sbh, char *err, size_t errlen)
+{
+    struct plan_row *rows = calloc((size_t)np, sizeof *rows);
+    if (!rows) {
+        snprintf(err, errlen, "out of memory");
+        return MMTB_ERR_NOMEM;
+    }
+    for (int p = 0; p < np; p++) {
+        rows[p].nss = P[p].nss;
+        rows[p].have = P[p].have;
+        for (int k = 0; k < P[p].nss; k++)
+            rows[p].s[k] = list[P[p].first + k];
+        pair_need(o, v, ix, list, &P[p], 1, &rows[p].pm);
+    }
+    int over = plan_print(o->report ? o->report : stdout, o->json, v, swh, sbh, rows, np,
+                          rss_bytes(), o->memory_limit);
+    free(rows);
+    if (over) {
+        snprintf(err, errlen, "%d pairs need more than the memory limit of %llu bytes", over,
+                 (unsigned long long)o->memory_limit);
+        return MMTB_ERR_NOMEM;
+    }
+    return MMTB_OK;
 }
 
 int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
@@ -477,12 +505,12 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
     }
     /* rank 0 prepares the directory; the others wait for its list of
      * what is already solved (share) before they touch it */
-    if (me == 0 && make_dirs(o->outdir) != 0) {
+    if (me == 0 && !o->plan && make_dirs(o->outdir) != 0) {
         snprintf(err, errlen, "%s: cannot create directory: %s", o->outdir, strerror(errno));
         rc = MMTB_ERR_IO;
         goto out;
     }
-    if (me == 0)
+    if (me == 0 && !o->plan)
         rc = mmtb_table_write_manifest(o->outdir, v, list, n, err, errlen);
     if (rc != MMTB_OK)
         goto out;
@@ -500,13 +528,13 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
      * come between a rename and the manifest update).  One handle reads
      * them all (recording a file changes no other sector's entry). */
     mmtb_tb *kept = NULL;
-    if (me == 0 && mmtb_tb_open(&kept, o->outdir, NULL) != MMTB_OK)
+    if (me == 0 && (!o->outdir || mmtb_tb_open(&kept, o->outdir, NULL) != MMTB_OK))
         kept = NULL; /* nothing usable is kept: every pair is solved */
     for (int p = 0; me == 0 && p < np; p++) {
         bool have = true;
         for (int k = 0; k < P[p].nss; k++)
             have = have && already_solved(kept, list[P[p].first + k], &all[P[p].first + k]);
-        for (int k = 0; have && k < P[p].nss && rc == MMTB_OK; k++)
+        for (int k = 0; have && !o->plan && k < P[p].nss && rc == MMTB_OK; k++)
             rc = mmtb_table_record_file(o->outdir, v, list[P[p].first + k], err, errlen);
         if (rc != MMTB_OK) {
             mmtb_tb_close(kept);
@@ -535,6 +563,10 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         plan_splits(o, v, ix, list, P, np, t, base);
     }
     plan_owners(ix, list, P, np, t ? t->nranks : 1);
+    if (o->plan) {
+        rc = print_plan(o, v, ix, list, P, np, swh, sbh, err, errlen);
+        goto out;
+    }
     if (o->memory_limit || o->verbose) {
         rc = check_memory(o, v, ix, list, P, np, me, err, errlen);
         if (rc != MMTB_OK)
@@ -586,12 +618,8 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         char tag[64], nm[32];
         mmtb_sector_format(list[P[p].first], nm, sizeof nm);
         snprintf(tag, sizeof tag, "[%d/%d] %s", P[p].ord, todo, nm);
-        if (mmtb_ban_index_applies(v, list[P[p].first]))
-            rc = reclose_pair_solve(o, v, ix, &list[P[p].first], P[p].nss, &all[P[p].first],
-                                    &prog, tag, err, errlen);
-        else
-            rc = pair_solve(o, v, ix, &list[P[p].first], P[p].nss, P[p].split, &all[P[p].first],
-                            &prog, tag, err, errlen);
+        rc = pair_solve(o, v, ix, &list[P[p].first], P[p].nss, P[p].split, &all[P[p].first],
+                        &prog, tag, err, errlen);
         progress_clear(&prog);
         if (rc != MMTB_OK)
             goto out;

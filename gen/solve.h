@@ -77,6 +77,9 @@ struct mmtb_solve_opts {
     uint64_t memory_limit; /* bytes a process may hold (0: no limit): a pair that
                             * needs more is refused before anything is solved,
                             * MMTB_ERR_NOMEM with the pair and the bytes in err */
+    bool plan;           /* print each pair's slots, memory, bytes on disk and time
+                          * (--plan), solve nothing; outdir may be NULL, else its
+                          * solved sectors are marked */
     const struct mmtb_transport *transport; /* NULL: this process solves everything */
     uint64_t split_slots; /* with a transport that can split: pairs of at least this
                            * many slots are solved by all ranks together, each

@@ -1470,6 +1470,7 @@ int main(void)
     tcase_add_test(tc, gen_refuses_a_start_below_min_stones);
     tcase_add_test(tc, gen_memory_limit);
     tcase_add_test(tc, gen_memory_limit_reclose);
+    tcase_add_test(tc, gen_plan);
     tcase_add_test(tc, gen_split_usage);
     suite_add_tcase(s, tc);
 

@@ -1,0 +1,171 @@
+/*
+ * plan.c - `mmtb-gen --plan`: the pairs of a run with their slots, memory
+ * (pair_memory's plan), expected bytes on disk and time, and the totals,
+ * as text or JSON.  The time and size are estimates from rates measured on
+ * this project's 2-core machine, by kind of pair (docs/SCALING.md lists
+ * the runs they come from); memory is the plan --memory checks.
+ */
+#include "plan.h"
+
+#include <string.h>
+
+#include "ban_index.h"
+
+/* Measured rates, slots a second on 2 cores, and sizes, bytes a slot on
+ * disk: by kind of pair, for plain positions, for positions that may
+ * slide while stones are in hand (place_or_move: Lasker), and for
+ * positions with state (re-close restrictions, first-mill owner). */
+struct rate {
+    double slots_per_s[PLAN_KINDS];
+    double bytes_per_slot;
+};
+static const struct rate RATE_PLAIN = {{5.5e6, 6.1e6, 6.1e6}, 0.124};
+static const struct rate RATE_PLACE_OR_MOVE = {{3.0e6, 2.1e6, 1.5e6}, 0.13};
+static const struct rate RATE_STATE = {{1.7e6, 1.0e6, 1.0e6}, 0.20};
+
+static enum plan_kind kind_of(struct mmtb_sector s)
+{
+    int in_hand = (s.w_hand > 0) + (s.b_hand > 0);
+    return in_hand == 0 ? PLAN_MOVEMENT : in_hand == 1 ? PLAN_PLACE_ONE : PLAN_PLACE_BOTH;
+}
+
+static const struct rate *rate_of(const struct mmtb_variant *v, struct mmtb_sector s)
+{
+    if (mmtb_ban_index_applies(v, s))
+        return &RATE_STATE;
+    return v->place_or_move ? &RATE_PLACE_OR_MOVE : &RATE_PLAIN;
+}
+
+static const char *const kind_name[PLAN_KINDS] = {"movement", "one side placing",
+                                                  "both placing"};
+
+/* The estimates of one row. */
+struct est {
+    uint64_t memory, disk;
+    double seconds;
+    enum plan_kind kind;
+    bool state;
+};
+
+static struct est estimate(const struct mmtb_variant *v, const struct plan_row *r, uint64_t base)
+{
+    const struct rate *rt = rate_of(v, r->s[0]);
+    struct est e;
+    e.kind = kind_of(r->s[0]);
+    e.state = mmtb_ban_index_applies(v, r->s[0]);
+    e.memory = base + r->pm.total;
+    e.disk = (uint64_t)((double)r->pm.slots * rt->bytes_per_slot);
+    e.seconds = (double)r->pm.slots / rt->slots_per_s[e.kind];
+    return e;
+}
+
+static void names(const struct plan_row *r, char *buf, size_t len, const char *sep)
+{
+    char b[32];
+    mmtb_sector_format(r->s[0], buf, len);
+    if (r->nss == 2) {
+        mmtb_sector_format(r->s[1], b, sizeof b);
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", sep, b);
+    }
+}
+
+static void human_time(double s, char *buf, size_t len)
+{
+    if (s < 60)
+        snprintf(buf, len, "%.1f s", s);
+    else if (s < 3600)
+        snprintf(buf, len, "%.1f min", s / 60);
+    else
+        snprintf(buf, len, "%.1f h", s / 3600);
+}
+
+static void print_text(FILE *out, const struct mmtb_variant *v, int sw, int sb,
+                       const struct plan_row *rows, int n, uint64_t base, uint64_t limit)
+{
+    if (sw || sb)
+        fprintf(out, "plan of %s from the empty board, %d,%d in hand:\n", v->name, sw, sb);
+    else
+        fprintf(out, "plan of %s, the movement phase:\n", v->name);
+    fprintf(out, "%-26s %14s %12s %12s %10s  %s\n", "pair", "slots", "memory MiB", "disk MB",
+            "time", "kind");
+    for (int i = 0; i < n; i++) {
+        struct est e = estimate(v, &rows[i], base);
+        char nm[64], tm[32];
+        names(&rows[i], nm, sizeof nm, " ");
+        human_time(e.seconds, tm, sizeof tm);
+        fprintf(out, "%-26s %14llu %12.1f %12.1f %10s  %s%s%s%s\n", nm,
+                (unsigned long long)rows[i].pm.slots, e.memory / 1048576.0, e.disk / 1e6, tm,
+                kind_name[e.kind], e.state ? ", with state" : "",
+                rows[i].have ? " (solved already)" : "",
+                limit && e.memory > limit ? " OVER THE LIMIT" : "");
+    }
+}
+
+static void print_json(FILE *out, const struct mmtb_variant *v, int sw, int sb,
+                       const struct plan_row *rows, int n, uint64_t base, uint64_t limit)
+{
+    fprintf(out, "{\"variant\":\"%s\",\"start\":[%d,%d],\"base_bytes\":%llu,\"memory_limit\":%llu,"
+                 "\"pairs\":[",
+            v->name, sw, sb, (unsigned long long)base, (unsigned long long)limit);
+    for (int i = 0; i < n; i++) {
+        struct est e = estimate(v, &rows[i], base);
+        char nm[64];
+        names(&rows[i], nm, sizeof nm, "\",\"");
+        fprintf(out,
+                "%s{\"sectors\":[\"%s\"],\"slots\":%llu,\"memory_bytes\":%llu,\"disk_bytes\":%llu,"
+                "\"seconds\":%.1f,\"kind\":\"%s\",\"state\":%s,\"solved\":%s}",
+                i ? "," : "", nm, (unsigned long long)rows[i].pm.slots,
+                (unsigned long long)e.memory, (unsigned long long)e.disk, e.seconds,
+                kind_name[e.kind], e.state ? "true" : "false", rows[i].have ? "true" : "false");
+    }
+    fputs("],", out);
+}
+
+int plan_print(FILE *out, bool json, const struct mmtb_variant *v, int start_w, int start_b,
+               const struct plan_row *rows, int n, uint64_t base, uint64_t limit)
+{
+    uint64_t slots = 0, disk = 0, maxmem = 0, left_slots = 0;
+    double secs = 0;
+    int over = 0, largest = -1, left = 0;
+    for (int i = 0; i < n; i++) {
+        struct est e = estimate(v, &rows[i], base);
+        slots += rows[i].pm.slots;
+        disk += e.disk;
+        if (e.memory > maxmem) {
+            maxmem = e.memory;
+            largest = i;
+        }
+        over += limit && e.memory > limit;
+        if (!rows[i].have) {
+            secs += e.seconds;
+            left_slots += rows[i].pm.slots;
+            left++;
+        }
+    }
+    char nm[64] = "-";
+    if (largest >= 0)
+        names(&rows[largest], nm, sizeof nm, " and ");
+    if (json) {
+        print_json(out, v, start_w, start_b, rows, n, base, limit);
+        fprintf(out,
+                "\"total_pairs\":%d,\"pairs_left\":%d,\"total_slots\":%llu,\"slots_left\":%llu,"
+                "\"max_memory_bytes\":%llu,\"disk_bytes\":%llu,\"seconds\":%.1f,"
+                "\"pairs_over_limit\":%d}\n",
+                n, left, (unsigned long long)slots, (unsigned long long)left_slots,
+                (unsigned long long)maxmem, (unsigned long long)disk, secs, over);
+        return over;
+    }
+    print_text(out, v, start_w, start_b, rows, n, base, limit);
+    char tm[32];
+    human_time(secs, tm, sizeof tm);
+    fprintf(out,
+            "total: %d pairs (%d to solve), %llu slots (%llu to solve); largest memory "
+            "%.2f GiB (%s); about %.2f GB on disk; about %s at the rates measured on 2 cores "
+            "(docs/SCALING.md)\n",
+            n, left, (unsigned long long)slots, (unsigned long long)left_slots,
+            maxmem / 1073741824.0, nm, disk / 1e9, tm);
+    if (limit)
+        fprintf(out, "memory limit %.2f GiB: %s\n", limit / 1073741824.0,
+                over ? "some pairs are over it (marked)" : "every pair fits");
+    return over;
+}
