@@ -218,7 +218,7 @@ static int load_block(mmtb_ctx *ctx, uint64_t key, int si, const struct tb_secto
     int rc = MMTB_OK, fd;
     char why[160] = ""; /* why the file could not be opened again */
     if (t->csize && (rc = tb_file_acquire(ctx->tb, si, &fd, why, sizeof why)) == MMTB_OK) {
-        rc = tb_pread(fd, ctx->cbuf, t->csize, t->offset);
+        rc = mmtb_file_pread(fd, ctx->cbuf, t->csize, t->offset);
         tb_file_release(ctx->tb, si);
     }
     if (rc == MMTB_OK)

@@ -9,6 +9,7 @@
 
 #include "mmtb.h"
 #include "ban_index.h"
+#include "fileio.h"
 #include "movegen.h"
 #include "sector_index.h"
 #include "tablefile.h"
@@ -77,10 +78,6 @@ int tb_index(const mmtb_tb *tb, const mmtb_index **out);
  * MMTB_ERR_CORRUPT (another file now); detail gets why.  Thread-safe. */
 int tb_file_acquire(const mmtb_tb *tb, int i, int *fd, char *detail, size_t dlen);
 void tb_file_release(const mmtb_tb *tb, int i);
-
-/* pread exactly n bytes at off: MMTB_ERR_IO on a read error,
- * MMTB_ERR_CORRUPT when the file ends first. */
-int tb_pread(int fd, void *buf, size_t n, uint64_t off);
 
 /* The message of why sector i is unusable (copied under the lock). */
 void tb_sector_detail(const mmtb_tb *tb, int i, char *buf, size_t len);

@@ -34,24 +34,6 @@ static void msg(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-int tb_pread(int fd, void *buf, size_t n, uint64_t off)
-{
-    uint8_t *p = buf;
-    while (n > 0) {
-        ssize_t r = pread(fd, p, n, (off_t)off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return MMTB_ERR_IO;
-        if (r == 0)
-            return MMTB_ERR_CORRUPT;
-        p += r;
-        n -= (size_t)r;
-        off += (uint64_t)r;
-    }
-    return MMTB_OK;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Open files within a budget                                               */
 /* ------------------------------------------------------------------------ */
@@ -168,7 +150,7 @@ static int fd_reopen(mmtb_tb *tb, const struct tb_sector *sec, int *out, char *d
     if (rc == MMTB_OK && (uint64_t)st.st_size != sec->l.file_size)
         rc = MMTB_ERR_CORRUPT;
     if (rc == MMTB_OK)
-        rc = tb_pread(fd, fb, sizeof fb, sec->l.footer_off);
+        rc = mmtb_file_pread(fd, fb, sizeof fb, sec->l.footer_off);
     if (rc == MMTB_OK)
         rc = mmtb_tf_footer_decode(fb, sizeof fb, &sec->h, &f);
     if (rc == MMTB_OK && f.file_hash != sec->footer.file_hash)
@@ -282,34 +264,6 @@ int mmtb_tb_sector_key(const mmtb_tb *tb, int i, struct mmtb_sector *s)
 /* Open and close                                                            */
 /* ------------------------------------------------------------------------ */
 
-/* Read a whole small file (the manifest) into a NUL-terminated buffer. */
-static int slurp(const char *path, char **out, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? MMTB_ERR_MISSING : MMTB_ERR_IO;
-    struct stat st;
-    int rc = MMTB_OK;
-    char *buf = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        rc = MMTB_ERR_IO;
-    else if (st.st_size > (64 << 20))
-        rc = MMTB_ERR_CORRUPT;
-    else if (!(buf = malloc((size_t)st.st_size + 1)))
-        rc = MMTB_ERR_NOMEM;
-    else
-        rc = tb_pread(fd, buf, (size_t)st.st_size, 0);
-    close(fd);
-    if (rc != MMTB_OK) {
-        free(buf);
-        return rc;
-    }
-    buf[st.st_size] = 0;
-    *out = buf;
-    *len = (size_t)st.st_size;
-    return MMTB_OK;
-}
-
 /* Everything mmtb_tb_open checks, on a zeroed handle. */
 static int open_tables(mmtb_tb *tb, const char *dir, char *err, size_t errlen)
 {
@@ -334,7 +288,7 @@ static int open_tables(mmtb_tb *tb, const char *dir, char *err, size_t errlen)
     char path[4096], *text = NULL, perr[200];
     size_t len = 0;
     snprintf(path, sizeof path, "%s/%s", dir, MMTB_MANIFEST_NAME);
-    int rc = slurp(path, &text, &len);
+    int rc = mmtb_file_slurp(path, &text, &len);
     if (rc != MMTB_OK) {
         msg(err, errlen, "%s: %s", path,
             rc == MMTB_ERR_MISSING ? "no manifest: not a table directory" : mmtb_strerror(rc));
@@ -534,7 +488,7 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
     const char *desc;
     int rc = fstat(fd, &st) == 0 ? MMTB_OK : MMTB_ERR_IO;
     if (rc == MMTB_OK)
-        rc = tb_pread(fd, hb, sizeof hb, 0);
+        rc = mmtb_file_pread(fd, hb, sizeof hb, 0);
     if (rc == MMTB_OK)
         rc = mmtb_tf_header_decode(hb, sizeof hb, h);
     if (rc != MMTB_OK) {
@@ -601,7 +555,7 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
         msg(detail, dlen, "out of memory");
         goto fail;
     }
-    rc = tb_pread(fd, meta, msize, MMTB_TF_HEADER_SIZE);
+    rc = mmtb_file_pread(fd, meta, msize, MMTB_TF_HEADER_SIZE);
     if (rc == MMTB_OK)
         rc = mmtb_tf_meta_decode(h, &sec->l, meta, msize, &desc, counts, sec->tab[0],
                                  sec->tab[1]);
@@ -628,7 +582,7 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
         msg(detail, dlen, "%s: slot or position counts differ from the index", name);
         goto fail;
     }
-    rc = tb_pread(fd, fb, sizeof fb, sec->l.footer_off);
+    rc = mmtb_file_pread(fd, fb, sizeof fb, sec->l.footer_off);
     if (rc == MMTB_OK)
         rc = mmtb_tf_footer_decode(fb, sizeof fb, h, &sec->footer);
     if (rc != MMTB_OK) {

@@ -186,7 +186,7 @@ static int verify_pass(struct vrun *r, const struct tb_sector *sec, int fd, size
         base = keep;
         uint64_t left = l->footer_off - (base + have);
         size_t n = left < chunk ? (size_t)left : chunk;
-        rc = tb_pread(fd, buf + have, n, base + have);
+        rc = mmtb_file_pread(fd, buf + have, n, base + have);
         if (rc != MMTB_OK) {
             report(r, MMTB_PLANE_FILE, -1, rc, "%s: %s at offset %llu", r->file,
                    rc == MMTB_ERR_IO ? "read error" : "ends early",
