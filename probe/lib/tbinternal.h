@@ -10,6 +10,7 @@
 #include "mmtb.h"
 #include "ban_index.h"
 #include "fileio.h"
+#include "helpers.h"
 #include "movegen.h"
 #include "sector_index.h"
 #include "tablefile.h"

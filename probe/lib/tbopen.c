@@ -221,12 +221,6 @@ static uint32_t sector_key(struct mmtb_sector s)
     return (uint32_t)s.w << 24 | (uint32_t)s.b << 16 | (uint32_t)s.w_hand << 8 | s.b_hand;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Binary search in keys[] = sector key << 32 | position, sorted. */
 int tb_find(const mmtb_tb *tb, struct mmtb_sector s)
 {
@@ -345,7 +339,7 @@ static int open_tables(mmtb_tb *tb, const char *dir, char *err, size_t errlen)
             tb->max_stones = s.b;
         tb->keys[i] = (uint64_t)sector_key(s) << 32 | (uint32_t)i;
     }
-    qsort(tb->keys, (size_t)tb->n, sizeof *tb->keys, cmp_u64);
+    qsort(tb->keys, (size_t)tb->n, sizeof *tb->keys, mmtb_cmp_u64);
     return MMTB_OK;
 }
 
@@ -508,7 +502,7 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
             MMTB_INDEX_SCHEME);
         goto fail;
     }
-    if (memcmp(&h->sector, &sec->s, sizeof sec->s) != 0) {
+    if (!mmtb_sector_eq(h->sector, sec->s)) {
         rc = MMTB_ERR_CORRUPT;
         msg(detail, dlen, "%s: holds another sector", name);
         goto fail;
