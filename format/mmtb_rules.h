@@ -47,8 +47,7 @@ int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p, ch
  * the variant passes, one pass move is listed.  Returns the count (0 when
  * the game is over, see mmtb_pos_terminal) or a negative status.
  */
-int mmtb_gen_moves(const struct mmtb_variant *v, const struct mmtb_pos *p,
-                   struct mmtb_move *out);
+int mmtb_gen_moves(const struct mmtb_variant *v, const struct mmtb_pos *p, struct mmtb_move *out);
 
 /* Apply a move that mmtb_gen_moves listed for p, writing the position it
  * leads to (the other side to move) to *out. */
@@ -80,15 +79,14 @@ int mmtb_pos_terminal(const struct mmtb_variant *v, const struct mmtb_pos *p);
  * mmtb_pos_validate does.  Returns MMTB_OK, or MMTB_ERR_PARSE with a
  * message naming the offending field in err (err may be NULL).
  */
-int mmtb_pos_parse(const struct mmtb_variant *v, const char *text, struct mmtb_pos *p,
-                   char *err, size_t errlen);
+int mmtb_pos_parse(const struct mmtb_variant *v, const char *text, struct mmtb_pos *p, char *err,
+                   size_t errlen);
 
 /* Write p in the simple form into buf (hands written when either is
  * non-zero, the re-close restrictions when one is set).  Returns the
  * length of the whole text as snprintf does (cut to len - 1 bytes when
  * longer; MMTB_TEXT_MAX bytes always suffice). */
-int mmtb_pos_format(const struct mmtb_variant *v, const struct mmtb_pos *p, char *buf,
-                    size_t len);
+int mmtb_pos_format(const struct mmtb_variant *v, const struct mmtb_pos *p, char *buf, size_t len);
 
 /* True when the variant's board has the 24 standard square names, so
  * Sanmill FEN applies. */
@@ -105,8 +103,8 @@ int mmtb_pos_format_fen(const struct mmtb_variant *v, const struct mmtb_pos *p, 
  * and the square names only; whether the move is legal in a position is
  * the caller's business (compare with mmtb_gen_moves).  Returns MMTB_OK or
  * MMTB_ERR_PARSE with a message in err (err may be NULL). */
-int mmtb_move_parse(const struct mmtb_variant *v, const char *text, struct mmtb_move *m,
-                    char *err, size_t errlen);
+int mmtb_move_parse(const struct mmtb_variant *v, const char *text, struct mmtb_move *m, char *err,
+                    size_t errlen);
 
 /* Write a move token into buf (snprintf semantics; MMTB_TEXT_MAX bytes
  * suffice). */

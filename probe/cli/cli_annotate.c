@@ -231,19 +231,19 @@ static void print_ply(struct annotate *a, int ply, const struct mmtb_pos *p, con
 /* One game being annotated: where it is, what was found, how it ends. */
 struct game {
     struct tally t;
-    struct mmtb_pos p;   /* the position reached */
-    int line;            /* the line of its moves */
-    int first_line;      /* its first line (a header's, if any) */
-    char result[16];     /* the recorded result, "" when none */
-    char illegal[400];   /* why it stopped early, "" when it did not */
+    struct mmtb_pos p; /* the position reached */
+    int line;          /* the line of its moves */
+    int first_line;    /* its first line (a header's, if any) */
+    char result[16];   /* the recorded result, "" when none */
+    char illegal[400]; /* why it stopped early, "" when it did not */
     char illegal_move[64];
     int illegal_ply;
-    int first_error;     /* ply of the first error, 0 when none */
-    int table_rc;        /* the first table error, named once on stderr */
+    int first_error;       /* ply of the first error, 0 when none */
+    int table_rc;          /* the first table error, named once on stderr */
     struct mmtb_value fin; /* the last position's value, when frc is MMTB_OK */
     int frc;
     const char *predicted; /* the result perfect play gives from there, or NULL */
-    int agrees;          /* the recorded result agrees: 1, 0, or -1 (nothing to compare) */
+    int agrees;            /* the recorded result agrees: 1, 0, or -1 (nothing to compare) */
 };
 
 /* Start a game with what the headers before it set (consumed here). */
@@ -256,8 +256,7 @@ static void game_begin(struct annotate *a, struct game *g, int line)
     g->first_line = a->next_line ? a->next_line : line;
     snprintf(g->result, sizeof g->result, "%s", a->next_result);
     if (a->next_start_err[0])
-        snprintf(g->illegal, sizeof g->illegal, "line %d: %s", g->first_line,
-                 a->next_start_err);
+        snprintf(g->illegal, sizeof g->illegal, "line %d: %s", g->first_line, a->next_start_err);
     a->have_next_start = false;
     a->next_start_err[0] = a->next_result[0] = '\0';
     a->next_line = 0;
@@ -279,12 +278,11 @@ static void print_game_head(const struct annotate *a, const struct game *g)
             printf("null");
         printf(",\"plies\":[");
     } else {
-        printf("%sgame %ld (line %d): start %s%s%s\n", a->file.games ? "\n" : "",
-               a->file.games + 1, g->first_line, sb, g->result[0] ? ", recorded " : "",
-               g->result);
+        printf("%sgame %ld (line %d): start %s%s%s\n", a->file.games ? "\n" : "", a->file.games + 1,
+               g->first_line, sb, g->result[0] ? ", recorded " : "", g->result);
         if (!a->summary_only)
-            printf("  %4s  %-5s  %-12s %-12s %-12s %s\n", "ply", "mover", "move", "before",
-                   "after", "verdict");
+            printf("  %4s  %-5s  %-12s %-12s %-12s %s\n", "ply", "mover", "move", "before", "after",
+                   "verdict");
     }
 }
 
@@ -329,8 +327,8 @@ static void judge_plies(struct annotate *a, struct game *g, char **tok, int ntok
         if (cli_match_move(v, &g->p, &m, why, sizeof why) != MMTB_OK) {
             g->illegal_ply = ply;
             snprintf(g->illegal_move, sizeof g->illegal_move, "%s", mb);
-            snprintf(g->illegal, sizeof g->illegal, "line %d, ply %d: %s is not legal: %s",
-                     g->line, ply, mb, why);
+            snprintf(g->illegal, sizeof g->illegal, "line %d, ply %d: %s is not legal: %s", g->line,
+                     ply, mb, why);
             return;
         }
         i += used;
@@ -402,8 +400,7 @@ static void print_game_end_json(const struct game *g, const char *final_pos)
         printf("\"%s\"", g->predicted);
     else
         printf("null");
-    printf(",\"result_agrees\":%s}}\n",
-           g->agrees < 0 ? "null" : g->agrees ? "true" : "false");
+    printf(",\"result_agrees\":%s}}\n", g->agrees < 0 ? "null" : g->agrees ? "true" : "false");
 }
 
 /* The game's summary lines of the text table. */

@@ -236,12 +236,12 @@ struct play {
     const struct mmtb_variant *v;
     mmtb_ctx *ctx;
     int human;
-    struct mmtb_pos p;         /* the position now */
-    struct game g;             /* every position before it (and it, once pushed) */
+    struct mmtb_pos p;          /* the position now */
+    struct game g;              /* every position before it (and it, once pushed) */
     struct mmtb_move_value *mv; /* p's moves with their values, best first */
     char *line;
     size_t lcap;
-    bool echo;                 /* stdin is not a terminal: echo what is read */
+    bool echo; /* stdin is not a terminal: echo what is read */
 };
 
 /* Is the game over in pl->p, by the rules or by a repeated position?
@@ -379,15 +379,18 @@ int cli_cmd_play(int argc, char **argv)
     mmtb_ctx *ctx;
     if (!cli_open_tables(cmd, o.dir, &tb, &ctx))
         return CLI_EXIT_TABLE;
-    struct play pl = {.cmd = cmd, .v = mmtb_tb_variant(tb), .ctx = ctx, .human = o.human,
+    struct play pl = {.cmd = cmd,
+                      .v = mmtb_tb_variant(tb),
+                      .ctx = ctx,
+                      .human = o.human,
                       .echo = !isatty(STDIN_FILENO)};
     pl.mv = malloc(sizeof *pl.mv * MMTB_MAX_MOVES);
     char err[256] = "";
     if (!pl.mv) {
         cli_error(cmd, "out of memory");
         ret = CLI_EXIT_TABLE;
-    } else if (o.start && (ret = mmtb_pos_parse(pl.v, o.start, &pl.p, err, sizeof err)) !=
-                              MMTB_OK) {
+    } else if (o.start &&
+               (ret = mmtb_pos_parse(pl.v, o.start, &pl.p, err, sizeof err)) != MMTB_OK) {
         cli_error(cmd, "bad --start position '%.*s%s': %s", CLI_QUOTE(o.start),
                   err[0] ? err : mmtb_strerror(ret));
         ret = CLI_EXIT_INPUT;

@@ -133,8 +133,7 @@ void tb_file_drop(mmtb_tb *tb, struct tb_sector *sec)
 
 /* Open sector sec's file again: it must be the file load_sector checked,
  * by size and footer (whose hash covers every other byte). */
-static int fd_reopen(mmtb_tb *tb, const struct tb_sector *sec, int *out, char *detail,
-                     size_t dlen)
+static int fd_reopen(mmtb_tb *tb, const struct tb_sector *sec, int *out, char *detail, size_t dlen)
 {
     char name[48], path[4096];
     mmtb_tf_sector_filename(sec->s, name, sizeof name);

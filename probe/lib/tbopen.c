@@ -309,8 +309,8 @@ static int read_header(const mmtb_tb *tb, struct tb_sector *sec, int fd, const c
     *size = (uint64_t)st.st_size;
     if (h->fingerprint != tb->v->fingerprint || strcmp(h->name, tb->v->name) != 0)
         return sector_fail(sec, MMTB_ERR_MISMATCH,
-                           "%s: a table of variant %s (%016llx), not %s (%016llx)", name,
-                           h->name, (unsigned long long)h->fingerprint, tb->v->name,
+                           "%s: a table of variant %s (%016llx), not %s (%016llx)", name, h->name,
+                           (unsigned long long)h->fingerprint, tb->v->name,
                            (unsigned long long)tb->v->fingerprint);
     if (h->index_scheme != MMTB_INDEX_SCHEME)
         return sector_fail(sec, MMTB_ERR_MISMATCH, "%s: index scheme %u, not %d", name,
@@ -374,10 +374,9 @@ static int read_block_tables(const mmtb_tb *tb, struct tb_sector *sec, int fd, c
     const char *desc;
     int rc = mmtb_file_pread(fd, meta, msize, MMTB_TF_HEADER_SIZE);
     if (rc == MMTB_OK)
-        rc = mmtb_tf_meta_decode(h, &sec->l, meta, msize, &desc, *counts, sec->tab[0],
-                                 sec->tab[1]);
-    if (rc == MMTB_OK && (h->descriptor_len != tb->v->text_len ||
-                          memcmp(desc, tb->v->text, tb->v->text_len) != 0))
+        rc = mmtb_tf_meta_decode(h, &sec->l, meta, msize, &desc, *counts, sec->tab[0], sec->tab[1]);
+    if (rc == MMTB_OK &&
+        (h->descriptor_len != tb->v->text_len || memcmp(desc, tb->v->text, tb->v->text_len) != 0))
         rc = MMTB_ERR_CORRUPT;
     free(meta);
     if (rc != MMTB_OK)
