@@ -1,57 +1,19 @@
 /*
  * movegen.h - the rules at work: legal whole-turn moves, applying them,
  * terminal positions, predecessors ("unmoves") and perft.  Depends only on
- * variant.h; pure functions, no threads.
+ * variant.h; pure functions, no threads.  The public part (mmtb_pos_start,
+ * mmtb_pos_validate, mmtb_gen_moves, mmtb_pos_apply, mmtb_pos_terminal) is
+ * declared in mmtb_rules.h; this header adds what only the project uses.
  */
 #ifndef MMTB_MOVEGEN_H
 #define MMTB_MOVEGEN_H
 
+#include "mmtb_rules.h"
 #include "variant.h"
-
-/* The start position of the variant: empty board, `stones` in hand each,
- * White to move. */
-void mmtb_pos_start(const struct mmtb_variant *v, struct mmtb_pos *p);
-
-/*
- * Check that a position is well-formed for the variant: stones inside the
- * board, colours disjoint, counts within `stones`, remove and ban fields
- * consistent (a restriction must bite, and its side must be able to slide:
- * no stones in hand unless the variant has place_or_move; a first-mill
- * owner must have a mill, and while stones are placed a mill on the board
- * needs an owner).  Returns MMTB_OK or MMTB_ERR_INVALID with a reason in err.
- */
-int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p,
-                      char *err, size_t errlen);
 
 /* True when colour c may fly (the variant has flying and c has at most `fly`
  * stones on board plus in hand). */
 bool mmtb_pos_can_fly(const struct mmtb_variant *v, const struct mmtb_pos *p, int c);
-
-/*
- * Legal whole turns of the side to move, written to out[] (room for
- * MMTB_MAX_MOVES).  A move that closes a mill is listed once per stone it may
- * remove (or once with remove = -1 when the rule leaves nothing removable).
- * With p->remove > 0 only the removals are listed (from = to = -1).  When the
- * side to move has no legal move and the variant passes, one pass move is
- * listed.  Game-over positions (see mmtb_pos_terminal) have no moves.
- * Returns the count (>= 0) or a negative status.
- */
-int mmtb_gen_moves(const struct mmtb_variant *v, const struct mmtb_pos *p,
-                   struct mmtb_move *out);
-
-/* Apply a move generated for p; the result has the other side to move. */
-void mmtb_pos_apply(const struct mmtb_variant *v, const struct mmtb_pos *p,
-                    const struct mmtb_move *m, struct mmtb_pos *out);
-
-/*
- * Game over?  Returns MMTB_LOSS when the side to move has lost (fewer than
- * min_stones; no legal move and the variant does not pass; in a
- * first-mill-wins variant, the opponent has a mill on the board), MMTB_DRAW
- * when the rules end the game drawn (full board after placement in a variant
- * with full_board_draw), and 2 when the game goes on.
- */
-#define MMTB_NOT_TERMINAL 2
-int mmtb_pos_terminal(const struct mmtb_variant *v, const struct mmtb_pos *p);
 
 /*
  * Predecessors: every position q (with remove == 0) that has a legal move

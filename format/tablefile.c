@@ -5,6 +5,7 @@
  * nothing: every field is range-checked before it is used.
  */
 #include "tablefile.h"
+#include "helpers.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -753,15 +754,10 @@ int mmtb_tf_sector_name_parse(const char *t, size_t len, struct mmtb_sector *s)
 /* MANIFEST                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static bool sector_eq(struct mmtb_sector a, struct mmtb_sector b)
-{
-    return a.w == b.w && a.b == b.b && a.w_hand == b.w_hand && a.b_hand == b.b_hand;
-}
-
 int mmtb_manifest_find_sector(const struct mmtb_manifest *m, struct mmtb_sector s)
 {
     for (int i = 0; i < m->nsectors; i++)
-        if (sector_eq(m->sectors[i], s))
+        if (mmtb_sector_eq(m->sectors[i], s))
             return i;
     return -1;
 }
@@ -769,7 +765,7 @@ int mmtb_manifest_find_sector(const struct mmtb_manifest *m, struct mmtb_sector 
 int mmtb_manifest_find_file(const struct mmtb_manifest *m, struct mmtb_sector s)
 {
     for (int i = 0; i < m->nfiles; i++)
-        if (sector_eq(m->files[i].sector, s))
+        if (mmtb_sector_eq(m->files[i].sector, s))
             return i;
     return -1;
 }

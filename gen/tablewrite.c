@@ -8,6 +8,7 @@
 #include "tablewrite.h"
 
 #include "ban_index.h"
+#include "fileio.h"
 #include "sector_index.h"
 #include "tablefile.h"
 
@@ -72,20 +73,7 @@ static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
 
 int mmtb_table_pread(int fd, void *buf, size_t n, uint64_t off)
 {
-    uint8_t *p = buf;
-    while (n > 0) {
-        ssize_t r = pread(fd, p, n, (off_t)off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return MMTB_ERR_IO;
-        if (r == 0)
-            return MMTB_ERR_CORRUPT;
-        p += r;
-        n -= (size_t)r;
-        off += (uint64_t)r;
-    }
-    return MMTB_OK;
+    return mmtb_file_pread(fd, buf, n, off); /* format/fileio.c */
 }
 
 /* fsync a directory so that a rename in it is durable. */
@@ -96,37 +84,6 @@ static void sync_dir(const char *dir)
         fsync(fd);
         close(fd);
     }
-}
-
-/* Read a whole small file into a malloc'd, NUL-terminated buffer.
- * MMTB_ERR_MISSING when it does not exist. */
-static int slurp(const char *path, char **out, size_t *len)
-{
-    *out = NULL;
-    *len = 0;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return errno == ENOENT ? MMTB_ERR_MISSING : MMTB_ERR_IO;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size > (64 << 20)) {
-        close(fd);
-        return MMTB_ERR_IO;
-    }
-    char *buf = malloc((size_t)st.st_size + 1);
-    if (!buf) {
-        close(fd);
-        return MMTB_ERR_NOMEM;
-    }
-    int rc = mmtb_table_pread(fd, buf, (size_t)st.st_size, 0);
-    close(fd);
-    if (rc != MMTB_OK) {
-        free(buf);
-        return rc == MMTB_ERR_CORRUPT ? MMTB_ERR_IO : rc;
-    }
-    buf[st.st_size] = 0;
-    *out = buf;
-    *len = (size_t)st.st_size;
-    return MMTB_OK;
 }
 
 /* Write a small file atomically: PATH.tmp, fsync, rename, fsync the dir. */
@@ -190,7 +147,7 @@ static int manifest_load(const char *dir, struct mmtb_manifest *m, char *err, si
     size_t len;
     memset(m, 0, sizeof *m);
     snprintf(path, sizeof path, "%s/%s", dir, MMTB_MANIFEST_NAME);
-    int rc = slurp(path, &text, &len);
+    int rc = mmtb_file_slurp(path, &text, &len);
     if (rc == MMTB_ERR_MISSING)
         return rc;
     if (rc != MMTB_OK)

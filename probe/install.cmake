@@ -38,9 +38,12 @@ set(mmtb_public_includes
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 
 # The public headers: every header of probe/include (mmtb.h and the API
-# headers next to it) and mmtb_common.h.  Only their functions are exported.
+# headers next to it), and mmtb_common.h and mmtb_rules.h, the part of
+# format/ that libmmtb's users share with the project.  Only their
+# functions are exported.
 file(GLOB mmtb_public_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/probe/include/*.h)
-list(APPEND mmtb_public_headers ${PROJECT_SOURCE_DIR}/format/mmtb_common.h)
+list(APPEND mmtb_public_headers ${PROJECT_SOURCE_DIR}/format/mmtb_common.h
+     ${PROJECT_SOURCE_DIR}/format/mmtb_rules.h)
 set(mmtb_map ${CMAKE_CURRENT_BINARY_DIR}/libmmtb.map)
 add_custom_command(OUTPUT ${mmtb_map}
   COMMAND ${CMAKE_COMMAND} -DOUT=${mmtb_map} "-DHEADERS=${mmtb_public_headers}"

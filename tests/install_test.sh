@@ -24,6 +24,7 @@ cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" || { cat "$tmp/i
 libdir=$(dirname "$(find "$prefix" -name 'libmmtb.so' | head -1)")
 [ -n "$libdir" ] && [ -d "$libdir" ] || fail "no libmmtb.so installed"
 for f in "$libdir/libmmtb.a" "$prefix/include/mmtb.h" "$prefix/include/mmtb_common.h" \
+         "$prefix/include/mmtb_rules.h" \
          "$prefix/bin/mmtb-gen" "$prefix/bin/mmtb-probe" "$libdir/pkgconfig/mmtb.pc" \
          "$libdir/cmake/mmtb/mmtbConfig.cmake" "$libdir/cmake/mmtb/mmtbConfigVersion.cmake" \
          "$prefix/share/mmtb/variants/nine.txt" "$prefix/share/mmtb/variants/three-diag.txt"; do

@@ -228,198 +228,252 @@ static void print_ply(struct annotate *a, int ply, const struct mmtb_pos *p, con
     }
 }
 
+/* One game being annotated: where it is, what was found, how it ends. */
+struct game {
+    struct tally t;
+    struct mmtb_pos p; /* the position reached */
+    int line;          /* the line of its moves */
+    int first_line;    /* its first line (a header's, if any) */
+    char result[16];   /* the recorded result, "" when none */
+    char illegal[400]; /* why it stopped early, "" when it did not */
+    char illegal_move[64];
+    int illegal_ply;
+    int first_error;       /* ply of the first error, 0 when none */
+    int table_rc;          /* the first table error, named once on stderr */
+    struct mmtb_value fin; /* the last position's value, when frc is MMTB_OK */
+    int frc;
+    const char *predicted; /* the result perfect play gives from there, or NULL */
+    int agrees;            /* the recorded result agrees: 1, 0, or -1 (nothing to compare) */
+};
+
+/* Start a game with what the headers before it set (consumed here). */
+static void game_begin(struct annotate *a, struct game *g, int line)
+{
+    memset(g, 0, sizeof *g);
+    g->t.games = 1;
+    g->p = a->have_next_start ? a->next_start : a->start;
+    g->line = line;
+    g->first_line = a->next_line ? a->next_line : line;
+    snprintf(g->result, sizeof g->result, "%s", a->next_result);
+    if (a->next_start_err[0])
+        snprintf(g->illegal, sizeof g->illegal, "line %d: %s", g->first_line, a->next_start_err);
+    a->have_next_start = false;
+    a->next_start_err[0] = a->next_result[0] = '\0';
+    a->next_line = 0;
+}
+
+/* The game's first lines: number, line, start and recorded result. */
+static void print_game_head(const struct annotate *a, const struct game *g)
+{
+    char sb[160];
+    mmtb_pos_format(a->v, &g->p, sb, sizeof sb);
+    if (a->json) {
+        printf("%s{\"game\":%ld,\"line\":%d,\"start\":", a->file.games ? "," : "",
+               a->file.games + 1, g->first_line);
+        cli_json_str(stdout, sb);
+        printf(",\"result\":");
+        if (g->result[0])
+            cli_json_str(stdout, g->result);
+        else
+            printf("null");
+        printf(",\"plies\":[");
+    } else {
+        printf("%sgame %ld (line %d): start %s%s%s\n", a->file.games ? "\n" : "", a->file.games + 1,
+               g->first_line, sb, g->result[0] ? ", recorded " : "", g->result);
+        if (!a->summary_only)
+            printf("  %4s  %-5s  %-12s %-12s %-12s %s\n", "ply", "mover", "move", "before", "after",
+                   "verdict");
+    }
+}
+
+/* Count a judged ply into the game's tally. */
+static void tally_ply(struct game *g, const struct cli_judgement *j, int ply)
+{
+    g->t.plies++;
+    if (j->verdict == CLI_UNKNOWN) {
+        g->t.unknown++;
+        return;
+    }
+    g->t.judged++;
+    g->t.best += j->verdict == CLI_BEST;
+    g->t.keeps += j->verdict == CLI_KEEPS;
+    if (j->verdict == CLI_ERROR) {
+        g->t.errors++;
+        g->t.err_side[g->p.side]++;
+        if (!g->first_error)
+            g->first_error = ply;
+    }
+}
+
+/* Read, check, judge and print the turns tok[0..ntok) from g->p on; an
+ * unreadable or illegal turn stops the game (g->illegal says why). */
+static void judge_plies(struct annotate *a, struct game *g, char **tok, int ntok)
+{
+    const struct mmtb_variant *v = a->v;
+    for (int i = 0, ply = 1; i < ntok; ply++) {
+        struct mmtb_move m;
+        int used;
+        char why[200] = "", mb[64];
+        if (cli_parse_turn(v, tok + i, ntok - i, &used, &m, why, sizeof why) != MMTB_OK) {
+            g->illegal_ply = ply;
+            snprintf(g->illegal_move, sizeof g->illegal_move, "%.60s", tok[i]);
+            snprintf(g->illegal, sizeof g->illegal, "line %d, ply %d: %s", g->line, ply, why);
+            return;
+        }
+        if (used == 2)
+            snprintf(mb, sizeof mb, "%.30s %.30s", tok[i], tok[i + 1]);
+        else
+            snprintf(mb, sizeof mb, "%.60s", tok[i]);
+        if (cli_match_move(v, &g->p, &m, why, sizeof why) != MMTB_OK) {
+            g->illegal_ply = ply;
+            snprintf(g->illegal_move, sizeof g->illegal_move, "%s", mb);
+            snprintf(g->illegal, sizeof g->illegal, "line %d, ply %d: %s is not legal: %s", g->line,
+                     ply, mb, why);
+            return;
+        }
+        i += used;
+        mmtb_move_format(v, &m, mb, sizeof mb); /* the whole turn, written our way */
+        struct cli_judgement j;
+        int rc = cli_judge(a->tb, a->ctx, a->dir, &g->p, &m, a->scratch, &j);
+        if (rc != MMTB_OK && rc != MMTB_ERR_MISSING && rc != MMTB_ERR_NOT_IN_GAME &&
+            rc != MMTB_ERR_UNSUPPORTED && g->table_rc == MMTB_OK) {
+            g->table_rc = rc; /* exit 2; named on standard error once per game */
+            const char *where = mmtb_ctx_error(a->ctx); /* file and block */
+            cli_error(a->cmd, "line %d, ply %d: %s%s%s", g->line, ply, mmtb_strerror(rc),
+                      where[0] ? ": " : "", where);
+        }
+        tally_ply(g, &j, ply);
+        print_ply(a, ply, &g->p, mb, &j, ply == 1);
+        struct mmtb_pos q;
+        mmtb_pos_apply(v, &g->p, &m, &q);
+        g->p = q;
+    }
+}
+
+/* The last position reached: its value says what perfect play gives, to
+ * compare with the recorded result. */
+static void judge_final(struct annotate *a, struct game *g)
+{
+    g->frc = mmtb_probe(a->ctx, &g->p, &g->fin);
+    g->predicted = g->frc == MMTB_OK ? cli_result_of(g->p.side, &g->fin) : NULL;
+    g->agrees = -1;
+    if (g->predicted && g->result[0] && strcmp(g->result, "*") != 0)
+        g->agrees = strcmp(g->result, g->predicted) == 0;
+    g->t.disagree = g->agrees == 0;
+}
+
+/* The end of the game's JSON object: the illegal move, the summary and the
+ * final position. */
+static void print_game_end_json(const struct game *g, const char *final_pos)
+{
+    const struct tally *t = &g->t;
+    printf("],\"illegal\":");
+    if (g->illegal[0]) {
+        printf("{\"ply\":%d,\"move\":", g->illegal_ply);
+        cli_json_str(stdout, g->illegal_move);
+        printf(",\"message\":");
+        cli_json_str(stdout, g->illegal);
+        printf("}");
+    } else {
+        printf("null");
+    }
+    printf(",\"summary\":{\"plies\":%ld,\"judged\":%ld,\"best\":%ld,\"keeps\":%ld,"
+           "\"errors\":%ld,\"unknown\":%ld,\"errors_by_side\":{\"white\":%ld,\"black\":%ld},"
+           "\"first_error_ply\":",
+           t->plies, t->judged, t->best, t->keeps, t->errors, t->unknown, t->err_side[0],
+           t->err_side[1]);
+    if (g->first_error)
+        printf("%d", g->first_error);
+    else
+        printf("null");
+    printf(",\"final\":{\"position\":");
+    cli_json_str(stdout, final_pos);
+    printf(",\"side\":\"%s\",", cli_colour_name(g->p.side, false));
+    if (g->frc != MMTB_OK)
+        printf("\"wdl\":null,\"dtc\":null");
+    else if (g->fin.wdl == MMTB_DRAW)
+        printf("\"wdl\":\"draw\",\"dtc\":null");
+    else
+        printf("\"wdl\":\"%s\",\"dtc\":%d", cli_wdl_name(g->fin.wdl), g->fin.dtc);
+    printf("},\"predicted_result\":");
+    if (g->predicted)
+        printf("\"%s\"", g->predicted);
+    else
+        printf("null");
+    printf(",\"result_agrees\":%s}}\n", g->agrees < 0 ? "null" : g->agrees ? "true" : "false");
+}
+
+/* The game's summary lines of the text table. */
+static void print_game_end_text(const struct game *g, const char *final_pos)
+{
+    const struct tally *t = &g->t;
+    if (g->illegal[0])
+        printf("  ILLEGAL %s\n", g->illegal);
+    printf("  %ld plies: %ld best, %ld keeps, %ld errors (white %ld, black %ld), %ld unknown",
+           t->plies, t->best, t->keeps, t->errors, t->err_side[0], t->err_side[1], t->unknown);
+    if (g->first_error)
+        printf("; first error at ply %d", g->first_error);
+    printf("\n  final position %s: ", final_pos);
+    if (g->frc == MMTB_OK) {
+        char vb[48];
+        value_cell(&g->fin, vb, sizeof vb);
+        printf("%s to move, %s: perfect play gives %s", cli_colour_name(g->p.side, false), vb,
+               g->predicted);
+        if (g->agrees == 1)
+            printf("; recorded %s agrees", g->result);
+        else if (g->agrees == 0)
+            printf("; recorded %s DISAGREES", g->result);
+    } else {
+        printf("not in the tables (%s)", mmtb_strerror(g->frc));
+    }
+    printf("\n");
+}
+
 /*
  * Annotate one game line: its tokens are turns from the game's start.
  * Prints the game (text or one JSON object) and adds to the file's totals.
  */
 static void annotate_game(struct annotate *a, char *text, int line)
 {
-    const struct mmtb_variant *v = a->v;
-    struct tally t = {0};
-    t.games = 1;
-    struct mmtb_pos p = a->have_next_start ? a->next_start : a->start;
-    int first_line = a->next_line ? a->next_line : line;
-    char result[16] = "";
-    snprintf(result, sizeof result, "%s", a->next_result);
-    char start_err[200];
-    snprintf(start_err, sizeof start_err, "%s", a->next_start_err);
-    a->have_next_start = false;
-    a->next_start_err[0] = a->next_result[0] = '\0';
-    a->next_line = 0;
-
+    struct game g;
+    game_begin(a, &g, line);
     strip_comments(text);
     char **tok = NULL;
-    int ntok = tokenize(text, &tok), first_error = 0;
-    char illegal[400] = "", illegal_move[64] = "";
-    int illegal_ply = 0;
+    int ntok = tokenize(text, &tok);
     if (ntok < 0) {
         cli_error(a->cmd, "out of memory");
         a->exit_code = worse(a->exit_code, CLI_EXIT_TABLE);
         return;
     }
     if (ntok > 0 && is_result(tok[ntok - 1]))
-        snprintf(result, sizeof result, "%s", tok[--ntok]);
-    if (start_err[0]) {
-        snprintf(illegal, sizeof illegal, "line %d: %s", first_line, start_err);
-        ntok = 0;
-    }
-
-    char sb[160];
-    mmtb_pos_format(v, &p, sb, sizeof sb);
-    if (a->json) {
-        printf("%s{\"game\":%ld,\"line\":%d,\"start\":", a->file.games ? "," : "",
-               a->file.games + 1, first_line);
-        cli_json_str(stdout, sb);
-        printf(",\"result\":");
-        if (result[0])
-            cli_json_str(stdout, result);
-        else
-            printf("null");
-        printf(",\"plies\":[");
-    } else {
-        printf("%sgame %ld (line %d): start %s%s%s\n", a->file.games ? "\n" : "",
-               a->file.games + 1, first_line, sb, result[0] ? ", recorded " : "", result);
-        if (!a->summary_only)
-            printf("  %4s  %-5s  %-12s %-12s %-12s %s\n", "ply", "mover", "move", "before",
-                   "after", "verdict");
-    }
-
-    int table_rc = MMTB_OK;
-    for (int i = 0, ply = 1; i < ntok; ply++) {
-        struct mmtb_move m;
-        int used;
-        char why[200] = "", mb[64];
-        if (cli_parse_turn(v, tok + i, ntok - i, &used, &m, why, sizeof why) != MMTB_OK) {
-            illegal_ply = ply;
-            snprintf(illegal_move, sizeof illegal_move, "%.60s", tok[i]);
-            snprintf(illegal, sizeof illegal, "line %d, ply %d: %s", line, ply, why);
-            break;
-        }
-        if (used == 2)
-            snprintf(mb, sizeof mb, "%.30s %.30s", tok[i], tok[i + 1]);
-        else
-            snprintf(mb, sizeof mb, "%.60s", tok[i]);
-        if (cli_match_move(v, &p, &m, why, sizeof why) != MMTB_OK) {
-            illegal_ply = ply;
-            snprintf(illegal_move, sizeof illegal_move, "%s", mb);
-            snprintf(illegal, sizeof illegal, "line %d, ply %d: %s is not legal: %s", line, ply,
-                     mb, why);
-            break;
-        }
-        i += used;
-        mmtb_move_format(v, &m, mb, sizeof mb); /* the whole turn, written our way */
-        struct cli_judgement j;
-        int rc = cli_judge(a->tb, a->ctx, a->dir, &p, &m, a->scratch, &j);
-        if (rc != MMTB_OK && rc != MMTB_ERR_MISSING && rc != MMTB_ERR_NOT_IN_GAME &&
-            rc != MMTB_ERR_UNSUPPORTED && table_rc == MMTB_OK) {
-            table_rc = rc; /* exit 2; named on standard error once per game */
-            const char *where = mmtb_ctx_error(a->ctx); /* file and block */
-            cli_error(a->cmd, "line %d, ply %d: %s%s%s", line, ply, mmtb_strerror(rc),
-                      where[0] ? ": " : "", where);
-        }
-        t.plies++;
-        if (j.verdict == CLI_UNKNOWN) {
-            t.unknown++;
-        } else {
-            t.judged++;
-            t.best += j.verdict == CLI_BEST;
-            t.keeps += j.verdict == CLI_KEEPS;
-            if (j.verdict == CLI_ERROR) {
-                t.errors++;
-                t.err_side[p.side]++;
-                if (!first_error)
-                    first_error = ply;
-            }
-        }
-        print_ply(a, ply, &p, mb, &j, ply == 1);
-        struct mmtb_pos q;
-        mmtb_pos_apply(v, &p, &m, &q);
-        p = q;
-    }
+        snprintf(g.result, sizeof g.result, "%s", tok[--ntok]);
+    if (g.illegal[0])
+        ntok = 0; /* a bad start position: no move is read */
+    print_game_head(a, &g);
+    judge_plies(a, &g, tok, ntok);
     free(tok);
 
-    /* the last position reached: its value says what perfect play gives */
-    struct mmtb_value fin;
-    int frc = mmtb_probe(a->ctx, &p, &fin);
-    const char *predicted = frc == MMTB_OK ? cli_result_of(p.side, &fin) : NULL;
-    int agrees = -1; /* -1: nothing to compare */
-    if (predicted && result[0] && strcmp(result, "*") != 0)
-        agrees = strcmp(result, predicted) == 0;
-    t.disagree = agrees == 0;
-    if (illegal[0]) {
-        t.illegal = 1;
-        cli_error(a->cmd, "%s", illegal);
+    judge_final(a, &g);
+    if (g.illegal[0]) {
+        g.t.illegal = 1;
+        cli_error(a->cmd, "%s", g.illegal);
         a->exit_code = worse(a->exit_code, CLI_EXIT_INPUT);
     }
-    if (table_rc != MMTB_OK)
+    if (g.table_rc != MMTB_OK)
         a->exit_code = worse(a->exit_code, CLI_EXIT_TABLE);
-    mmtb_pos_format(v, &p, sb, sizeof sb);
-
-    if (a->json) {
-        printf("],\"illegal\":");
-        if (illegal[0]) {
-            printf("{\"ply\":%d,\"move\":", illegal_ply);
-            cli_json_str(stdout, illegal_move);
-            printf(",\"message\":");
-            cli_json_str(stdout, illegal);
-            printf("}");
-        } else {
-            printf("null");
-        }
-        printf(",\"summary\":{\"plies\":%ld,\"judged\":%ld,\"best\":%ld,\"keeps\":%ld,"
-               "\"errors\":%ld,\"unknown\":%ld,\"errors_by_side\":{\"white\":%ld,\"black\":%ld},"
-               "\"first_error_ply\":",
-               t.plies, t.judged, t.best, t.keeps, t.errors, t.unknown, t.err_side[0],
-               t.err_side[1]);
-        if (first_error)
-            printf("%d", first_error);
-        else
-            printf("null");
-        printf(",\"final\":{\"position\":");
-        cli_json_str(stdout, sb);
-        printf(",\"side\":\"%s\",", cli_colour_name(p.side, false));
-        if (frc != MMTB_OK)
-            printf("\"wdl\":null,\"dtc\":null");
-        else if (fin.wdl == MMTB_DRAW)
-            printf("\"wdl\":\"draw\",\"dtc\":null");
-        else
-            printf("\"wdl\":\"%s\",\"dtc\":%d", cli_wdl_name(fin.wdl), fin.dtc);
-        printf("},\"predicted_result\":");
-        if (predicted)
-            printf("\"%s\"", predicted);
-        else
-            printf("null");
-        printf(",\"result_agrees\":%s}}\n",
-               agrees < 0 ? "null" : agrees ? "true" : "false");
-    } else {
-        if (illegal[0])
-            printf("  ILLEGAL %s\n", illegal);
-        printf("  %ld plies: %ld best, %ld keeps, %ld errors (white %ld, black %ld), %ld unknown",
-               t.plies, t.best, t.keeps, t.errors, t.err_side[0], t.err_side[1], t.unknown);
-        if (first_error)
-            printf("; first error at ply %d", first_error);
-        printf("\n  final position %s: ", sb);
-        if (frc == MMTB_OK) {
-            char vb[48];
-            value_cell(&fin, vb, sizeof vb);
-            printf("%s to move, %s: perfect play gives %s", cli_colour_name(p.side, false), vb,
-                   predicted);
-            if (agrees == 1)
-                printf("; recorded %s agrees", result);
-            else if (agrees == 0)
-                printf("; recorded %s DISAGREES", result);
-        } else {
-            printf("not in the tables (%s)", mmtb_strerror(frc));
-        }
-        printf("\n");
-    }
-    if (frc != MMTB_OK && frc != MMTB_ERR_MISSING && frc != MMTB_ERR_NOT_IN_GAME &&
-        frc != MMTB_ERR_UNSUPPORTED) {
-        if (table_rc == MMTB_OK)
-            cli_error(a->cmd, "line %d: the last position: %s", line, mmtb_strerror(frc));
+    char sb[160];
+    mmtb_pos_format(a->v, &g.p, sb, sizeof sb);
+    if (a->json)
+        print_game_end_json(&g, sb);
+    else
+        print_game_end_text(&g, sb);
+    if (g.frc != MMTB_OK && g.frc != MMTB_ERR_MISSING && g.frc != MMTB_ERR_NOT_IN_GAME &&
+        g.frc != MMTB_ERR_UNSUPPORTED) {
+        if (g.table_rc == MMTB_OK)
+            cli_error(a->cmd, "line %d: the last position: %s", line, mmtb_strerror(g.frc));
         a->exit_code = worse(a->exit_code, CLI_EXIT_TABLE);
     }
-    add_tally(&a->file, &t);
+    add_tally(&a->file, &g.t);
 }
 
 /* A header line "[Tag "value"]": FEN and Result are used, others ignored. */

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "helpers.h"
 #include "mmtb.h"
 #include "movegen.h"
 #include "notation.h"
@@ -288,12 +289,6 @@ static void set_row(struct bench_state *st, int r, const char *phase, const char
     w->ns = ns;
     w->median = w->p99 = -1;
     w->done = true;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -595,7 +590,7 @@ static int phase_fresh(struct bench_state *st, mmtb_tb *tb, bool dtc)
             return CLI_EXIT_TABLE;
         }
     }
-    qsort(t, (size_t)n, sizeof *t, cmp_u64);
+    qsort(t, (size_t)n, sizeof *t, mmtb_cmp_u64);
     int r = dtc ? R_FRESH_DTC : R_FRESH_WDL;
     set_row(st, r, "cold: 1 probe per fresh context", dtc ? "wdl+dtc" : "wdl", (uint64_t)n, sum);
     st->rows[r].median = (int64_t)t[n / 2];

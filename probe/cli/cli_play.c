@@ -170,7 +170,18 @@ static char *trim(char *s)
     return s;
 }
 
-int cli_cmd_play(int argc, char **argv)
+/* The options of `play`. */
+struct play_opts {
+    const char *dir, *start;
+    int human; /* colour, or -1 for none */
+};
+
+/* Returned by parse_play_opts when the game is to be played. */
+#define PLAY_GO (-1)
+
+/* Read the options into *o: PLAY_GO, or the exit code (after --help or a
+ * usage error). */
+static int parse_play_opts(int argc, char **argv, struct play_opts *o, const char **cmd)
 {
     enum { O_TABLES = 1, O_HUMAN, O_START, O_HELP };
     static const struct cli_opt opts[] = {{"tables", 't', true, O_TABLES},
@@ -179,29 +190,31 @@ int cli_cmd_play(int argc, char **argv)
                                           {"help", 'h', false, O_HELP},
                                           {NULL, 0, false, 0}};
     struct cli_parser ps;
-    const char *arg, *dir = NULL, *start = NULL;
-    int id, human = MMTB_WHITE, ret = CLI_EXIT_OK; /* human: colour, or -1 for none */
-
+    const char *arg;
+    int id;
+    o->dir = o->start = NULL;
+    o->human = MMTB_WHITE;
     cli_parser_init(&ps, argc, argv);
+    *cmd = ps.cmd;
     while ((id = cli_next(&ps, opts, &arg)) != CLI_END) {
         switch (id) {
         case CLI_BAD:
             return CLI_EXIT_INPUT;
         case O_TABLES:
-            dir = arg;
+            o->dir = arg;
             break;
         case O_HUMAN:
             if (strcmp(arg, "white") == 0 || strcmp(arg, "w") == 0)
-                human = MMTB_WHITE;
+                o->human = MMTB_WHITE;
             else if (strcmp(arg, "black") == 0 || strcmp(arg, "b") == 0)
-                human = MMTB_BLACK;
+                o->human = MMTB_BLACK;
             else if (strcmp(arg, "none") == 0)
-                human = -1;
+                o->human = -1;
             else
                 return cli_usage_error(ps.cmd, "bad --human '%s' (white, black or none)", arg);
             break;
         case O_START:
-            start = arg;
+            o->start = arg;
             break;
         case O_HELP:
             fputs(play_help, stdout);
@@ -211,139 +224,186 @@ int cli_cmd_play(int argc, char **argv)
                                    arg);
         }
     }
-    if (!dir)
+    if (!o->dir)
         return cli_usage_error(ps.cmd, "missing -t DIR (the table directory)");
+    return PLAY_GO;
+}
 
-    mmtb_tb *tb;
+/* A game being played: the tables, the sides, the positions so far and
+ * the input. */
+struct play {
+    const char *cmd;
+    const struct mmtb_variant *v;
     mmtb_ctx *ctx;
-    if (!cli_open_tables(ps.cmd, dir, &tb, &ctx))
-        return CLI_EXIT_TABLE;
-    const struct mmtb_variant *v = mmtb_tb_variant(tb);
-    struct mmtb_pos p;
-    struct game g = {NULL, 0, 0};
-    struct mmtb_move_value *mv = malloc(sizeof *mv * MMTB_MAX_MOVES);
-    char *line = NULL, mb[64], err[256] = "";
-    size_t lcap = 0;
-    bool echo = !isatty(STDIN_FILENO);
+    int human;
+    struct mmtb_pos p;          /* the position now */
+    struct game g;              /* every position before it (and it, once pushed) */
+    struct mmtb_move_value *mv; /* p's moves with their values, best first */
+    char *line;
+    size_t lcap;
+    bool echo; /* stdin is not a terminal: echo what is read */
+};
 
-    if (!mv) {
-        cli_error(ps.cmd, "out of memory");
-        ret = CLI_EXIT_TABLE;
-        goto out;
+/* Is the game over in pl->p, by the rules or by a repeated position?
+ * Says so when it is. */
+static bool game_over(const struct play *pl)
+{
+    const struct mmtb_pos *p = &pl->p;
+    int term = mmtb_pos_terminal(pl->v, p);
+    if (term != MMTB_NOT_TERMINAL) {
+        if (term == MMTB_LOSS)
+            printf("\nGame over: %s wins.\n", cli_colour_name(p->side ^ 1, true));
+        else
+            printf("\nGame over: draw.\n");
+        return true;
     }
-    if (start) {
-        int rc = mmtb_pos_parse(v, start, &p, err, sizeof err);
-        if (rc != MMTB_OK) {
-            cli_error(ps.cmd, "bad --start position '%.*s%s': %s", CLI_QUOTE(start),
-                      err[0] ? err : mmtb_strerror(rc));
-            ret = CLI_EXIT_INPUT;
-            goto out;
-        }
-    } else {
-        mmtb_pos_start(v, &p);
+    bool repeated = false;
+    for (int i = 0; i + 1 < pl->g.n; i++)
+        repeated |= pos_equal(&pl->g.pos[i], p);
+    if (repeated) {
+        printf("\nGame over: the position repeats, a draw.\n");
+        return true;
     }
-    printf("%s (%s).  You play %s.  Type 'help' for help.\n", v->title, v->name,
-           human < 0 ? "no side" : cli_colour_name(human, false));
+    return false;
+}
 
+/* Back to the last position before this one with the human to move;
+ * false (and a message) when there is none. */
+static bool take_back(struct play *pl)
+{
+    int k = pl->g.n - 2;
+    while (k >= 0 && pl->g.pos[k].side != pl->human)
+        k--;
+    if (k < 0) {
+        printf("Nothing to undo.\n");
+        return false;
+    }
+    pl->p = pl->g.pos[k];
+    pl->g.n = k; /* the game loop pushes p again */
+    return true;
+}
+
+/* How the human's turn ended. */
+enum turn { TURN_MOVED, TURN_UNDONE, TURN_QUIT };
+
+/* The human's turn in pl->p (n legal moves in pl->mv): read lines until a
+ * legal move, an undo, quit or the end of the input. */
+static enum turn human_turn(struct play *pl, int n)
+{
+    const struct mmtb_variant *v = pl->v;
     for (;;) {
-        if (!game_push(&g, &p)) {
-            cli_error(ps.cmd, "out of memory");
-            ret = CLI_EXIT_TABLE;
-            break;
+        printf("%s to move> ", cli_colour_name(pl->p.side, true));
+        fflush(stdout);
+        if (!read_line(&pl->line, &pl->lcap, pl->echo)) {
+            printf("\nEnd of input.\n");
+            return TURN_QUIT;
+        }
+        char *s = trim(pl->line);
+        if (*s == '\0')
+            continue;
+        if (strcmp(s, "quit") == 0 || strcmp(s, "q") == 0 || strcmp(s, "exit") == 0) {
+            return TURN_QUIT;
+        } else if (strcmp(s, "help") == 0 || strcmp(s, "?") == 0) {
+            fputs(play_commands, stdout);
+        } else if (strcmp(s, "moves") == 0) {
+            list_moves(v, pl->mv, n, false);
+        } else if (strcmp(s, "hint") == 0) {
+            list_moves(v, pl->mv, n, true);
+        } else if (strcmp(s, "undo") == 0) {
+            if (take_back(pl))
+                return TURN_UNDONE;
+        } else {
+            int chosen = match_move(v, s, pl->mv, n);
+            if (chosen >= 0) {
+                struct mmtb_pos q;
+                mmtb_pos_apply(v, &pl->p, &pl->mv[chosen].move, &q);
+                pl->p = q;
+                return TURN_MOVED;
+            }
+        }
+    }
+}
+
+/* The game from pl->p on: each position drawn with its value, then a move
+ * by perfect play or by the human, until the game is over or the human
+ * quits.  Returns the exit code. */
+static int play_game(struct play *pl)
+{
+    const struct mmtb_variant *v = pl->v;
+    for (;;) {
+        if (!game_push(&pl->g, &pl->p)) {
+            cli_error(pl->cmd, "out of memory");
+            return CLI_EXIT_TABLE;
         }
         printf("\n");
-        cli_draw_position(stdout, v, &p);
-        int term = mmtb_pos_terminal(v, &p);
-        if (term != MMTB_NOT_TERMINAL) {
-            if (term == MMTB_LOSS)
-                printf("\nGame over: %s wins.\n", cli_colour_name(p.side ^ 1, true));
-            else
-                printf("\nGame over: draw.\n");
-            break;
-        }
-        bool repeated = false;
-        for (int i = 0; i + 1 < g.n; i++)
-            repeated |= pos_equal(&g.pos[i], &p);
-        if (repeated) {
-            printf("\nGame over: the position repeats, a draw.\n");
-            break;
-        }
+        cli_draw_position(stdout, v, &pl->p);
+        if (game_over(pl))
+            return CLI_EXIT_OK;
         struct mmtb_value val;
-        int rc = mmtb_probe(ctx, &p, &val);
-        int n = rc == MMTB_OK ? mmtb_probe_moves(ctx, &p, mv, MMTB_MAX_MOVES) : rc;
+        int rc = mmtb_probe(pl->ctx, &pl->p, &val);
+        int n = rc == MMTB_OK ? mmtb_probe_moves(pl->ctx, &pl->p, pl->mv, MMTB_MAX_MOVES) : rc;
         if (n < 0) {
-            cli_error(ps.cmd, "cannot probe this position: %s", mmtb_strerror(n));
-            ret = cli_table_exit(n);
-            break;
+            cli_error(pl->cmd, "cannot probe this position: %s", mmtb_strerror(n));
+            return cli_table_exit(n);
         }
         if (n > MMTB_MAX_MOVES)
             n = MMTB_MAX_MOVES;
-        print_value(&p, &val);
+        print_value(&pl->p, &val);
         if (n == 0) { /* cannot happen in a position that is not terminal */
             printf("No legal move.\n");
-            break;
+            return CLI_EXIT_OK;
         }
-
-        if (p.side != human) {
-            mmtb_move_format(v, &mv[0].move, mb, sizeof mb);
-            printf("%s plays %s\n", cli_colour_name(p.side, true), mb);
+        if (pl->p.side != pl->human) {
+            char mb[64];
+            mmtb_move_format(v, &pl->mv[0].move, mb, sizeof mb);
+            printf("%s plays %s\n", cli_colour_name(pl->p.side, true), mb);
             struct mmtb_pos q;
-            mmtb_pos_apply(v, &p, &mv[0].move, &q);
-            p = q;
+            mmtb_pos_apply(v, &pl->p, &pl->mv[0].move, &q);
+            pl->p = q;
             fflush(stdout);
             continue;
         }
-
-        /* The human's turn: read until a legal move or a command that ends. */
-        int chosen = -1;
-        bool quit = false;
-        while (chosen < 0 && !quit) {
-            printf("%s to move> ", cli_colour_name(p.side, true));
-            fflush(stdout);
-            if (!read_line(&line, &lcap, echo)) {
-                printf("\nEnd of input.\n");
-                quit = true;
-                break;
-            }
-            char *s = trim(line);
-            if (*s == '\0')
-                continue;
-            if (strcmp(s, "quit") == 0 || strcmp(s, "q") == 0 || strcmp(s, "exit") == 0) {
-                quit = true;
-            } else if (strcmp(s, "help") == 0 || strcmp(s, "?") == 0) {
-                fputs(play_commands, stdout);
-            } else if (strcmp(s, "moves") == 0) {
-                list_moves(v, mv, n, false);
-            } else if (strcmp(s, "hint") == 0) {
-                list_moves(v, mv, n, true);
-            } else if (strcmp(s, "undo") == 0) {
-                /* back to the previous position with the human to move */
-                int k = g.n - 2;
-                while (k >= 0 && g.pos[k].side != human)
-                    k--;
-                if (k < 0) {
-                    printf("Nothing to undo.\n");
-                    continue;
-                }
-                p = g.pos[k];
-                g.n = k; /* the loop pushes p again */
-                break;
-            } else {
-                chosen = match_move(v, s, mv, n);
-            }
-        }
-        if (quit)
-            break;
-        if (chosen >= 0) {
-            struct mmtb_pos q;
-            mmtb_pos_apply(v, &p, &mv[chosen].move, &q);
-            p = q;
-        }
+        if (human_turn(pl, n) == TURN_QUIT)
+            return CLI_EXIT_OK;
     }
-out:
-    free(line);
-    free(g.pos);
-    free(mv);
+}
+
+int cli_cmd_play(int argc, char **argv)
+{
+    struct play_opts o;
+    const char *cmd;
+    int ret = parse_play_opts(argc, argv, &o, &cmd);
+    if (ret != PLAY_GO)
+        return ret;
+    mmtb_tb *tb;
+    mmtb_ctx *ctx;
+    if (!cli_open_tables(cmd, o.dir, &tb, &ctx))
+        return CLI_EXIT_TABLE;
+    struct play pl = {.cmd = cmd,
+                      .v = mmtb_tb_variant(tb),
+                      .ctx = ctx,
+                      .human = o.human,
+                      .echo = !isatty(STDIN_FILENO)};
+    pl.mv = malloc(sizeof *pl.mv * MMTB_MAX_MOVES);
+    char err[256] = "";
+    if (!pl.mv) {
+        cli_error(cmd, "out of memory");
+        ret = CLI_EXIT_TABLE;
+    } else if (o.start &&
+               (ret = mmtb_pos_parse(pl.v, o.start, &pl.p, err, sizeof err)) != MMTB_OK) {
+        cli_error(cmd, "bad --start position '%.*s%s': %s", CLI_QUOTE(o.start),
+                  err[0] ? err : mmtb_strerror(ret));
+        ret = CLI_EXIT_INPUT;
+    } else {
+        if (!o.start)
+            mmtb_pos_start(pl.v, &pl.p);
+        printf("%s (%s).  You play %s.  Type 'help' for help.\n", pl.v->title, pl.v->name,
+               o.human < 0 ? "no side" : cli_colour_name(o.human, false));
+        ret = play_game(&pl);
+    }
+    free(pl.line);
+    free(pl.g.pos);
+    free(pl.mv);
     mmtb_ctx_free(ctx);
     mmtb_tb_close(tb);
     return ret;

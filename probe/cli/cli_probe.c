@@ -16,49 +16,6 @@
 #include "probe_cli.h"
 #include "sector_index.h"
 
-/* The exit code for a status from libmmtb. */
-int cli_table_exit(int status)
-{
-    /* 1 for input the rules reject, 2 for anything the tables cannot answer */
-    return status == MMTB_ERR_INVALID || status == MMTB_ERR_PARSE ? CLI_EXIT_INPUT
-                                                                    : CLI_EXIT_TABLE;
-}
-
-/* Open a table directory (and a probe context when ctx is not NULL),
- * printing the error on failure. */
-bool cli_open_tables(const char *cmd, const char *dir, mmtb_tb **tb, mmtb_ctx **ctx)
-{
-    char err[256] = "";
-    struct mmtb_tb_opts opts = {0};
-    opts.err = err;
-    opts.errlen = sizeof err;
-    *tb = NULL;
-    if (ctx)
-        *ctx = NULL;
-    int rc = mmtb_tb_open(tb, dir, &opts);
-    if (rc != MMTB_OK) {
-        cli_error(cmd, "cannot open tables in '%s': %s", dir, err[0] ? err : mmtb_strerror(rc));
-        *tb = NULL;
-        return false;
-    }
-    if (ctx && (rc = mmtb_ctx_create(ctx, *tb, 0)) != MMTB_OK) {
-        cli_error(cmd, "cannot create a probe context: %s", mmtb_strerror(rc));
-        mmtb_tb_close(*tb);
-        *tb = NULL;
-        return false;
-    }
-    return true;
-}
-
-/* "win in 17", "loss in 4", "draw"; "win" without the depth. */
-void cli_format_value(int wdl, int dtc, bool with_dtc, char *buf, size_t len)
-{
-    if (wdl == MMTB_DRAW || !with_dtc)
-        snprintf(buf, len, "%s", cli_wdl_name(wdl));
-    else
-        snprintf(buf, len, "%s in %d", cli_wdl_name(wdl), dtc);
-}
-
 /* ---------------------------------------------------------------------- */
 /* probe                                                                  */
 /* ---------------------------------------------------------------------- */

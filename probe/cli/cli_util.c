@@ -1,7 +1,9 @@
 /*
  * cli_util.c - helpers shared by the mmtb-probe subcommands: a small option
  * parser (no global state, unlike getopt), error messages, JSON string
- * escaping and names for colours and values.  Depends on format/ only.
+ * escaping, names for colours and values, and opening tables with the
+ * exit code of a table error.  Depends on format/ and mmtb.h; calls no
+ * subcommand's file.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -284,4 +286,51 @@ void cli_format_points(const struct mmtb_variant *v, uint32_t mask, const char *
             return;
         used += (size_t)n;
     }
+}
+
+/* ---------------------------------------------------------------------- */
+/* tables                                                                 */
+/* ---------------------------------------------------------------------- */
+
+/* The exit code for a status from libmmtb. */
+int cli_table_exit(int status)
+{
+    /* 1 for input the rules reject, 2 for anything the tables cannot answer */
+    return status == MMTB_ERR_INVALID || status == MMTB_ERR_PARSE ? CLI_EXIT_INPUT
+                                                                    : CLI_EXIT_TABLE;
+}
+
+/* Open a table directory (and a probe context when ctx is not NULL),
+ * printing the error on failure. */
+bool cli_open_tables(const char *cmd, const char *dir, mmtb_tb **tb, mmtb_ctx **ctx)
+{
+    char err[256] = "";
+    struct mmtb_tb_opts opts = {0};
+    opts.err = err;
+    opts.errlen = sizeof err;
+    *tb = NULL;
+    if (ctx)
+        *ctx = NULL;
+    int rc = mmtb_tb_open(tb, dir, &opts);
+    if (rc != MMTB_OK) {
+        cli_error(cmd, "cannot open tables in '%s': %s", dir, err[0] ? err : mmtb_strerror(rc));
+        *tb = NULL;
+        return false;
+    }
+    if (ctx && (rc = mmtb_ctx_create(ctx, *tb, 0)) != MMTB_OK) {
+        cli_error(cmd, "cannot create a probe context: %s", mmtb_strerror(rc));
+        mmtb_tb_close(*tb);
+        *tb = NULL;
+        return false;
+    }
+    return true;
+}
+
+/* "win in 17", "loss in 4", "draw"; "win" without the depth. */
+void cli_format_value(int wdl, int dtc, bool with_dtc, char *buf, size_t len)
+{
+    if (wdl == MMTB_DRAW || !with_dtc)
+        snprintf(buf, len, "%s", cli_wdl_name(wdl));
+    else
+        snprintf(buf, len, "%s in %d", cli_wdl_name(wdl), dtc);
 }

@@ -114,7 +114,7 @@ const char *cli_wdl_name(int wdl);
 void cli_format_points(const struct mmtb_variant *v, uint32_t mask, const char *sep,
                        char *buf, size_t len);
 
-/* ---- tables (cli_probe.c) ---- */
+/* ---- tables (cli_util.c) ---- */
 
 /* Exit code for a libmmtb status: CLI_EXIT_INPUT for a position the rules
  * reject (MMTB_ERR_INVALID, MMTB_ERR_PARSE), CLI_EXIT_TABLE otherwise. */
@@ -126,6 +126,8 @@ bool cli_open_tables(const char *cmd, const char *dir, mmtb_tb **tb, mmtb_ctx **
 
 /* "win in 17", "loss in 4", "draw" (without " in N" when !with_dtc). */
 void cli_format_value(int wdl, int dtc, bool with_dtc, char *buf, size_t len);
+
+/* ---- stats (cli_probe.c) ---- */
 
 /* One sector's statistics as an object of `stats --json` (fields w, b,
  * w_hand, b_hand, canonical, wins, draws, losses, max_win, max_loss). */

@@ -2,8 +2,29 @@
  * mmtb.h - libmmtb, the public probe API of the Morris tablebases: open a
  * directory of solved sectors, read values in bulk, probe positions, list
  * moves with their values, play out principal variations.
- * Depends only on mmtb_common.h (installed next to it); never links OpenMP,
+ * Depends only on mmtb_common.h (types and status codes) and mmtb_rules.h
+ * (the rules and the notation), installed next to it; never links OpenMP,
  * has no global state and never exits or aborts.
+ *
+ * The functions, by group (each group below under its own banner):
+ *   1. open and close   mmtb_tb_open, mmtb_tb_close, mmtb_ctx_create,
+ *                       mmtb_ctx_free, mmtb_ctx_cache_usage, mmtb_tb_variant,
+ *                       mmtb_tb_index, mmtb_version
+ *   2. probe            mmtb_probe, mmtb_probe_wdl, mmtb_probe_moves,
+ *                       mmtb_probe_move, mmtb_probe_pv, mmtb_tb_read
+ *   3. moves, notation  mmtb_variant_name, mmtb_variant_title, and
+ *                       mmtb_rules.h: mmtb_pos_start, mmtb_pos_validate,
+ *                       mmtb_gen_moves, mmtb_pos_apply, mmtb_pos_terminal,
+ *                       mmtb_pos_parse, mmtb_pos_format, mmtb_fen_supported,
+ *                       mmtb_pos_format_fen, mmtb_move_parse, mmtb_move_format
+ *   4. statistics       mmtb_tb_sector_count, mmtb_tb_sector_info,
+ *                       mmtb_tb_sector_key, mmtb_tb_sector_find,
+ *                       mmtb_tb_sector_stats
+ *   5. integrity        mmtb_tb_verify_sector; the whole-file pass and the
+ *                       detail of a failed probe: mmtb_integrity.h
+ * Each function's comment is its contract: what its parameters must be,
+ * what it returns (a status of mmtb_common.h or a count), and whether it
+ * is thread-safe.
  *
  * Threads: an mmtb_tb handle is shared by any number of threads (sector
  * files are opened lazily under a mutex); each thread brings its own
@@ -18,6 +39,7 @@
 #define MMTB_H
 
 #include "mmtb_common.h"
+#include "mmtb_rules.h"
 
 /* The library's version; mmtb_version() gives the one it was built as.  The
  * build checks these against the CMake project version. */
@@ -29,11 +51,11 @@
 extern "C" {
 #endif
 
-/* The version of the library in use, "MAJOR.MINOR.PATCH" (a static string).
- * Thread-safe. */
-const char *mmtb_version(void);
+/* ------------------------------------------------------------------------
+ * 1. Open and close: the shared handle and the per-thread contexts
+ * ------------------------------------------------------------------------ */
 
-struct mmtb_variant; /* variant.h */
+struct mmtb_variant; /* opaque here (format/variant.h) */
 struct mmtb_index;   /* sector_index.h (typedef mmtb_index) */
 
 typedef struct mmtb_tb mmtb_tb;   /* an open table directory (shared) */
@@ -42,19 +64,6 @@ typedef struct mmtb_ctx mmtb_ctx; /* per-thread probing context */
 /* Default block cache of a context created with cache_bytes 0 when the
  * handle's options do not set one. */
 #define MMTB_DEFAULT_CACHE_BYTES ((size_t)4 << 20)
-
-/*
- * Per-sector statistics, over canonical positions (one per symmetry orbit),
- * values for the side to move.  max_win / max_loss are the largest DTC of a
- * win / loss in plies, -1 when the sector has none.  This is the one
- * definition: the writer (gen/tablewrite.h) reports the same struct.
- */
-struct mmtb_sector_stats {
-    uint64_t slots;     /* index slots, canonical or not */
-    uint64_t canonical; /* canonical positions = wins + draws + losses */
-    uint64_t wins, draws, losses;
-    int32_t max_win, max_loss;
-};
 
 /* Options of mmtb_tb_open; a NULL pointer means all defaults (zeros). */
 struct mmtb_tb_opts {
@@ -97,73 +106,13 @@ int mmtb_tb_open(mmtb_tb **tb, const char *dir, const struct mmtb_tb_opts *opts)
  * freed first.  Not thread-safe: no other thread may use the handle. */
 void mmtb_tb_close(mmtb_tb *tb);
 
-/* The variant of the tables (owned by the handle, valid until close).
- * Thread-safe. */
-const struct mmtb_variant *mmtb_tb_variant(const mmtb_tb *tb);
-
-/* The index the handle ranks positions with (owned by the handle; opaque
- * outside the project: mmtb-gen and mmtb_tb_read's callers that know the
- * index use it).  Thread-safe. */
-const struct mmtb_index *mmtb_tb_index(const mmtb_tb *tb);
-
-/* Number of sectors of the solved game (from the manifest).  Thread-safe. */
-int mmtb_tb_sector_count(const mmtb_tb *tb);
-
-/* What is known about one sector of the game. */
-struct mmtb_sector_info {
-    struct mmtb_sector sector;
-    int status; /* MMTB_OK (file present and valid), MMTB_ERR_MISSING,
-                   MMTB_ERR_CORRUPT, MMTB_ERR_MISMATCH, MMTB_ERR_IO, ... */
-    struct mmtb_sector_stats stats; /* from the file header; zeros unless status is MMTB_OK */
-    uint64_t file_bytes;  /* size of the sector file */
-    uint64_t wdl_bytes;   /* compressed bytes of the W/D/L plane */
-    uint64_t dtc_bytes;   /* compressed bytes of the DTC plane */
-    int dtc_width;        /* bytes per slot of the DTC plane (0: no DTC plane) */
-    char detail[160];     /* a message when status is not MMTB_OK */
-};
-
-/*
- * Information on sector i (0 <= i < mmtb_tb_sector_count, in manifest
- * order), opening its file if that has not happened yet.  Returns MMTB_OK
- * with info filled in (info->status tells whether the file is usable), or
- * MMTB_ERR_INVALID for a bad i.  Thread-safe.
- */
-int mmtb_tb_sector_info(const mmtb_tb *tb, int i, struct mmtb_sector_info *info);
-
-/* The key of sector i (0 <= i < mmtb_tb_sector_count, in manifest order)
- * without opening its file, which for a sector with Twelve's restrictions
- * written without a count table (format/FORMAT.md) means walking all its
- * positions.  Returns MMTB_OK (*s set) or MMTB_ERR_INVALID for a bad i.
- * Thread-safe. */
-int mmtb_tb_sector_key(const mmtb_tb *tb, int i, struct mmtb_sector *s);
-
-/* Position of sector s in the game's list, or MMTB_ERR_NOT_IN_GAME.
- * Thread-safe. */
-int mmtb_tb_sector_find(const mmtb_tb *tb, struct mmtb_sector s);
-
-/*
- * Statistics of sector s from its file header.  Returns MMTB_OK,
- * MMTB_ERR_NOT_IN_GAME, MMTB_ERR_MISSING (in the game, no file yet), or the
- * error that made the file unusable (MMTB_ERR_CORRUPT, ...).  A missing file
- * is looked for again on every call, so sectors written after the open are
- * found.  Thread-safe.
- */
-int mmtb_tb_sector_stats(const mmtb_tb *tb, struct mmtb_sector s, struct mmtb_sector_stats *stats);
-
-/*
- * Check one sector file completely: the whole-file checksum, every block's
- * checksum, every block decompresses and holds only valid values.  Reads the
- * whole file (no cache).  Returns MMTB_OK or the error, with a message in err
- * (may be NULL).  Thread-safe.
- */
-int mmtb_tb_verify_sector(const mmtb_tb *tb, struct mmtb_sector s, char *err, size_t errlen);
-
 /*
  * Create a per-thread context on tb with a block cache of at most
  * cache_bytes of decompressed blocks (0: the handle's default; at least one
  * block is always kept).  Returns MMTB_OK, MMTB_ERR_NOMEM or
  * MMTB_ERR_INVALID.  A context is used by one thread at a time; it is owned
- * by the caller and must be freed before the handle is closed.
+ * by the caller and must be freed before the handle is closed.  Thread-safe:
+ * any thread may create contexts on a shared handle.
  */
 int mmtb_ctx_create(mmtb_ctx **ctx, const mmtb_tb *tb, size_t cache_bytes);
 
@@ -180,19 +129,22 @@ void mmtb_ctx_free(mmtb_ctx *ctx);
  */
 void mmtb_ctx_cache_usage(const mmtb_ctx *ctx, size_t *bytes, size_t *blocks);
 
-/*
- * Bulk read of the stored values of slots [first, first + count) of sector
- * s, in the writer's encoding: wdl[i] 0 = loss, 1 = draw, 2 = win for the
- * side to move; dtc[i] in plies (0 for a draw).  dtc may be NULL: then only
- * the W/D/L plane is read.  Slots that are not canonical
- * (mmtb_index_slot_is_canonical false) hold unspecified values in 0..2.
- * Returns MMTB_OK, MMTB_ERR_NOT_IN_GAME, MMTB_ERR_MISSING,
- * MMTB_ERR_INVALID (range outside the sector), MMTB_ERR_CORRUPT, MMTB_ERR_IO.
- * Uses and fills the context's cache.  Thread-safe with one context per
- * thread.
- */
-int mmtb_tb_read(mmtb_ctx *ctx, struct mmtb_sector s, uint64_t first, uint64_t count,
-                 uint8_t *wdl, uint16_t *dtc);
+/* The variant of the tables (owned by the handle, valid until close).
+ * Thread-safe. */
+const struct mmtb_variant *mmtb_tb_variant(const mmtb_tb *tb);
+
+/* The index the handle ranks positions with (owned by the handle; opaque
+ * outside the project: mmtb-gen and mmtb_tb_read's callers that know the
+ * index use it).  Thread-safe. */
+const struct mmtb_index *mmtb_tb_index(const mmtb_tb *tb);
+
+/* The version of the library in use, "MAJOR.MINOR.PATCH" (a static string).
+ * Thread-safe. */
+const char *mmtb_version(void);
+
+/* ------------------------------------------------------------------------
+ * 2. Probe: values of positions and of their moves, bulk reads
+ * ------------------------------------------------------------------------ */
 
 /* A value for the side to move: wdl is MMTB_WIN, MMTB_DRAW or MMTB_LOSS;
  * dtc in plies, -1 for a draw. */
@@ -268,10 +220,24 @@ int mmtb_probe_move(mmtb_ctx *ctx, const struct mmtb_pos *p, const struct mmtb_m
  */
 int mmtb_probe_pv(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_move *out, int cap);
 
+/*
+ * Bulk read of the stored values of slots [first, first + count) of sector
+ * s, in the writer's encoding: wdl[i] 0 = loss, 1 = draw, 2 = win for the
+ * side to move; dtc[i] in plies (0 for a draw).  dtc may be NULL: then only
+ * the W/D/L plane is read.  Slots that are not canonical
+ * (mmtb_index_slot_is_canonical false) hold unspecified values in 0..2.
+ * Returns MMTB_OK, MMTB_ERR_NOT_IN_GAME, MMTB_ERR_MISSING,
+ * MMTB_ERR_INVALID (range outside the sector), MMTB_ERR_CORRUPT, MMTB_ERR_IO.
+ * Uses and fills the context's cache.  Thread-safe with one context per
+ * thread.
+ */
+int mmtb_tb_read(mmtb_ctx *ctx, struct mmtb_sector s, uint64_t first, uint64_t count,
+                 uint8_t *wdl, uint16_t *dtc);
+
 /* ------------------------------------------------------------------------
- * Positions and moves as text, and the rules.  These take the variant of an
- * open handle (mmtb_tb_variant(tb), an opaque pointer here) and need no
- * table.  Pure functions: thread-safe, no allocation, nothing kept.
+ * 3. Moves and notation
+ * The rules and the text forms are mmtb_rules.h's (included above): they
+ * take the variant of an open handle (mmtb_tb_variant) and need no table.
  * ------------------------------------------------------------------------ */
 
 /* The variant's short name ("nine", "three-diag", ...) and its human title
@@ -279,76 +245,81 @@ int mmtb_probe_pv(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_move *out
 const char *mmtb_variant_name(const struct mmtb_variant *v);
 const char *mmtb_variant_title(const struct mmtb_variant *v);
 
-/*
- * Parse a position in either notation: the simple form "WHITE BLACK SIDE
- * [WHITE_HAND BLACK_HAND]" ("d7,g7,g1 a4,g4,d5 b", "- - w 9 9") or, on the
- * 24-point boards, Sanmill FEN (recognised by its '/' separators).  The
- * result is checked as mmtb_pos_validate does.  Returns MMTB_OK, or
- * MMTB_ERR_PARSE with a message naming the offending field in err (err may
- * be NULL).
- */
-int mmtb_pos_parse(const struct mmtb_variant *v, const char *text, struct mmtb_pos *p,
-                   char *err, size_t errlen);
-
-/* Room for any position or move text of any variant, with its NUL. */
-#define MMTB_TEXT_MAX 640
-
-/* Write p in the simple form into buf (hands written when either is
- * non-zero).  Returns the length of the whole text as snprintf does (cut
- * to len - 1 bytes when longer; MMTB_TEXT_MAX bytes always suffice). */
-int mmtb_pos_format(const struct mmtb_variant *v, const struct mmtb_pos *p, char *buf,
-                    size_t len);
-
-/* True when the variant's board has the 24 standard square names, so
- * Sanmill FEN applies. */
-bool mmtb_fen_supported(const struct mmtb_variant *v);
-
-/* Write p as a Sanmill FEN (17 fields) into buf.  Returns the length
- * written (snprintf semantics; MMTB_TEXT_MAX bytes suffice), or MMTB_ERR_UNSUPPORTED
- * when the board has no FEN. */
-int mmtb_pos_format_fen(const struct mmtb_variant *v, const struct mmtb_pos *p, char *buf,
-                        size_t len);
-
-/* Parse a move token ("d6", "d6-d5", "d6-d5xb4", "xb4").  Checks the syntax
- * and the square names only; whether the move is legal in a position is
- * the caller's business (compare with mmtb_gen_moves).  Returns MMTB_OK or
- * MMTB_ERR_PARSE with a message in err (err may be NULL). */
-int mmtb_move_parse(const struct mmtb_variant *v, const char *text, struct mmtb_move *m,
-                    char *err, size_t errlen);
-
-/* Write a move token into buf (snprintf semantics; MMTB_TEXT_MAX bytes
- * suffice). */
-int mmtb_move_format(const struct mmtb_variant *v, const struct mmtb_move *m, char *buf,
-                     size_t len);
-
-/* The start position of the variant: empty board, all stones in hand,
- * White to move. */
-void mmtb_pos_start(const struct mmtb_variant *v, struct mmtb_pos *p);
-
-/* Check that p is a well-formed position of the variant (stones on the
- * board, colours disjoint, counts within the rules).  Returns MMTB_OK or
- * MMTB_ERR_INVALID with a reason in err (err may be NULL). */
-int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p, char *err,
-                      size_t errlen);
+/* ------------------------------------------------------------------------
+ * 4. Statistics: the sectors of the solved game
+ * ------------------------------------------------------------------------ */
 
 /*
- * The legal whole turns of the side to move, written to out (room for
- * MMTB_MAX_MOVES moves, owned by the caller): a move that closes a mill is
- * listed once per stone it may remove.  Returns the count (0 when the game
- * is over) or a negative status.
+ * Per-sector statistics, over canonical positions (one per symmetry orbit),
+ * values for the side to move.  max_win / max_loss are the largest DTC of a
+ * win / loss in plies, -1 when the sector has none.  This is the one
+ * definition: the writer (gen/tablewrite.h) reports the same struct.
  */
-int mmtb_gen_moves(const struct mmtb_variant *v, const struct mmtb_pos *p,
-                   struct mmtb_move *out);
+struct mmtb_sector_stats {
+    uint64_t slots;     /* index slots, canonical or not */
+    uint64_t canonical; /* canonical positions = wins + draws + losses */
+    uint64_t wins, draws, losses;
+    int32_t max_win, max_loss;
+};
 
-/* Apply a move that mmtb_gen_moves listed for p, writing the position it
- * leads to (the other side to move) to *out. */
-void mmtb_pos_apply(const struct mmtb_variant *v, const struct mmtb_pos *p,
-                    const struct mmtb_move *m, struct mmtb_pos *out);
+/* Number of sectors of the solved game (from the manifest; 0 for a NULL
+ * handle).  Thread-safe. */
+int mmtb_tb_sector_count(const mmtb_tb *tb);
 
-/* Is the game over in p?  MMTB_LOSS (the side to move has lost by the
- * rules), MMTB_DRAW (drawn by the rules), or MMTB_NOT_TERMINAL. */
-#define MMTB_NOT_TERMINAL 2
-int mmtb_pos_terminal(const struct mmtb_variant *v, const struct mmtb_pos *p);
+/* What is known about one sector of the game. */
+struct mmtb_sector_info {
+    struct mmtb_sector sector;
+    int status; /* MMTB_OK (file present and valid), MMTB_ERR_MISSING,
+                   MMTB_ERR_CORRUPT, MMTB_ERR_MISMATCH, MMTB_ERR_IO, ... */
+    struct mmtb_sector_stats stats; /* from the file header; zeros unless status is MMTB_OK */
+    uint64_t file_bytes;  /* size of the sector file */
+    uint64_t wdl_bytes;   /* compressed bytes of the W/D/L plane */
+    uint64_t dtc_bytes;   /* compressed bytes of the DTC plane */
+    int dtc_width;        /* bytes per slot of the DTC plane (0: no DTC plane) */
+    char detail[160];     /* a message when status is not MMTB_OK */
+};
+
+/*
+ * Information on sector i (0 <= i < mmtb_tb_sector_count, in manifest
+ * order), opening its file if that has not happened yet.  Returns MMTB_OK
+ * with info filled in (info->status tells whether the file is usable), or
+ * MMTB_ERR_INVALID for a bad i.  Thread-safe.
+ */
+int mmtb_tb_sector_info(const mmtb_tb *tb, int i, struct mmtb_sector_info *info);
+
+/* The key of sector i (0 <= i < mmtb_tb_sector_count, in manifest order)
+ * without opening its file, which for a sector with Twelve's restrictions
+ * written without a count table (format/FORMAT.md) means walking all its
+ * positions.  Returns MMTB_OK (*s set) or MMTB_ERR_INVALID for a bad i.
+ * Thread-safe. */
+int mmtb_tb_sector_key(const mmtb_tb *tb, int i, struct mmtb_sector *s);
+
+/* Position of sector s in the game's list, MMTB_ERR_NOT_IN_GAME, or
+ * MMTB_ERR_INVALID for a NULL handle.  Thread-safe. */
+int mmtb_tb_sector_find(const mmtb_tb *tb, struct mmtb_sector s);
+
+/*
+ * Statistics of sector s from its file header.  Returns MMTB_OK,
+ * MMTB_ERR_NOT_IN_GAME, MMTB_ERR_MISSING (in the game, no file yet), or the
+ * error that made the file unusable (MMTB_ERR_CORRUPT, ...).  A missing file
+ * is looked for again on every call, so sectors written after the open are
+ * found.  Thread-safe.
+ */
+int mmtb_tb_sector_stats(const mmtb_tb *tb, struct mmtb_sector s, struct mmtb_sector_stats *stats);
+
+/* ------------------------------------------------------------------------
+ * 5. Integrity
+ * mmtb_integrity.h adds the whole-file pass with every problem reported
+ * (mmtb_tb_verify_file) and the detail of a failed probe (mmtb_ctx_error).
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Check one sector file completely: the whole-file checksum, every block's
+ * checksum, every block decompresses and holds only valid values.  Reads the
+ * whole file (no cache).  Returns MMTB_OK or the error, with a message in err
+ * (may be NULL).  Thread-safe.
+ */
+int mmtb_tb_verify_sector(const mmtb_tb *tb, struct mmtb_sector s, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

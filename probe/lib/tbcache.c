@@ -215,12 +215,10 @@ static int load_block(mmtb_ctx *ctx, uint64_t key, int si, const struct tb_secto
         free(cum);
         return MMTB_ERR_NOMEM;
     }
-    int rc = MMTB_OK, fd;
+    int rc = MMTB_OK;
     char why[160] = ""; /* why the file could not be opened again */
-    if (t->csize && (rc = tb_file_acquire(ctx->tb, si, &fd, why, sizeof why)) == MMTB_OK) {
-        rc = tb_pread(fd, ctx->cbuf, t->csize, t->offset);
-        tb_file_release(ctx->tb, si);
-    }
+    if (t->csize)
+        rc = tb_file_read(ctx->tb, si, ctx->cbuf, t->csize, t->offset, why, sizeof why);
     if (rc == MMTB_OK)
         rc = mmtb_tf_block_decompress(ctx->dctx, ctx->cbuf, t, data);
     if (rc == MMTB_OK)

@@ -1,14 +1,19 @@
 /*
- * tbinternal.h - libmmtb's private structures, shared by tbopen.c (the
- * handle, the manifest, lazily opened sector files), tbcache.c (contexts,
- * block cache, bulk reads) and tbprobe.c (positions, moves, PVs).
- * Not installed; nothing outside probe/lib includes it.
+ * tbinternal.h - libmmtb's private structures and the calls between its
+ * files, from the bottom up: tbfile.c (sector file descriptors, reads),
+ * tbverify.c (the whole-file pass), tbopen.c (the handle, the manifest,
+ * lazily opened sectors), tbcache.c (contexts, block cache, bulk reads),
+ * tbprobe.c (positions, moves, PVs) and tbintegrity.c (the verify entry
+ * points).  Each calls only files before it.  Not installed; nothing
+ * outside probe/lib includes it.
  */
 #ifndef MMTB_TBINTERNAL_H
 #define MMTB_TBINTERNAL_H
 
 #include "mmtb.h"
 #include "ban_index.h"
+#include "fileio.h"
+#include "helpers.h"
 #include "movegen.h"
 #include "sector_index.h"
 #include "tablefile.h"
@@ -61,6 +66,57 @@ struct mmtb_tb {
     mmtb_index *ix;
 };
 
+/* ---- tbfile.c: the sector files' descriptors ---- */
+
+/* The descriptor budget, an empty list, and every sector closed (tb->sec
+ * may still be NULL). */
+void tb_files_init(mmtb_tb *tb);
+
+/* Close every open sector file (on mmtb_tb_close). */
+void tb_files_close(mmtb_tb *tb);
+
+/* open(2) a sector file for reading; out of descriptors, the handle's idle
+ * files are closed and the open is tried once more.  -1 and errno as
+ * open. */
+int tb_file_open(mmtb_tb *tb, const char *path);
+
+/* A file load_sector opened and checked joins the list, unused; dropped
+ * again (closed) when a later check of it fails. */
+void tb_file_adopt(mmtb_tb *tb, struct tb_sector *sec, int fd);
+void tb_file_drop(mmtb_tb *tb, struct tb_sector *sec);
+
+/* The descriptor of ready sector i for reads, reopened if it was closed
+ * (the file must still be the one opened: size and footer), and held open
+ * until tb_file_release.  MMTB_OK, MMTB_ERR_IO (cannot be opened) or
+ * MMTB_ERR_CORRUPT (another file now); detail gets why.  Thread-safe. */
+int tb_file_acquire(const mmtb_tb *tb, int i, int *fd, char *detail, size_t dlen);
+void tb_file_release(const mmtb_tb *tb, int i);
+
+/* Acquire, mmtb_file_pread n bytes at off, release.  detail is written
+ * only when the file could not be opened again.  Thread-safe. */
+int tb_file_read(const mmtb_tb *tb, int i, void *buf, size_t n, uint64_t off, char *detail,
+                 size_t dlen);
+
+/* ---- tbverify.c: the whole-file pass ---- */
+
+/*
+ * Verify the whole file of a ready sector in one sequential pass: problems
+ * go to opts->problem and into *res (zeroed by the caller), the first
+ * one's message also into first.  Returns MMTB_OK when the file holds,
+ * else the first problem's status (or MMTB_ERR_NOMEM).
+ */
+struct mmtb_verify_opts;
+struct mmtb_verify_result;
+int tb_verify_whole(const mmtb_tb *tb, int si, const struct mmtb_verify_opts *opts,
+                    struct mmtb_verify_result *res, char *first, size_t firstlen);
+
+/* Report one problem of sector si's file as a whole (MMTB_PLANE_FILE),
+ * as tb_verify_whole reports its own, for a file that cannot be read. */
+void tb_verify_report_file(const mmtb_tb *tb, int si, const struct mmtb_verify_opts *opts,
+                           struct mmtb_verify_result *res, int status, const char *message);
+
+/* ---- tbopen.c: the handle ---- */
+
 /* Position of sector s in tb->sec, or MMTB_ERR_NOT_IN_GAME. */
 int tb_find(const mmtb_tb *tb, struct mmtb_sector s);
 
@@ -71,30 +127,10 @@ int tb_sector_ready(const mmtb_tb *tb, int i, const struct tb_sector **out);
 /* The index, built on first use.  Thread-safe. */
 int tb_index(const mmtb_tb *tb, const mmtb_index **out);
 
-/* The descriptor of ready sector i for reads, reopened if it was closed
- * (the file must still be the one opened: size and footer), and held open
- * until tb_file_release.  MMTB_OK, MMTB_ERR_IO (cannot be opened) or
- * MMTB_ERR_CORRUPT (another file now); detail gets why.  Thread-safe. */
-int tb_file_acquire(const mmtb_tb *tb, int i, int *fd, char *detail, size_t dlen);
-void tb_file_release(const mmtb_tb *tb, int i);
-
-/* pread exactly n bytes at off: MMTB_ERR_IO on a read error,
- * MMTB_ERR_CORRUPT when the file ends first. */
-int tb_pread(int fd, void *buf, size_t n, uint64_t off);
-
 /* The message of why sector i is unusable (copied under the lock). */
 void tb_sector_detail(const mmtb_tb *tb, int i, char *buf, size_t len);
 
-/*
- * Verify the whole file of a ready sector in one sequential pass
- * (tbverify.c): problems go to opts->problem and into *res (zeroed by the
- * caller), the first one's message also into first.  Returns MMTB_OK when
- * the file holds, else the first problem's status (or MMTB_ERR_NOMEM).
- */
-struct mmtb_verify_opts;
-struct mmtb_verify_result;
-int tb_verify_whole(const mmtb_tb *tb, int si, const struct mmtb_verify_opts *opts,
-                    struct mmtb_verify_result *res, char *first, size_t firstlen);
+/* ---- tbcache.c: contexts and their block caches ---- */
 
 /* Record on ctx where the last table error happened (mmtb_ctx_error). */
 void ctx_set_error(mmtb_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

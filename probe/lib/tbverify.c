@@ -3,8 +3,9 @@
  * pass of large reads that hashes the file for its file_hash and checks
  * each block (hash, decompression, values, DTC sizes against the decided
  * slots) as soon as it is in the buffer, reporting every damaged block by
- * plane and index.  Used by mmtb_tb_verify_file (mmtb-probe integrity),
- * mmtb_tb_verify_sector and MMTB_OPEN_VERIFY.  Depends on format/ only.
+ * plane and index.  Used by mmtb_tb_verify_file (mmtb-probe integrity) and
+ * mmtb_tb_verify_sector (tbintegrity.c) and by MMTB_OPEN_VERIFY (tbopen.c);
+ * reads through tbfile.c and calls nothing else of probe/lib.
  */
 #define _GNU_SOURCE
 #include "mmtb_integrity.h"
@@ -186,7 +187,7 @@ static int verify_pass(struct vrun *r, const struct tb_sector *sec, int fd, size
         base = keep;
         uint64_t left = l->footer_off - (base + have);
         size_t n = left < chunk ? (size_t)left : chunk;
-        rc = tb_pread(fd, buf + have, n, base + have);
+        rc = mmtb_file_pread(fd, buf + have, n, base + have);
         if (rc != MMTB_OK) {
             report(r, MMTB_PLANE_FILE, -1, rc, "%s: %s at offset %llu", r->file,
                    rc == MMTB_ERR_IO ? "read error" : "ends early",
@@ -238,29 +239,10 @@ int tb_verify_whole(const mmtb_tb *tb, int si, const struct mmtb_verify_opts *o,
     return rc != MMTB_OK ? rc : res->status;
 }
 
-int mmtb_tb_verify_file(const mmtb_tb *tb, int i, const struct mmtb_verify_opts *o,
-                        struct mmtb_verify_result *res)
+void tb_verify_report_file(const mmtb_tb *tb, int si, const struct mmtb_verify_opts *o,
+                           struct mmtb_verify_result *res, int status, const char *message)
 {
-    if (!tb || !res || i < 0 || i >= tb->n)
-        return MMTB_ERR_INVALID;
-    memset(res, 0, sizeof *res);
-    const struct tb_sector *sec;
-    int rc = tb_sector_ready(tb, i, &sec);
-    res->listed = mmtb_manifest_find_file(&tb->m, tb->sec[i].s) >= 0;
-    res->present = rc != MMTB_ERR_MISSING;
-    if (rc == MMTB_ERR_MISSING && !res->listed)
-        return MMTB_OK; /* not solved yet */
-    if (rc != MMTB_OK) {
-        struct vrun r = {.si = i, .o = o, .res = res};
-        char detail[200];
-        mmtb_tf_sector_filename(tb->sec[i].s, r.file, sizeof r.file);
-        tb_sector_detail(tb, i, detail, sizeof detail);
-        if (rc == MMTB_ERR_MISSING)
-            report(&r, MMTB_PLANE_FILE, -1, rc, "%s: listed in MANIFEST but missing", r.file);
-        else
-            report(&r, MMTB_PLANE_FILE, -1, rc, "%s", detail);
-        return rc == MMTB_ERR_NOMEM ? rc : MMTB_OK;
-    }
-    rc = tb_verify_whole(tb, i, o, res, NULL, 0);
-    return rc == MMTB_ERR_NOMEM || rc == MMTB_ERR_INVALID ? rc : MMTB_OK;
+    struct vrun r = {.si = si, .o = o, .res = res};
+    mmtb_tf_sector_filename(tb->sec[si].s, r.file, sizeof r.file);
+    report(&r, MMTB_PLANE_FILE, -1, status, "%s", message);
 }

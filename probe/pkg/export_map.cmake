@@ -1,6 +1,6 @@
 # export_map.cmake - writes the linker version script of libmmtb.so: the
-# functions declared in the public headers (probe/include/*.h and
-# mmtb_common.h) are global, everything else (format/ internals included)
+# functions declared in the public headers (probe/include/*.h,
+# mmtb_common.h and mmtb_rules.h) are global, everything else (format/ internals included)
 # local.  Run at build time: cmake -DOUT=FILE -DHEADERS="a.h;b.h" -P export_map.cmake
 # A declaration is a line that starts with its return type and names an
 # mmtb_ function followed by '(' (the headers' style); static inline

@@ -1,5 +1,6 @@
 /*
- * progress.c - stderr progress line: label, percentage, rate, ETA.
+ * progress.c - stderr progress line: label, percentage, rate, ETA.  Shared
+ * by mmtb-gen and mmtb-probe; no OpenMP, nothing from gen/ or probe/.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "progress.h"

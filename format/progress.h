@@ -1,7 +1,9 @@
 /*
  * progress.h - a one-line progress display with rate and ETA on stderr for
- * long solver phases.  Silent when stderr is not a terminal or when the
- * caller asks for quiet.  Not thread-safe: call from one thread.
+ * long phases of mmtb-gen and mmtb-probe.  Silent when stderr is not a
+ * terminal or when the caller asks for quiet.  Not thread-safe: call from
+ * one thread.  For the programs only: it prints, so it is built apart from
+ * libmmtb (format/CMakeLists.txt, mmtb_progress).
  */
 #ifndef MMTB_PROGRESS_H
 #define MMTB_PROGRESS_H
