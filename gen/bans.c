@@ -410,7 +410,7 @@ static void state_updates(struct job *j, const struct member *pa, uint32_t M, ui
 {
     int np = state_preds(j, pa, M, O, f, t, n, b);
     if (!lost && nst > 1) /* a slot's occurrences summed before the division */
-        qsort(b->slots, (size_t)np, sizeof *b->slots, u64_cmp);
+        qsort(b->slots, (size_t)np, sizeof *b->slots, mmtb_cmp_u64);
     for (int q = 0; q < np;) {
         uint64_t key = b->slots[q], r = key >> 8;
         uint32_t moves = 0;

@@ -26,13 +26,13 @@ static void add_deps(struct job *j, struct mmtb_sector s, bool need_dtc[16])
             continue;
         int k;
         for (k = 0; k < j->ndeps; k++)
-            if (sector_eq(j->deps[k].s, t[i]))
+            if (mmtb_sector_eq(j->deps[k].s, t[i]))
                 break;
         if (k == j->ndeps) {
             j->deps[j->ndeps].s = t[i];
             need_dtc[j->ndeps++] = false;
         }
-        need_dtc[k] = need_dtc[k] || (s.w_hand > 0 && sector_eq(t[i], quiet_place));
+        need_dtc[k] = need_dtc[k] || (s.w_hand > 0 && mmtb_sector_eq(t[i], quiet_place));
     }
 }
 

@@ -14,7 +14,7 @@
 const struct held_sector *held_find(const struct held *h, struct mmtb_sector s)
 {
     for (int i = 0; i < h->n; i++)
-        if (sector_eq(h->h[i].s, s))
+        if (mmtb_sector_eq(h->h[i].s, s))
             return &h->h[i];
     return NULL;
 }

@@ -135,7 +135,7 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
             rnm = sc[i].opp;
             is->rat[nr] = next;
             is->ropp[nr++] = sc[i].mover;
-        } else if (sc[i].mover == opp && (nq == 0 || sector_eq(sc[i].t, qt))) {
+        } else if (sc[i].mover == opp && (nq == 0 || mmtb_sector_eq(sc[i].t, qt))) {
             qt = sc[i].t;
             is->qat[nq] = next;
             is->qopp[nq++] = sc[i].opp;

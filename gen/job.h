@@ -39,6 +39,7 @@
 
 #include "ban_index.h"
 #include "held.h"
+#include "helpers.h"
 #include "mmtb.h"
 #include "mmtb_common.h"
 #include "progress.h"
@@ -243,18 +244,12 @@ static inline void member_pos(const struct member *me, uint64_t slot, struct mmt
     mmtb_ban_index_unrank_pos(me->bx, slot, p);
 }
 
-static inline int u64_cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Sort a[0..n) and drop repeats; returns the new count (a position's moves
  * by insertion, its unmoves with restrictions, thousands, by qsort). */
 static inline int u64_sort_unique(uint64_t *a, int n)
 {
     if (n > 64) {
-        qsort(a, (size_t)n, sizeof *a, u64_cmp);
+        qsort(a, (size_t)n, sizeof *a, mmtb_cmp_u64);
     } else {
         for (int i = 1; i < n; i++) {
             uint64_t x = a[i];
@@ -275,7 +270,7 @@ static inline int u64_sort_unique(uint64_t *a, int n)
 static inline int member_of(const struct job *j, struct mmtb_sector s)
 {
     for (int i = 0; i < j->nm; i++)
-        if (sector_eq(j->m[i].s, s))
+        if (mmtb_sector_eq(j->m[i].s, s))
             return i;
     return -1;
 }
@@ -284,7 +279,7 @@ static inline int member_of(const struct job *j, struct mmtb_sector s)
 static inline const struct dep *dep_of(const struct job *j, struct mmtb_sector s)
 {
     for (int i = 0; i < j->ndeps; i++)
-        if (sector_eq(j->deps[i].s, s))
+        if (mmtb_sector_eq(j->deps[i].s, s))
             return &j->deps[i];
     return NULL;
 }

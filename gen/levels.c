@@ -253,7 +253,7 @@ static void queue_preds_state(struct job *j, const struct member *me, const stru
     }
     int np = 0;
     for (int i = 0; i < n; i++)
-        if (sector_eq(mmtb_pos_sector(&ps->pred[i]), pa->s))
+        if (mmtb_sector_eq(mmtb_pos_sector(&ps->pred[i]), pa->s))
             ps->pr[np++] = mmtb_ban_index_rank_pos(pa->bx, &ps->pred[i]);
     np = u64_sort_unique(ps->pr, np);
     for (int k = 0; k < np; k++) {
@@ -370,12 +370,6 @@ static void level_chunk(struct job *j, const struct member *me, const struct mem
         walk_to(j, &it, &walking, me->s, i, src->hi, &mover, &opp);
         queue_preds(j, me, pa, mover, opp, it.nstab, lost, bufs, ps);
     }
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
 }
 
 #define DEEP_PIECE 1024 /* deep positions per unit of work */
@@ -738,7 +732,7 @@ int levels_pass(struct job *j)
         if (d >= (int)MAX_DEPTH)
             return MMTB_ERR_UNSUPPORTED; /* depth beyond what the deep lists hold */
         if (d >= (int)j->deep_from && j->deep[d].n > 1)
-            qsort(j->deep[d].e, j->deep[d].n, sizeof *j->deep[d].e, cmp_u64);
+            qsort(j->deep[d].e, j->deep[d].n, sizeof *j->deep[d].e, mmtb_cmp_u64);
         uint64_t newly = level_buckets(j, (unsigned)d);
         for (int mi = 0; mi < j->nm; mi++) {
             int rc = level_member(j, mi, (unsigned)d, &newly);
@@ -793,7 +787,7 @@ int levels_finish(struct job *j)
                     me->deep[me->ndeep++] =
                         (e & (((uint64_t)1 << DEEP_SLOT_BITS) - 1)) << 14 | (uint64_t)d;
             }
-        qsort(me->deep, me->ndeep, sizeof *me->deep, cmp_u64);
+        qsort(me->deep, me->ndeep, sizeof *me->deep, mmtb_cmp_u64);
         /* one entry per deep state, or the writer would take wrong depths */
         uint64_t ndeep_st = 0, lo, hi;
         member_range(j, mi, &lo, &hi);

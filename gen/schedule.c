@@ -77,7 +77,7 @@ static void mark_needed(const struct mmtb_variant *v, const struct mmtb_sector *
                         bool *need, struct mmtb_sector s)
 {
     for (int i = 0; i < n; i++) {
-        if (!sector_eq(list[i], s))
+        if (!mmtb_sector_eq(list[i], s))
             continue;
         if (need[i])
             return;
@@ -154,8 +154,8 @@ static int make_pairs(const struct mmtb_variant *v, const struct mmtb_sector *li
         q->first = i;
         q->nss = 1;
         q->ord = ord;
-        if (i + 1 < n && need[i + 1] && sector_eq(list[i + 1], sector_partner(list[i])) &&
-            !sector_eq(list[i], list[i + 1]) && partners_linked(v, list[i]))
+        if (i + 1 < n && need[i + 1] && mmtb_sector_eq(list[i + 1], sector_partner(list[i])) &&
+            !mmtb_sector_eq(list[i], list[i + 1]) && partners_linked(v, list[i]))
             q->nss = 2;
         for (int k = 0; k < q->nss; k++)
             pair_of[i + k] = np;
@@ -165,7 +165,7 @@ static int make_pairs(const struct mmtb_variant *v, const struct mmtb_sector *li
             for (int c = 0; c < nc; c++) {
                 int at = -1;
                 for (int x = 0; x < i && at < 0; x++)
-                    if (sector_eq(list[x], ch[c]))
+                    if (mmtb_sector_eq(list[x], ch[c]))
                         at = pair_of[x];
                 bool dup = at < 0;
                 for (int e = 0; e < q->ndeps && !dup; e++)
@@ -471,7 +471,7 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         for (int i = 0; i < o->n_only; i++) {
             bool found = false;
             for (int k = 0; k < n; k++)
-                found = found || sector_eq(list[k], o->only[i]);
+                found = found || mmtb_sector_eq(list[k], o->only[i]);
             if (!found) {
                 char name[32];
                 mmtb_sector_format(o->only[i], name, sizeof name);
@@ -485,7 +485,7 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         for (int i = 0; i < n; i++)
             if (need[i])
                 for (int k = 0; k < n; k++)
-                    if (sector_eq(list[k], sector_partner(list[i])))
+                    if (mmtb_sector_eq(list[k], sector_partner(list[i])))
                         need[k] = true;
     } else {
         for (int i = 0; i < n; i++)

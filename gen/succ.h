@@ -7,6 +7,7 @@
 #ifndef MMTB_SUCC_H
 #define MMTB_SUCC_H
 
+#include "helpers.h"
 #include "variant.h"
 
 /* What one move leads to. */
@@ -85,12 +86,6 @@ int succ_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
  */
 int succ_earned(const struct mmtb_variant *v, uint32_t mover, int from, int to);
 bool succ_ban_bites(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int code);
-
-/* True when sectors a and b are equal. */
-static inline bool sector_eq(struct mmtb_sector a, struct mmtb_sector b)
-{
-    return a.w == b.w && a.b == b.b && a.w_hand == b.w_hand && a.b_hand == b.b_hand;
-}
 
 /* The partner sector: the same stones with the other side to move. */
 static inline struct mmtb_sector sector_partner(struct mmtb_sector s)

@@ -53,7 +53,7 @@ static int hold_with_successors(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_s
         mmtb_sector_format(s, name, sizeof name);
         mmtb_sector_format(at, an, sizeof an);
         snprintf(err, errlen, "sector %s: %s %s cannot be read: %s", name,
-                 sector_eq(at, s) ? "its table" : "the table of its successor", an,
+                 mmtb_sector_eq(at, s) ? "its table" : "the table of its successor", an,
                  info.detail[0] ? info.detail : mmtb_strerror(rc));
         held_free(h);
     }
@@ -121,14 +121,14 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
             continue;
         }
         /* successors in a row are mostly in one sector */
-        if (!l || !sector_eq(sc[i].t, l->s))
+        if (!l || !mmtb_sector_eq(sc[i].t, l->s))
             l = held_find(h, sc[i].t);
         if (!l) {
             *nlk = pd->first;
             return -1;
         }
         uint64_t r = 0;
-        if (sc[i].mover == opp && (nq == 0 || sector_eq(sc[i].t, qt))) {
+        if (sc[i].mover == opp && (nq == 0 || mmtb_sector_eq(sc[i].t, qt))) {
             qt = sc[i].t;
             qat[nq] = *nlk;
             qopp[nq++] = sc[i].opp;
@@ -506,7 +506,7 @@ static int verify_plain(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
 static bool wanted(const struct mmtb_verify_opts *o, struct mmtb_sector s)
 {
     for (int k = 0; k < o->n_only; k++)
-        if (sector_eq(o->only[k], s))
+        if (mmtb_sector_eq(o->only[k], s))
             return true;
     return o->n_only == 0;
 }

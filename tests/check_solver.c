@@ -236,7 +236,7 @@ static int check_successors(const struct mmtb_variant *v, struct mmtb_sector s, 
         }
         bool listed = false;
         for (int k = 0; k < nto; k++)
-            listed = listed || sector_eq(tos[k], qs);
+            listed = listed || mmtb_sector_eq(tos[k], qs);
         if (!listed && bad++ == 0) {
             char sn[32];
             mmtb_sector_format(qs, sn, sizeof sn);
@@ -250,14 +250,14 @@ static int check_successors(const struct mmtb_variant *v, struct mmtb_sector s, 
     int nq = -1, nc = succ_generate_counted(v, s, mover, opp, tmp, &nq), kq = 0, kc = 0;
     struct mmtb_sector partner = sector_partner(s);
     for (int i = 0; i < ns; i++) {
-        if (sc[i].kind == SUCC_POS && !sc[i].capture && sector_eq(sc[i].t, partner)) {
+        if (sc[i].kind == SUCC_POS && !sc[i].capture && mmtb_sector_eq(sc[i].t, partner)) {
             kq++;
             continue;
         }
         const struct succ *c = kc < nc ? &tmp[kc] : NULL;
         kc++;
         if (!c || c->kind != sc[i].kind || c->capture != sc[i].capture ||
-            !sector_eq(c->t, sc[i].t) || c->mover != sc[i].mover || c->opp != sc[i].opp)
+            !mmtb_sector_eq(c->t, sc[i].t) || c->mover != sc[i].mover || c->opp != sc[i].opp)
             kc = nc + 1;
     }
     if ((kq != nq || kc != nc) && bad++ == 0) {
