@@ -453,8 +453,8 @@ void mmtb_ban_index_rank_begin(const mmtb_ban_index *bx, uint32_t mover, uint32_
     }
 }
 
-void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r, const int8_t *F,
-                             int nf, const int8_t *T, int nt)
+void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
+                             const uint64_t *fset, const uint64_t *tset)
 {
     const struct mmtb_variant *v = bx->v;
     r->first = bx->base + prefix(bx, r->slot0);
@@ -462,17 +462,23 @@ void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r, 
         for (int g = 0; g < v->nsyms; g++)
             if (mmtb_sym_apply(v, g, r->mover) == r->rm && mmtb_sym_apply(v, g, r->opp) == r->ro)
                 r->sym[r->nsym++] = (uint8_t)g;
-    if (F) {
+    if (fset) {
         /* the stones' own live codes, mapped to the representative's points
          * by any of the symmetries (all give the same sets) */
         const int8_t *gm = bx->gmap[r->sym[0]];
         r->fset[0] = r->fset[1] = r->tset[0] = r->tset[1] = 0;
-        for (int k = 0; k < nf; k++)
-            r->fset[gm[F[k]] >> 6] |= (uint64_t)1 << (gm[F[k]] & 63);
-        for (int k = 0; k < nt; k++)
-            r->tset[gm[T[k]] >> 6] |= (uint64_t)1 << (gm[T[k]] & 63);
-        r->nf = nf;
-        r->nt = nt;
+        for (int w = 0; w < 2; w++) {
+            for (uint64_t b = fset[w]; b; b &= b - 1) {
+                int c = gm[w * 64 + __builtin_ctzll(b)];
+                r->fset[c >> 6] |= (uint64_t)1 << (c & 63);
+            }
+            for (uint64_t b = tset[w]; b; b &= b - 1) {
+                int c = gm[w * 64 + __builtin_ctzll(b)];
+                r->tset[c >> 6] |= (uint64_t)1 << (c & 63);
+            }
+        }
+        r->nf = __builtin_popcountll(fset[0]) + __builtin_popcountll(fset[1]);
+        r->nt = __builtin_popcountll(tset[0]) + __builtin_popcountll(tset[1]);
         return;
     }
     int8_t Fr[MMTB_MAX_BANS], Tr[MMTB_MAX_BANS];
@@ -485,7 +491,7 @@ void mmtb_ban_index_rank_stones(const mmtb_ban_index *bx, uint32_t mover, uint32
                                 struct mmtb_ban_rank *r)
 {
     mmtb_ban_index_rank_begin(bx, mover, opp, r);
-    mmtb_ban_index_rank_end(bx, r, NULL, 0, NULL, 0);
+    mmtb_ban_index_rank_end(bx, r, NULL, NULL);
 }
 
 /* Map the restrictions by every symmetry that takes the stones to the

@@ -140,15 +140,15 @@ void mmtb_ban_index_rank_stones(const mmtb_ban_index *bx, uint32_t mover, uint32
 
 /* The same in two steps, so that the look-ups of many stones are in flight
  * at once: begin ranks the scheme 1 slot and starts the reads of the
- * state counts; end completes *r.  F[0..nf) and T[0..nt), when F is not
- * NULL, are the live restrictions of the stones' mover and opponent on
- * their own points (as mmtb_live_bans lists them, empty for a side the
- * sector gives none), which the caller has at hand: end then maps them
- * instead of listing the representative's. */
+ * state counts; end completes *r.  fset and tset, when not NULL, are the
+ * live restrictions of the stones' mover and opponent on their own points
+ * as sets of codes (bit c of word c / 64: what mmtb_live_bans lists, empty
+ * for a side the sector gives none), which the caller has at hand: end
+ * then maps them instead of listing the representative's. */
 void mmtb_ban_index_rank_begin(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
                                struct mmtb_ban_rank *r);
-void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r, const int8_t *F,
-                             int nf, const int8_t *T, int nt);
+void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
+                             const uint64_t *fset, const uint64_t *tset);
 
 /* The slot of the stones r with the restrictions ban_mover and ban_opp
  * (-1 or live, given on the stones' own points, not the representative's):

@@ -51,6 +51,7 @@ struct bans_scratch {
     uint32_t pm[MMTB_MAX_MOVES], po[MMTB_MAX_MOVES];
     uint64_t slots[SLOTS_CAP];
     struct ext_look ext[MMTB_MAX_MOVES];
+    uint64_t into[MMTB_MAX_POINTS][2]; /* the codes y -> x of each point x */
 };
 
 bool bans_fast(const struct mmtb_variant *v)
@@ -66,9 +67,12 @@ bool bans_job(const struct job *j)
     return job_has_state(j) && bans_fast(j->v);
 }
 
-struct bans_scratch *bans_scratch_new(void)
+struct bans_scratch *bans_scratch_new(const struct mmtb_variant *v)
 {
-    return malloc(sizeof(struct bans_scratch));
+    struct bans_scratch *b = calloc(1, sizeof *b);
+    for (int c = 0; b && c < v->nedges && c < MMTB_MAX_BANS; c++)
+        b->into[v->edge_x[c]][c >> 6] |= (uint64_t)1 << (c & 63);
+    return b;
 }
 
 void bans_scratch_free(struct bans_scratch *b)
@@ -99,6 +103,23 @@ static void live_lists(const struct mmtb_variant *v, struct mmtb_sector s, uint3
 {
     *nf = s.w_hand == 0 ? mmtb_live_bans(v, m, o, F) : 0;
     *nt = s.b_hand == 0 ? mmtb_live_bans(v, o, m, T) : 0;
+}
+
+/* Add to set the live restrictions of own into point p (empty): the
+ * slides y -> p closing a mill of own that p alone is missing. */
+static void live_into(const struct mmtb_variant *v, uint32_t own, int p, uint64_t set[2])
+{
+    for (uint64_t ms = v->mills_at[p]; ms; ms &= ms - 1) {
+        uint32_t mill = v->mill[__builtin_ctzll(ms)];
+        if ((mill & ~own) != (1u << p))
+            continue;
+        for (uint32_t ys = v->adj[p] & own & ~mill; ys; ys &= ys - 1) {
+            int y = __builtin_ctz(ys);
+            int c = v->edge_first[y] + __builtin_popcount(v->adj[y] & ((1u << p) - 1));
+            if (c < MMTB_MAX_BANS)
+                set[c >> 6] |= (uint64_t)1 << (c & 63);
+        }
+    }
 }
 
 /* State k (0: none) of stones with live lists F, T: its restrictions. */
@@ -144,7 +165,7 @@ static int stone_succs(struct job *j, const struct member *me, uint32_t M, uint3
     for (int k = 0; k < n; k++) {
         struct bsucc *x = &b->bs[k];
         if (!x->win && x->mi < 0)
-            mmtb_ban_index_rank_end(x->bx, &x->r, NULL, 0, NULL, 0);
+            mmtb_ban_index_rank_end(x->bx, &x->r, NULL, NULL);
     }
     return n;
 }
@@ -268,7 +289,7 @@ int bans_init_member(struct job *j, int mi)
     int fail = MMTB_OK;
 #pragma omp parallel
     {
-        struct bans_scratch *b = bans_scratch_new();
+        struct bans_scratch *b = bans_scratch_new(j->v);
         struct init_tally ta = {calloc(MAX_LEVELS, sizeof(uint64_t)), 0,
                                 &j->deep_new[omp_get_thread_num()], MMTB_OK};
         if (!b || !ta.hist)
@@ -324,28 +345,38 @@ static bool range_has(const uint8_t *st, uint64_t lo, uint64_t hi, uint8_t a, ui
 /* The quiet predecessors of stones (M, O) of member me into b->bp, their
  * stones ranked in the partner pa; returns the count. */
 static int stone_preds(struct job *j, const struct member *me, const struct member *pa,
-                       uint32_t M, uint32_t O, struct bans_scratch *b)
+                       uint32_t M, uint32_t O, const uint64_t F[2], struct bans_scratch *b)
 {
     const struct mmtb_variant *v = j->v;
     int n = succ_quiet_preds(v, me->s, M, O, b->pm, b->po);
     for (int k = 0; k < n; k++)
         mmtb_ban_index_rank_begin(pa->bx, b->pm[k], M, &b->bp[k].r);
-    int8_t qf[MMTB_MAX_BANS], qt[MMTB_MAX_BANS];
+    int8_t live[MMTB_MAX_BANS];
     for (int k = 0; k < n; k++) {
         struct bpred *p = &b->bp[k];
         uint32_t Oq = b->pm[k]; /* the opponent before its move; M is unchanged */
         p->from = (int8_t)__builtin_ctz(Oq & ~O);
         p->to = (int8_t)__builtin_ctz(O & ~Oq);
         p->earned = (int8_t)succ_earned(v, Oq, p->from, p->to);
-        int nf, nt;
-        live_lists(v, pa->s, Oq, M, qf, &nf, qt, &nt);
-        mmtb_ban_index_rank_end(pa->bx, &p->r, qf, nf, qt, nt);
-        p->qf[0] = p->qf[1] = p->qt[0] = p->qt[1] = 0;
-        for (int i = 0; i < nf; i++)
-            if (!(v->edge_y[qf[i]] == p->from && v->edge_x[qf[i]] == p->to))
-                p->qf[qf[i] >> 6] |= (uint64_t)1 << (qf[i] & 63);
-        for (int i = 0; i < nt; i++)
-            p->qt[qt[i] >> 6] |= (uint64_t)1 << (qt[i] & 63);
+        /* the opponent's live restrictions there, all of them for the rank */
+        uint64_t qf[2] = {0, 0};
+        int nq = pa->s.w_hand == 0 ? mmtb_live_bans(v, Oq, M, live) : 0;
+        for (int i = 0; i < nq; i++)
+            qf[live[i] >> 6] |= (uint64_t)1 << (live[i] & 63);
+        /* ours there: ours here (F) but for those into `from`, which the
+         * opponent's stone fills there, and those into `to`, empty there */
+        p->qt[0] = F[0] & ~b->into[p->from][0];
+        p->qt[1] = F[1] & ~b->into[p->from][1];
+        if (pa->s.b_hand == 0)
+            live_into(v, M, p->to, p->qt);
+        mmtb_ban_index_rank_end(pa->bx, &p->r, qf, p->qt);
+        /* the one it spends cannot forbid the move it made */
+        p->qf[0] = qf[0];
+        p->qf[1] = qf[1];
+        int c = v->adj[p->from] & (1u << p->to) ? v->edge_first[p->from] +
+                    __builtin_popcount(v->adj[p->from] & ((1u << p->to) - 1)) : -1;
+        if (c >= 0)
+            p->qf[c >> 6] &= ~((uint64_t)1 << (c & 63));
     }
     return n;
 }
@@ -463,7 +494,10 @@ void bans_level_unit(struct job *j, const struct member *me, const struct member
                 continue;
             if (n < 0) { /* the first state decided here: the stones' work */
                 live_lists(v, me->s, M, O, F, &nf, T, &nt);
-                n = stone_preds(j, me, pa, M, O, b);
+                uint64_t fs[2] = {0, 0};
+                for (int q = 0; q < nf; q++)
+                    fs[F[q] >> 6] |= (uint64_t)1 << (F[q] & 63);
+                n = stone_preds(j, me, pa, M, O, fs, b);
             }
             int f, t, nst = 1;
             state_bans(k, F, T, nt, &f, &t);
@@ -493,6 +527,9 @@ void bans_level_slot(struct job *j, const struct member *me, const struct member
     struct mmtb_ban_rank self;
     mmtb_ban_index_rank_stones(me->bx, M, O, &self);
     mmtb_ban_index_rank_state_stab(me->bx, &self, f, t, &nst);
-    int n = stone_preds(j, me, pa, M, O, b);
+    uint64_t fs[2] = {0, 0};
+    for (int q = 0; q < nf; q++)
+        fs[F[q] >> 6] |= (uint64_t)1 << (F[q] & 63);
+    int n = stone_preds(j, me, pa, M, O, fs, b);
     state_updates(j, pa, M, O, f, t, nst, lost, n, bufs, b);
 }

@@ -387,7 +387,7 @@ bool bans_fast(const struct mmtb_variant *v);
 bool bans_job(const struct job *j);
 int bans_setup(struct job *j);
 int bans_init_member(struct job *j, int mi);
-struct bans_scratch *bans_scratch_new(void);
+struct bans_scratch *bans_scratch_new(const struct mmtb_variant *v);
 void bans_scratch_free(struct bans_scratch *b);
 void bans_level_unit(struct job *j, const struct member *me, const struct member *pa, uint64_t c,
                      uint8_t want_loss, uint8_t want_win, bool all, struct updbuf *bufs,

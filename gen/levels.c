@@ -76,7 +76,7 @@ int levels_setup(struct job *j)
     if (bans_job(j)) {
         j->bs = calloc((size_t)j->nthreads, sizeof *j->bs);
         for (int t = 0; j->bs && t < j->nthreads; t++)
-            if (!(j->bs[t] = bans_scratch_new()))
+            if (!(j->bs[t] = bans_scratch_new(j->v)))
                 return MMTB_ERR_NOMEM;
         if (!j->bs)
             return MMTB_ERR_NOMEM;

@@ -951,8 +951,13 @@ static uint64_t check_ban_sector(const struct mmtb_variant *v, const mmtb_index 
                     mmtb_ban_index_rank_stones(bx, m, o, &br);
                     REQUIRE_EQ(mmtb_ban_index_rank_state_stab(bx, &br, f, t, &nst), r);
                     REQUIRE_EQ(nst, maps_to(v, m, o, f, t, m, o, f, t));
+                    uint64_t fs[2] = {0, 0}, ts[2] = {0, 0};
+                    for (int k = 0; k < nf; k++)
+                        fs[F[k] >> 6] |= (uint64_t)1 << (F[k] & 63);
+                    for (int k = 0; k < nt; k++)
+                        ts[T[k] >> 6] |= (uint64_t)1 << (T[k] & 63);
                     mmtb_ban_index_rank_begin(bx, m, o, &br2);
-                    mmtb_ban_index_rank_end(bx, &br2, F, nf, T, nt);
+                    mmtb_ban_index_rank_end(bx, &br2, fs, ts);
                     REQUIRE_EQ(mmtb_ban_index_rank_state(bx, &br2, f, t), r);
                     /* a slot with restrictions: its scheme 1 slot owns it */
                     if (r >= base) {
