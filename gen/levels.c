@@ -579,7 +579,6 @@ static int level_member_split(struct job *j, int mi, unsigned d, bool deep_level
         found += there;
     }
     free(batch);
-    (void)pa;
     count_decided(j, me->partner, d + 1, found);
     *newly += found;
     return rc;
