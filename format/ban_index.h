@@ -68,7 +68,7 @@ int mmtb_ban_index_block_counts(const mmtb_ban_index *bx, int log2, uint32_t *ou
  * The index with restrictions of sector s from its count table (counts[0
  * .. n), blocks of 2^log2 slots), without walking the sector.  The first
  * rank or unrank of a position with a restriction in a block counts that
- * block's positions (2^log2 of them: about 0.1 ms for 2^10) and keeps
+ * block's positions (2^log2 of them) and keeps
  * their counts, a byte a slot, so later ones in the block cost what they
  * cost with mmtb_ban_index_create; memory grows with the blocks used, up
  * to that index's byte a slot.  Same slots, ranks and

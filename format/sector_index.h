@@ -18,7 +18,7 @@ typedef struct mmtb_index mmtb_index;
  * Build the index tables of a variant for sectors with at most max_stones
  * stones of the side to move on the board (tables for every k-subset of the
  * board, k <= max_stones; max_stones above the board size means the board
- * size): 11.7 MiB and about 30 ms for nine with 9, 44 MiB for twelve with 12.
+ * size): 11.7 MiB for nine with 9, 44 MiB for twelve with 12.
  * The variant must outlive the index.  Returns MMTB_OK (*out set),
  * MMTB_ERR_INVALID (bad variant or max_stones < 0), MMTB_ERR_NOMEM, or
  * MMTB_ERR_UNSUPPORTED when the tables would be too large (more than 2^27
@@ -53,8 +53,7 @@ uint64_t mmtb_index_canonical(const struct mmtb_variant *v, struct mmtb_sector s
  * Rank: the slot of the position (mover, opp) of sector s; every symmetric
  * image of a position has the same slot.  popcount(mover) must be s.w and
  * popcount(opp) s.b, disjoint, on the board, and s.w <= max_stones: this is
- * the solver's hot path and checks nothing (about 9 ns with BMI2, 13 ns
- * without, when the tables are in cache).
+ * the solver's hot path and checks nothing.
  */
 uint64_t mmtb_index_rank(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
                          uint32_t opp);

@@ -15,29 +15,48 @@
  * bytes other than tab/CR are errors outside comments.  Keys may come in any
  * order; each scalar key at most once.
  *
- *   name ID               required; 1-31 characters of [a-z0-9-]
- *   title TEXT...         free text to the end of the line (up to 95 bytes,
- *                         runs of whitespace become one space); default: the
- * name stones N              required; stones per side, 1..MMTB_MAX_POINTS/2
- * and at most half the points flying off|N          default off; a side with at
- * most N stones (board + hand) flies; 1 <= N <= stones min-stones N default 3;
- * a side with fewer stones (board + hand) has lost; 1 <= N <= stones removal
- * standard|any|immune           default standard place-captures yes|no default
- * yes first-mill-wins yes|no                default no no-move lose|pass
- * default lose full-board-draw yes|no                default no place-or-move
- * yes|no                  default no (Lasker) no-reclose yes|no default no
- * (Twelve Men's) first-mill-removal yes|no default no (Shah) trapped-capture
- * yes|no default yes both-trapped pass|draw default pass point NAME X Y        one per point; the order of the point
- * lines is the point index (bit index).  NAME is [a-z][0-9]+ (at most 15
- * characters), X and Y are 0..127 grid coordinates with y increasing upwards
- * (a1 = 0 0). At most MMTB_MAX_POINTS points, no two with the same name or the
- * same coordinates. line P1 P2 ...        at least 2 distinct points;
- * consecutive points are adjacent (a stone slides between them).  At most
- *                         MMTB_MAX_LINES lines, no line twice (in either
- *                         direction); every point must be on some line.
- *   mill P1 P2 ...        at least 2 distinct points that are consecutive
- *                         points along one line (either direction).  At most
- *                         MMTB_MAX_MILLS mills, no two with the same points.
+ *   KEY                  VALUE                 DEFAULT   NOTES
+ *   name                 ID                    required  1-31 characters of [a-z0-9-]
+ *   title                TEXT...               the name  free text to the end of the
+ *                                                        line, up to 95 bytes; runs of
+ *                                                        whitespace become one space
+ *   stones               N                     required  per side; 1..MMTB_MAX_POINTS/2
+ *                                                        and at most half the points
+ *   flying               off | N               off       a side with at most N stones
+ *                                                        (board + hand) flies;
+ *                                                        1 <= N <= stones
+ *   min-stones           N                     3         a side with fewer stones
+ *                                                        (board + hand) has lost;
+ *                                                        1 <= N <= stones
+ *   removal              standard|any|immune   standard
+ *   place-captures       yes | no              yes
+ *   first-mill-wins      yes | no              no
+ *   no-move              lose | pass           lose
+ *   full-board-draw      yes | no              no
+ *   place-or-move        yes | no              no        Lasker
+ *   no-reclose           yes | no              no        Twelve Men's
+ *   first-mill-removal   yes | no              no        Shah; needs place-captures,
+ *                                                        first-mill-wins, place-or-move
+ *                                                        and no-reclose all "no"
+ *   trapped-capture      yes | no              yes       Shah: no
+ *   both-trapped         pass | draw           pass      Shah: draw
+ *   point                NAME X Y              -         one entry per point
+ *   line                 P1 P2 ...             -         one entry per board line
+ *   mill                 P1 P2 ...             -         one entry per mill
+ *
+ * point: the order of the point lines is the point index (bit index).  NAME
+ * is [a-z][0-9]+ (at most 15 characters); X and Y are 0..127 grid
+ * coordinates with y increasing upwards (a1 = 0 0).  At most
+ * MMTB_MAX_POINTS points, no two with the same name or the same
+ * coordinates.
+ *
+ * line: at least 2 distinct points; consecutive points are adjacent (a
+ * stone slides between them).  At most MMTB_MAX_LINES lines, no line twice
+ * (in either direction); every point must be on some line.
+ *
+ * mill: at least 2 distinct points that are consecutive points along one
+ * line (either direction).  At most MMTB_MAX_MILLS mills, no two with the
+ * same points.
  *
  * name, stones and at least one point, line and mill are required.  Mills
  * are numbered in the order given (bit m of mills_at[]).  Errors are
@@ -49,9 +68,10 @@
  * each line ending in '\n': name, title, stones, flying, min-stones,
  * removal, place-captures, first-mill-wins, no-move, full-board-draw,
  * place-or-move, no-reclose, then first-mill-removal, trapped-capture and
- * both-trapped only when not at their defaults, the points in index order, the lines as given,
- * the mills in the order given, each written in the direction of the first
- * line that contains it.  fingerprint = 64-bit FNV-1a of those bytes.
+ * both-trapped only when not at their defaults, the points in index order,
+ * the lines as given, the mills in the order given, each written in the
+ * direction of the first line that contains it.  fingerprint = 64-bit
+ * FNV-1a of those bytes.
  *
  * Symmetry: every permutation of the points that maps the adjacency onto
  * itself and the set of mills onto itself, found by backtracking (points in

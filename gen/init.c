@@ -634,12 +634,6 @@ int init_pass(struct job *j)
         struct mmtb_sector ws = by_opp ? sector_partner(me->s) : me->s;
         uint64_t wslots = by_opp ? mmtb_index_slots(j->ix, ws) : me->slots;
         uint64_t nchunks = (wslots + chunk - 1) / chunk;
-        /* the chunks walked: all, or (split pair) this rank's range */
-        uint64_t cfirst = 0;
-        if (j->sp) {
-            cfirst = j->sp->lo[mi] / chunk;
-            nchunks = (j->sp->hi[mi] + chunk - 1) / chunk;
-        }
         uint64_t visited = 0;
         uint64_t nparts = by_opp ? (me->slots >> PART_SHIFT) + 1 : 0;
         struct vec64 *ib = NULL;
@@ -667,7 +661,7 @@ int init_pass(struct job *j)
 #pragma omp atomic write
                 fail = 1;
             }
-            for (uint64_t b0 = cfirst; b0 < nchunks; b0 += INIT_BATCH_CHUNKS) {
+            for (uint64_t b0 = 0; b0 < nchunks; b0 += INIT_BATCH_CHUNKS) {
                 uint64_t b1 = b0 + INIT_BATCH_CHUNKS < nchunks ? b0 + INIT_BATCH_CHUNKS : nchunks;
 #pragma omp for schedule(dynamic, 16)
                 for (uint64_t c = b0; c < b1; c++) {

@@ -471,13 +471,13 @@ static uint64_t forward_member(struct job *j, int mi, unsigned d)
  * Forward or backward at level d from member mi?  Backward works once per
  * position decided at d, forward once per position of the partner still
  * counting, and both then handle about as many moves of the partner's side.
- * Measured per position (nine 8-5 and 9-6, 2 threads): backward 90-165 ns,
- * forward 110-185 ns (its successors' states are cache misses; the
- * backward updates are applied in cache).  Forward pays when fewer than
- * 3/4 as many positions are counting as were decided; that happens at the
- * early even levels, where one side's positions are nearly all settled
- * (9-6: levels 2 and 4 went from 32 and 19 s to 19 and 1.7 s).  Deep levels
- * are backward: their state bytes do not tell the depth.
+ * A position costs forward somewhat more than backward (its successors'
+ * states are cache misses; the backward updates are applied in cache), so
+ * forward pays when fewer than 3/4 as many positions are counting as were
+ * decided; that happens at the early even levels, where one side's
+ * positions are nearly all settled (docs/PERFORMANCE.md has the
+ * measurements).  Deep levels are backward: their state bytes do not tell
+ * the depth.
  */
 static bool level_forward(const struct job *j, int mi, unsigned d)
 {
@@ -579,7 +579,6 @@ static int level_member_split(struct job *j, int mi, unsigned d, bool deep_level
         found += there;
     }
     free(batch);
-    (void)pa;
     count_decided(j, me->partner, d + 1, found);
     *newly += found;
     return rc;

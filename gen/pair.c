@@ -113,9 +113,8 @@ static void job_free(struct job *j)
 
 /* A split rank's exchange buffers: the look-ups of an init round and the
  * updates of a level round, sent and received.  An allowance of 64 bytes
- * a slot held, at most 128 MiB: the largest level round measured sent and
- * received 105 MB (nine 5-3 / 3-5 on 3 ranks, 50 bytes a slot held; the
- * rounds of pairs with many levels are a few MB). */
+ * a slot held, at most 128 MiB, above the largest level round measured
+ * (docs/SCALING.md). */
 #define SPLIT_WORK_MAX ((uint64_t)128 << 20)
 /* A split rank's run of an array touches the 2 MiB pages at its ends. */
 #define SPLIT_EDGES ((uint64_t)4 << 20)

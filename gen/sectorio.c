@@ -8,12 +8,6 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-int gen_read_sector(mmtb_tb *tb, struct mmtb_sector s, uint64_t slots, uint8_t *wdl,
-                    uint16_t *dtc)
-{
-    return gen_read_range(tb, s, 0, slots, wdl, dtc);
-}
-
 int gen_read_range(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
                    uint8_t *wdl, uint16_t *dtc)
 {

@@ -11,16 +11,12 @@
 #include "mmtb.h"
 
 /*
- * Read all `slots` values of sector s from tb into wdl (1 byte per slot:
- * 0 loss, 1 draw, 2 win) and, when dtc is not NULL, the depths.  OpenMP
- * threads each use their own libmmtb context.  Returns MMTB_OK or the first
- * error met.
+ * Read the values of slots [first, end) of sector s from tb into
+ * wdl[first..end) (1 byte per slot: 0 loss, 1 draw, 2 win) and, when dtc is
+ * not NULL, the depths into dtc[first..end); the arrays are indexed by slot
+ * as for the whole sector.  OpenMP threads each use their own libmmtb
+ * context.  Returns MMTB_OK or the first error met.
  */
-int gen_read_sector(mmtb_tb *tb, struct mmtb_sector s, uint64_t slots, uint8_t *wdl,
-                    uint16_t *dtc);
-
-/* The same for the slots [first, end) only, into wdl[first..end) (and
- * dtc[first..end)); the arrays are indexed by slot as for the whole. */
 int gen_read_range(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
                    uint8_t *wdl, uint16_t *dtc);
 

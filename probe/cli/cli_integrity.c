@@ -3,7 +3,7 @@
  * (the MANIFEST, and every sector file byte by byte through libmmtb's
  * mmtb_tb_verify_file), one file per thread (pthreads), and reports each
  * problem by file, sector, plane and block, with a summary and throughput.
- * Depends on mmtb.h, mmtb_integrity.h, format/ and gen/progress.c (the
+ * Depends on mmtb.h, mmtb_integrity.h, format/ and format/progress.c (the
  * progress line; it has no OpenMP).
  */
 #define _GNU_SOURCE
