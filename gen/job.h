@@ -482,13 +482,14 @@ static inline int split_dep_owner(const struct split *sp, int k, uint64_t r)
 int split_reduce(struct job *j, uint64_t *v, int n, bool max);
 
 /*
- * split.c: apply the level updates this rank found for partitions of
- * member pi that other ranks hold (j->upd, which it empties) there, and
- * those the others found for this rank's here, at level d (one exchange
- * among all ranks).  *found receives the positions decided here.  Returns
- * MMTB_OK or a status (j->sp->err says what failed).
+ * split.c: send the level updates this rank found for partitions of
+ * member pi that other ranks hold (j->upd, which it empties) to them, and
+ * receive those the others found for this rank's (one exchange among all
+ * ranks): *got, malloc'd, *ngot entries, each slot << 8 | the low byte of
+ * the update (UPD_LOST | moves), every slot checked to be this rank's.
+ * Returns MMTB_OK or a status (j->sp->err says what failed).
  */
-int split_exchange_updates(struct job *j, int pi, unsigned d, uint64_t *found);
+int split_exchange_updates(struct job *j, int pi, uint64_t **got, size_t *ngot);
 
 /*
  * split.c: write the members' tables from all ranks' states (rank 0
@@ -498,12 +499,11 @@ int split_exchange_updates(struct job *j, int pi, unsigned d, uint64_t *found);
 int split_write(struct job *j, const struct mmtb_solve_opts *o, const struct mmtb_sector *ss,
                 struct mmtb_sector_stats *stats, char *err, size_t errlen);
 
-/* levels.c: apply the update e (levels.c's format) to slot k of member
- * pi at level d; true when k became decided.  For split.c. */
-bool levels_apply_one(struct job *j, int pi, uint64_t k, uint32_t e, unsigned d);
-
-/* pair.c: the writer's values of member me's slots [first, first + count). */
-void pair_fill_values(const struct member *me, uint64_t first, uint64_t count, uint8_t *wdl,
-                      uint16_t *dtc);
+/* levels.c: the table values of member me's slots [first, first + count)
+ * from the states the levels left (and the deep list of levels_finish),
+ * for the writers (pair.c, split.c); called in parallel for disjoint
+ * ranges. */
+void levels_values(const struct member *me, uint64_t first, uint64_t count, uint8_t *wdl,
+                   uint16_t *dtc);
 
 #endif

@@ -288,10 +288,6 @@ static uint64_t apply_partition(struct job *j, int pi, uint64_t p, unsigned d,
     return found;
 }
 
-bool levels_apply_one(struct job *j, int pi, uint64_t k, uint32_t e, unsigned d)
-{
-    return retro_update(j, pi, k, e & UPD_LOST, e & UPD_MOVES, d, &j->deep_new[0]);
-}
 
 /* The decided positions of member mi in [lo, hi) at level d: every slot
  * whose state is want_loss or want_win, or (deep levels, list != NULL) the
@@ -574,9 +570,17 @@ static int level_member_split(struct job *j, int mi, unsigned d, bool deep_level
                 here += apply_partition(j, me->partner, p, d, deep);
         }
         found += here;
-        uint64_t there = 0;
-        rc = split_exchange_updates(j, me->partner, d, &there);
-        found += there;
+        /* the others' updates of this rank's slots, applied one at a time
+         * (two ranks may have sent updates of one slot) */
+        uint64_t *got = NULL;
+        size_t ngot = 0;
+        rc = split_exchange_updates(j, me->partner, &got, &ngot);
+        for (size_t k = 0; k < ngot; k++)
+            found += retro_update(j, me->partner, got[k] >> 8, got[k] & UPD_LOST,
+                                  (unsigned)(got[k] & UPD_MOVES), d, &j->deep_new[0]);
+        free(got);
+        if (rc == MMTB_OK && j->oom)
+            rc = MMTB_ERR_NOMEM;
     }
     free(batch);
     count_decided(j, me->partner, d + 1, found);
@@ -801,4 +805,35 @@ int levels_finish(struct job *j)
             return MMTB_ERR_INVALID;
     }
     return MMTB_OK;
+}
+
+/* Convert working state to table values for the writer (called in
+ * parallel for disjoint ranges). */
+void levels_values(const struct member *me, uint64_t first, uint64_t count, uint8_t *wdl,
+                      uint16_t *dtc)
+{
+    /* the first deep entry at or after `first` */
+    size_t lo = 0, hi = me->ndeep;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (me->deep[mid] >> 14 < first)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint64_t i = 0; i < count; i++) {
+        uint8_t x = me->st[first + i];
+        if (x == ST_UNUSED) {
+            wdl[i] = 3;
+            dtc[i] = 0;
+        } else if (x & ST_RESOLVED) {
+            wdl[i] = (x & ST_WIN) ? 2 : 0;
+            dtc[i] = x & ST_DEPTH;
+            if (dtc[i] == ST_DEEP) /* there is one: see levels_finish */
+                dtc[i] = (uint16_t)(me->deep[lo++] & 0x3fff);
+        } else {
+            wdl[i] = 1;
+            dtc[i] = 0;
+        }
+    }
 }

@@ -86,8 +86,10 @@ int split_reduce(struct job *j, uint64_t *v, int n, bool max)
  * An update sent to another rank is 64 bits: the slot in the member << 8 |
  * the low byte of the queued update (UPD_LOST | moves).
  */
-int split_exchange_updates(struct job *j, int pi, unsigned d, uint64_t *found)
+int split_exchange_updates(struct job *j, int pi, uint64_t **got, size_t *ngot)
 {
+    *got = NULL;
+    *ngot = 0;
     struct split *sp = j->sp;
     const int K = sp->nranks;
     uint64_t **send = calloc((size_t)K, sizeof *send);
@@ -127,13 +129,12 @@ int split_exchange_updates(struct job *j, int pi, unsigned d, uint64_t *found)
     for (int q = 0; rl && q < K; q++)
         rlen += rl[q];
     free(rl);
-    uint64_t n = 0, round = rlen;
+    uint64_t round = rlen;
     for (int q = 0; len && q < K; q++)
         round += len[q];
     sp->round_peak = round > sp->round_peak ? round : sp->round_peak;
     if (rc == MMTB_OK) {
-        /* in this rank's partitions: applied here, one at a time (two ranks
-         * may have sent updates of one slot) */
+        /* for this rank's partitions only */
         const uint64_t *e = recv;
         for (size_t k = 0; k < rlen / sizeof *e; k++) {
             uint64_t slot = e[k] >> 8;
@@ -143,19 +144,22 @@ int split_exchange_updates(struct job *j, int pi, unsigned d, uint64_t *found)
                 rc = MMTB_ERR_CORRUPT;
                 break;
             }
-            n += levels_apply_one(j, pi, slot, (uint32_t)(e[k] & 0xffu), d);
         }
     } else if (rc == MMTB_ERR_NOMEM) {
         snprintf(sp->err, sizeof sp->err, "out of memory");
     }
-    free(recv);
+    if (rc == MMTB_OK) {
+        *got = recv;
+        *ngot = rlen / sizeof **got;
+    } else {
+        free(recv);
+    }
     if (send)
         for (int q = 0; q < K; q++)
             free(send[q]);
     free(send);
     free(len);
-    *found = n;
-    return j->oom ? MMTB_ERR_NOMEM : rc;
+    return rc;
 }
 
 /*
@@ -181,7 +185,7 @@ struct split_req {
 
 static void fill_member(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
 {
-    pair_fill_values(ctx, first, count, wdl, dtc);
+    levels_values(ctx, first, count, wdl, dtc);
 }
 
 /* Rank 0's view of the other ranks' blocks of member mi. */
