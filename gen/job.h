@@ -499,11 +499,11 @@ int split_exchange_updates(struct job *j, int pi, uint64_t **got, size_t *ngot);
 int split_write(struct job *j, const struct mmtb_solve_opts *o, const struct mmtb_sector *ss,
                 struct mmtb_sector_stats *stats, char *err, size_t errlen);
 
-/* levels.c: the table values of member me's slots [first, first + count)
+/* values.c: the table values of member me's slots [first, first + count)
  * from the states the levels left (and the deep list of levels_finish),
  * for the writers (pair.c, split.c); called in parallel for disjoint
  * ranges. */
-void levels_values(const struct member *me, uint64_t first, uint64_t count, uint8_t *wdl,
-                   uint16_t *dtc);
+void state_values(const struct member *me, uint64_t first, uint64_t count, uint8_t *wdl,
+                  uint16_t *dtc);
 
 #endif

@@ -806,34 +806,3 @@ int levels_finish(struct job *j)
     }
     return MMTB_OK;
 }
-
-/* Convert working state to table values for the writer (called in
- * parallel for disjoint ranges). */
-void levels_values(const struct member *me, uint64_t first, uint64_t count, uint8_t *wdl,
-                      uint16_t *dtc)
-{
-    /* the first deep entry at or after `first` */
-    size_t lo = 0, hi = me->ndeep;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (me->deep[mid] >> 14 < first)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (uint64_t i = 0; i < count; i++) {
-        uint8_t x = me->st[first + i];
-        if (x == ST_UNUSED) {
-            wdl[i] = 3;
-            dtc[i] = 0;
-        } else if (x & ST_RESOLVED) {
-            wdl[i] = (x & ST_WIN) ? 2 : 0;
-            dtc[i] = x & ST_DEPTH;
-            if (dtc[i] == ST_DEEP) /* there is one: see levels_finish */
-                dtc[i] = (uint16_t)(me->deep[lo++] & 0x3fff);
-        } else {
-            wdl[i] = 1;
-            dtc[i] = 0;
-        }
-    }
-}

@@ -21,7 +21,7 @@ struct fill_ctx {
 
 static void fill_values(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
 {
-    levels_values(((const struct fill_ctx *)ctx)->me, first, count, wdl, dtc);
+    state_values(((const struct fill_ctx *)ctx)->me, first, count, wdl, dtc);
 }
 
 /* The count table of a member with restrictions (FORMAT.md), so that

@@ -185,7 +185,7 @@ struct split_req {
 
 static void fill_member(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
 {
-    levels_values(ctx, first, count, wdl, dtc);
+    state_values(ctx, first, count, wdl, dtc);
 }
 
 /* Rank 0's view of the other ranks' blocks of member mi. */
