@@ -543,6 +543,11 @@ int mmtb_ban_index_states(const mmtb_ban_index *bx, uint64_t i)
     return slot_cnt(bx, m, o, mmtb_index_slot_is_canonical(bx->ix, bx->s, i));
 }
 
+const uint8_t *mmtb_ban_index_counts(const mmtb_ban_index *bx)
+{
+    return bx->cnt;
+}
+
 uint64_t mmtb_ban_index_owner(const mmtb_ban_index *bx, uint64_t slot, uint64_t *first)
 {
     uint64_t r = slot - bx->base, lo = 0, hi = bx->nblk;

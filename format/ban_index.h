@@ -168,6 +168,10 @@ uint64_t mmtb_ban_index_rank_state_stab(const mmtb_ban_index *bx, const struct m
 uint64_t mmtb_ban_index_first(const mmtb_ban_index *bx, uint64_t i);
 int mmtb_ban_index_states(const mmtb_ban_index *bx, uint64_t i);
 
+/* The states of every scheme 1 slot (mmtb_ban_index_states of each, a
+ * byte a slot), or NULL for an index opened from a count table. */
+const uint8_t *mmtb_ban_index_counts(const mmtb_ban_index *bx);
+
 /* The scheme 1 slot owning slot >= base of an index with restrictions,
  * with the first slot of its states in *first. */
 uint64_t mmtb_ban_index_owner(const mmtb_ban_index *bx, uint64_t slot, uint64_t *first);

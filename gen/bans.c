@@ -52,6 +52,7 @@ struct bans_scratch {
     uint64_t slots[SLOTS_CAP];
     struct ext_look ext[MMTB_MAX_MOVES];
     uint64_t into[MMTB_MAX_POINTS][2]; /* the codes y -> x of each point x */
+    uint64_t marks[CHUNK / 64];        /* a level unit's stones with a state decided */
 };
 
 bool bans_fast(const struct mmtb_variant *v)
@@ -322,26 +323,6 @@ int bans_init_member(struct job *j, int mi)
 
 /* ---------------------------------------------------------------- levels */
 
-/* Does some byte of st[lo, hi) equal a or b? */
-static bool range_has(const uint8_t *st, uint64_t lo, uint64_t hi, uint8_t a, uint8_t b)
-{
-    const uint64_t ka = 0x0101010101010101ull * a, kb = 0x0101010101010101ull * b;
-    uint64_t i = lo;
-    for (; i + 8 <= hi; i += 8) {
-        uint64_t w, x, y;
-        memcpy(&w, st + i, 8);
-        x = w ^ ka;
-        y = w ^ kb;
-        if (((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull) ||
-            ((y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull))
-            return true;
-    }
-    for (; i < hi; i++)
-        if (st[i] == a || st[i] == b)
-            return true;
-    return false;
-}
-
 /* The quiet predecessors of stones (M, O) of member me into b->bp, their
  * stones ranked in the partner pa; returns the count. */
 static int stone_preds(struct job *j, const struct member *me, const struct member *pa,
@@ -462,11 +443,50 @@ static void state_updates(struct job *j, const struct member *pa, uint32_t M, ui
     }
 }
 
+/* Mark in marks (bit i - lo) the scheme 1 slots i of [lo, hi) with a state
+ * in st equal to a or b: their own slot, or one of their states in
+ * [flo, fhi) (cnt: the states of each).  Returns whether any is. */
+static bool unit_marks(const uint8_t *st, const uint8_t *cnt, uint64_t lo, uint64_t hi,
+                       uint64_t flo, uint64_t fhi, uint8_t a, uint8_t b, uint64_t *marks)
+{
+    const uint64_t ka = 0x0101010101010101ull * a, kb = 0x0101010101010101ull * b;
+    bool any = false;
+    memset(marks, 0, CHUNK / 8);
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t r0 = pass ? flo : lo, r1 = pass ? fhi : hi, i = lo, first = flo;
+        for (uint64_t r = r0; r < r1; r++) {
+            if ((r & 7) == 0 && r + 8 <= r1) { /* skip 8 bytes holding neither */
+                uint64_t w, x, y;
+                memcpy(&w, st + r, 8);
+                x = w ^ ka;
+                y = w ^ kb;
+                if (!(((x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull) |
+                      ((y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull))) {
+                    r += 7;
+                    continue;
+                }
+            }
+            if (st[r] != a && st[r] != b)
+                continue;
+            uint64_t owner = r;
+            if (pass) { /* the scheme 1 slot whose states hold r */
+                while (first + cnt[i] <= r)
+                    first += cnt[i++];
+                owner = i;
+            }
+            marks[(owner - lo) >> 6] |= (uint64_t)1 << ((owner - lo) & 63);
+            any = true;
+        }
+    }
+    return any;
+}
+
 void bans_level_unit(struct job *j, const struct member *me, const struct member *pa, uint64_t c,
                      uint8_t want_loss, uint8_t want_win, bool all, struct updbuf *bufs,
                      struct bans_scratch *b)
 {
     const struct mmtb_variant *v = j->v;
+    const uint8_t *cnt = mmtb_ban_index_counts(me->bx);
     uint64_t base = mmtb_ban_index_base(me->bx), lo = c * CHUNK;
     uint64_t hi = lo + CHUNK < base ? lo + CHUNK : base;
     uint64_t flo = me->bfirst[c], fhi = me->bfirst[c + 1];
@@ -474,42 +494,49 @@ void bans_level_unit(struct job *j, const struct member *me, const struct member
         (fhi == flo || !memchr(me->flag_cur + (flo >> CHUNK_SHIFT), 1,
                                ((fhi - 1) >> CHUNK_SHIFT) - (flo >> CHUNK_SHIFT) + 1)))
         return;
-    if (!range_has(me->st, lo, hi, want_loss, want_win) &&
-        !range_has(me->st, flo, fhi, want_loss, want_win))
+    if (!unit_marks(me->st, cnt, lo, hi, flo, fhi, want_loss, want_win, b->marks))
         return;
+    /* the marked stones in slot order: a walk reaches each from the last */
     struct mmtb_index_iter it;
-    mmtb_index_iter_start(&it, j->ix, me->s, lo, hi);
-    uint64_t i, first = flo;
-    uint32_t M, O;
-    bool canonical;
+    bool walking = false;
+    uint64_t at = lo, first = flo;
     int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
-    while (mmtb_index_iter_next(&it, &i, &M, &O, &canonical)) {
-        if (!canonical)
-            continue;
-        int K = mmtb_ban_index_states(me->bx, i) + 1, n = -1, nf = 0, nt = 0;
-        for (int k = 0; k < K; k++) {
-            uint64_t slot = k ? first + (uint64_t)k - 1 : i;
-            uint8_t x = me->st[slot];
-            if (x != want_loss && x != want_win)
-                continue;
-            if (n < 0) { /* the first state decided here: the stones' work */
-                live_lists(v, me->s, M, O, F, &nf, T, &nt);
-                uint64_t fs[2] = {0, 0};
-                for (int q = 0; q < nf; q++)
-                    fs[F[q] >> 6] |= (uint64_t)1 << (F[q] & 63);
-                n = stone_preds(j, me, pa, M, O, fs, b);
+    for (int w = 0; w < (int)(CHUNK / 64); w++)
+        for (uint64_t bits = b->marks[w]; bits; bits &= bits - 1) {
+            uint64_t i = lo + (uint64_t)w * 64 + (uint64_t)__builtin_ctzll(bits), slot;
+            for (; at < i; at++)
+                first += cnt[at];
+            if (!walking)
+                mmtb_index_iter_start(&it, j->ix, me->s, i, hi);
+            else
+                mmtb_index_iter_skip_to(&it, i);
+            walking = true;
+            uint32_t M, O;
+            bool canonical;
+            mmtb_index_iter_next(&it, &slot, &M, &O, &canonical);
+            int K = cnt[i] + 1, n = -1, nf = 0, nt = 0;
+            for (int k = 0; k < K; k++) {
+                uint64_t s = k ? first + (uint64_t)k - 1 : i;
+                uint8_t x = me->st[s];
+                if (x != want_loss && x != want_win)
+                    continue;
+                if (n < 0) { /* the first state decided here: the stones' work */
+                    live_lists(v, me->s, M, O, F, &nf, T, &nt);
+                    uint64_t fs[2] = {0, 0};
+                    for (int q = 0; q < nf; q++)
+                        fs[F[q] >> 6] |= (uint64_t)1 << (F[q] & 63);
+                    n = stone_preds(j, me, pa, M, O, fs, b);
+                }
+                int f, t, nst = 1;
+                state_bans(k, F, T, nt, &f, &t);
+                if (it.nstab > 1) {
+                    struct mmtb_ban_rank self;
+                    mmtb_ban_index_rank_stones(me->bx, M, O, &self);
+                    mmtb_ban_index_rank_state_stab(me->bx, &self, f, t, &nst);
+                }
+                state_updates(j, pa, M, O, f, t, nst, x == want_loss, n, bufs, b);
             }
-            int f, t, nst = 1;
-            state_bans(k, F, T, nt, &f, &t);
-            if (it.nstab > 1) {
-                struct mmtb_ban_rank self;
-                mmtb_ban_index_rank_stones(me->bx, M, O, &self);
-                mmtb_ban_index_rank_state_stab(me->bx, &self, f, t, &nst);
-            }
-            state_updates(j, pa, M, O, f, t, nst, x == want_loss, n, bufs, b);
         }
-        first += (uint64_t)K - 1;
-    }
 }
 
 void bans_level_slot(struct job *j, const struct member *me, const struct member *pa,
