@@ -425,14 +425,27 @@ static void code_set(const int8_t *c, int n, uint64_t set[2])
         set[c[i] >> 6] |= (uint64_t)1 << (c[i] & 63);
 }
 
+/* Bits set in x, without a library call where the build has no popcnt
+ * instruction (as mmtb_popcount32). */
+static inline int popc64(uint64_t x)
+{
+#ifdef __POPCNT__
+    return __builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
 /* 1 + the rank of code c in set, or 0 for no code. */
 static inline int code_pos(const uint64_t set[2], int c)
 {
     if (c < 0)
         return 0;
     uint64_t below = ((uint64_t)1 << (c & 63)) - 1;
-    return 1 + (c >= 64 ? __builtin_popcountll(set[0]) + __builtin_popcountll(set[1] & below)
-                        : __builtin_popcountll(set[0] & below));
+    return 1 + (c >= 64 ? popc64(set[0]) + popc64(set[1] & below) : popc64(set[0] & below));
 }
 
 void mmtb_ban_index_rank_begin(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
@@ -477,8 +490,8 @@ void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
                 r->tset[c >> 6] |= (uint64_t)1 << (c & 63);
             }
         }
-        r->nf = __builtin_popcountll(fset[0]) + __builtin_popcountll(fset[1]);
-        r->nt = __builtin_popcountll(tset[0]) + __builtin_popcountll(tset[1]);
+        r->nf = popc64(fset[0]) + popc64(fset[1]);
+        r->nt = popc64(tset[0]) + popc64(tset[1]);
         return;
     }
     int8_t Fr[MMTB_MAX_BANS], Tr[MMTB_MAX_BANS];

@@ -611,6 +611,154 @@ static int init_pass_split(struct job *j)
     return rc;
 }
 
+/* The init pass of member mi of a pair without state: its positions in
+ * its own slot order, or grouped by the opponent's stones (placement; see
+ * init_by_opponent), their writes queued per partition. */
+static int init_member_plain(struct job *j, int mi)
+{
+    const uint64_t chunk = CHUNK;
+    const int nth = omp_get_max_threads();
+    struct member *me = &j->m[mi];
+    bool by_opp = init_by_opponent(j, me);
+    /* the sector walked: our own, or the colour-swapped one */
+    struct mmtb_sector ws = by_opp ? sector_partner(me->s) : me->s;
+    uint64_t wslots = by_opp ? mmtb_index_slots(j->ix, ws) : me->slots;
+    uint64_t nchunks = (wslots + chunk - 1) / chunk;
+    uint64_t visited = 0;
+    uint64_t nparts = by_opp ? (me->slots >> PART_SHIFT) + 1 : 0;
+    struct vec64 *ib = NULL;
+    if (by_opp) {
+        ib = calloc((size_t)nth * nparts, sizeof *ib);
+        if (!ib)
+            return MMTB_ERR_NOMEM;
+#pragma omp parallel for schedule(static)
+        for (uint64_t c = 0; c < (me->slots + chunk - 1) / chunk; c++) {
+            uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
+            for (uint64_t i = lo; i < hi; i++)
+                me->st[i] = ST_UNUSED;
+        }
+    }
+    uint64_t done = 0;
+    int fail = 0;
+#pragma omp parallel
+    {
+        struct init_scratch *is = malloc(sizeof *is);
+        uint64_t *hist = calloc(MAX_LEVELS, sizeof *hist);
+        struct vec64 *mine = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL;
+        struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
+        int maxd = 0;
+        if (!is || !hist) {
+#pragma omp atomic write
+            fail = 1;
+        }
+        for (uint64_t b0 = 0; b0 < nchunks; b0 += INIT_BATCH_CHUNKS) {
+            uint64_t b1 = b0 + INIT_BATCH_CHUNKS < nchunks ? b0 + INIT_BATCH_CHUNKS : nchunks;
+#pragma omp for schedule(dynamic, 16)
+            for (uint64_t c = b0; c < b1; c++) {
+                if (fail)
+                    continue;
+                uint64_t lo = c * chunk, hi = lo + chunk < wslots ? lo + chunk : wslots;
+                struct mmtb_index_iter it;
+                mmtb_index_iter_start(&it, j->ix, ws, lo, hi);
+                uint64_t i, seen = 0;
+                uint32_t mover, opp;
+                bool canonical, more = true;
+                is->npos = is->next = 0;
+                while (more) {
+                    more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical);
+                    if (more && !canonical) {
+                        if (!by_opp)
+                            me->st[i] = ST_UNUSED;
+                        continue;
+                    }
+                    if (more) {
+                        if (by_opp) {
+                            init_gather(j, mi, mmtb_index_rank(j->ix, me->s, opp, mover),
+                                        opp, mover, is);
+                            seen++;
+                        } else {
+                            init_gather(j, mi, i, mover, opp, is);
+                        }
+                        if (is->npos < INIT_GROUP &&
+                            is->next + MMTB_MAX_MOVES <= INIT_EXT_CAP)
+                            continue;
+                    }
+                    /* settle the batch gathered */
+                    for (int p = 0; p < is->npos; p++) {
+                        int rd = is->pos[p].depth;
+                        uint8_t x = is->pos[p].n < 0
+                                        ? is->pos[p].state
+                                        : settle_state(j, mi, is->pos[p].slot, is->pos[p].nin,
+                                                      is->pos[p].n,
+                                                      is->ext + is->pos[p].first, &rd);
+                        uint64_t k = is->pos[p].slot;
+                        if (by_opp) {
+                            uint64_t off = k & (((uint64_t)1 << PART_SHIFT) - 1);
+                            if (!vec64_push(&mine[k >> PART_SHIFT], off << 16 | x))
+                                __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
+                        } else {
+                            me->st[k] = x;
+                        }
+                        if (rd >= (int)j->deep_from && !deep_push(deep, mi, k, (unsigned)rd))
+                            __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
+                        if (rd >= 0) {
+                            hist[rd]++;
+                            if (rd > maxd)
+                                maxd = rd;
+                        }
+                    }
+                    is->npos = is->next = 0;
+                }
+                if (omp_get_thread_num() == 0) {
+                    uint64_t dn;
+#pragma omp atomic read
+                    dn = done;
+                    progress_update(j->prog, dn * chunk, wslots);
+                }
+#pragma omp atomic
+                done++;
+#pragma omp atomic
+                visited += seen;
+            }
+            if (!by_opp)
+                continue;
+            /* every thread's queue for a partition, in one thread */
+#pragma omp for schedule(dynamic, 8)
+            for (uint64_t p = 0; p < nparts; p++) {
+                uint8_t *base = me->st + (p << PART_SHIFT);
+                for (int t = 0; t < nth; t++) {
+                    struct vec64 *q = &ib[(size_t)t * nparts + p];
+                    for (size_t k = 0; k < q->n; k++)
+                        base[q->e[k] >> 16] = (uint8_t)q->e[k];
+                    q->n = 0;
+                }
+            }
+        }
+#pragma omp critical(mmtb_hist)
+        {
+            if (hist)
+                for (int d = 0; d <= maxd; d++)
+                    j->mhist[mi][d] += hist[d];
+            if (maxd > j->last_level)
+                j->last_level = maxd;
+            if (maxd > j->init_max)
+                j->init_max = maxd;
+        }
+        free(is);
+        free(hist);
+    }
+    if (ib)
+        for (size_t k = 0; k < (size_t)nth * nparts; k++)
+            free(ib[k].e);
+    free(ib);
+    if (fail || j->oom)
+        return MMTB_ERR_NOMEM;
+    /* one visit per orbit, so every canonical slot was written */
+    if (by_opp && visited != mmtb_index_canonical(j->v, me->s))
+        return MMTB_ERR_INVALID;
+    return MMTB_OK;
+}
+
 int init_pass(struct job *j)
 {
     if (j->sp)
@@ -625,147 +773,10 @@ int init_pass(struct job *j)
             return MMTB_ERR_UNSUPPORTED;
         return deep_collect(j);
     }
-    const uint64_t chunk = CHUNK;
-    const int nth = omp_get_max_threads();
     for (int mi = 0; mi < j->nm; mi++) {
-        struct member *me = &j->m[mi];
-        bool by_opp = init_by_opponent(j, me);
-        /* the sector walked: our own, or the colour-swapped one */
-        struct mmtb_sector ws = by_opp ? sector_partner(me->s) : me->s;
-        uint64_t wslots = by_opp ? mmtb_index_slots(j->ix, ws) : me->slots;
-        uint64_t nchunks = (wslots + chunk - 1) / chunk;
-        uint64_t visited = 0;
-        uint64_t nparts = by_opp ? (me->slots >> PART_SHIFT) + 1 : 0;
-        struct vec64 *ib = NULL;
-        if (by_opp) {
-            ib = calloc((size_t)nth * nparts, sizeof *ib);
-            if (!ib)
-                return MMTB_ERR_NOMEM;
-#pragma omp parallel for schedule(static)
-            for (uint64_t c = 0; c < (me->slots + chunk - 1) / chunk; c++) {
-                uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
-                for (uint64_t i = lo; i < hi; i++)
-                    me->st[i] = ST_UNUSED;
-            }
-        }
-        uint64_t done = 0;
-        int fail = 0;
-#pragma omp parallel
-        {
-            struct init_scratch *is = malloc(sizeof *is);
-            uint64_t *hist = calloc(MAX_LEVELS, sizeof *hist);
-            struct vec64 *mine = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL;
-            struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
-            int maxd = 0;
-            if (!is || !hist) {
-#pragma omp atomic write
-                fail = 1;
-            }
-            for (uint64_t b0 = 0; b0 < nchunks; b0 += INIT_BATCH_CHUNKS) {
-                uint64_t b1 = b0 + INIT_BATCH_CHUNKS < nchunks ? b0 + INIT_BATCH_CHUNKS : nchunks;
-#pragma omp for schedule(dynamic, 16)
-                for (uint64_t c = b0; c < b1; c++) {
-                    if (fail)
-                        continue;
-                    uint64_t lo = c * chunk, hi = lo + chunk < wslots ? lo + chunk : wslots;
-                    struct mmtb_index_iter it;
-                    mmtb_index_iter_start(&it, j->ix, ws, lo, hi);
-                    uint64_t i, seen = 0;
-                    uint32_t mover, opp;
-                    bool canonical, more = true;
-                    is->npos = is->next = 0;
-                    while (more) {
-                        more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical);
-                        if (more && !canonical) {
-                            if (!by_opp)
-                                me->st[i] = ST_UNUSED;
-                            continue;
-                        }
-                        if (more) {
-                            if (by_opp) {
-                                init_gather(j, mi, mmtb_index_rank(j->ix, me->s, opp, mover),
-                                            opp, mover, is);
-                                seen++;
-                            } else {
-                                init_gather(j, mi, i, mover, opp, is);
-                            }
-                            if (is->npos < INIT_GROUP &&
-                                is->next + MMTB_MAX_MOVES <= INIT_EXT_CAP)
-                                continue;
-                        }
-                        /* settle the batch gathered */
-                        for (int p = 0; p < is->npos; p++) {
-                            int rd = is->pos[p].depth;
-                            uint8_t x = is->pos[p].n < 0
-                                            ? is->pos[p].state
-                                            : settle_state(j, mi, is->pos[p].slot, is->pos[p].nin,
-                                                          is->pos[p].n,
-                                                          is->ext + is->pos[p].first, &rd);
-                            uint64_t k = is->pos[p].slot;
-                            if (by_opp) {
-                                uint64_t off = k & (((uint64_t)1 << PART_SHIFT) - 1);
-                                if (!vec64_push(&mine[k >> PART_SHIFT], off << 16 | x))
-                                    __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
-                            } else {
-                                me->st[k] = x;
-                            }
-                            if (rd >= (int)j->deep_from && !deep_push(deep, mi, k, (unsigned)rd))
-                                __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
-                            if (rd >= 0) {
-                                hist[rd]++;
-                                if (rd > maxd)
-                                    maxd = rd;
-                            }
-                        }
-                        is->npos = is->next = 0;
-                    }
-                    if (omp_get_thread_num() == 0) {
-                        uint64_t dn;
-#pragma omp atomic read
-                        dn = done;
-                        progress_update(j->prog, dn * chunk, wslots);
-                    }
-#pragma omp atomic
-                    done++;
-#pragma omp atomic
-                    visited += seen;
-                }
-                if (!by_opp)
-                    continue;
-                /* every thread's queue for a partition, in one thread */
-#pragma omp for schedule(dynamic, 8)
-                for (uint64_t p = 0; p < nparts; p++) {
-                    uint8_t *base = me->st + (p << PART_SHIFT);
-                    for (int t = 0; t < nth; t++) {
-                        struct vec64 *q = &ib[(size_t)t * nparts + p];
-                        for (size_t k = 0; k < q->n; k++)
-                            base[q->e[k] >> 16] = (uint8_t)q->e[k];
-                        q->n = 0;
-                    }
-                }
-            }
-#pragma omp critical(mmtb_hist)
-            {
-                if (hist)
-                    for (int d = 0; d <= maxd; d++)
-                        j->mhist[mi][d] += hist[d];
-                if (maxd > j->last_level)
-                    j->last_level = maxd;
-                if (maxd > j->init_max)
-                    j->init_max = maxd;
-            }
-            free(is);
-            free(hist);
-        }
-        if (ib)
-            for (size_t k = 0; k < (size_t)nth * nparts; k++)
-                free(ib[k].e);
-        free(ib);
-        if (fail || j->oom)
-            return MMTB_ERR_NOMEM;
-        /* one visit per orbit, so every canonical slot was written */
-        if (by_opp && visited != mmtb_index_canonical(j->v, me->s))
-            return MMTB_ERR_INVALID;
+        int rc = init_member_plain(j, mi);
+        if (rc != MMTB_OK)
+            return rc;
     }
     if (j->too_many)
         return MMTB_ERR_UNSUPPORTED;
