@@ -611,6 +611,37 @@ static int init_pass_split(struct job *j)
     return rc;
 }
 
+/* Settle the positions gathered in is (member mi): each state byte
+ * written to the member, or queued per partition in queue (the walk by the
+ * opponent's stones, when not NULL); the depths decided counted in hist
+ * and *maxd, the deep ones noted in deep.  False when out of memory. */
+static bool settle_batch(struct job *j, int mi, const struct init_scratch *is,
+                         struct vec64 *queue, struct vec64 *deep, uint64_t *hist, int *maxd)
+{
+    bool ok = true;
+    for (int p = 0; p < is->npos; p++) {
+        int rd = is->pos[p].depth;
+        uint8_t x = is->pos[p].n < 0 ? is->pos[p].state
+                                     : settle_state(j, mi, is->pos[p].slot, is->pos[p].nin,
+                                                    is->pos[p].n, is->ext + is->pos[p].first,
+                                                    &rd);
+        uint64_t k = is->pos[p].slot;
+        if (queue) {
+            uint64_t off = k & (((uint64_t)1 << PART_SHIFT) - 1);
+            ok = vec64_push(&queue[k >> PART_SHIFT], off << 16 | x) && ok;
+        } else {
+            j->m[mi].st[k] = x;
+        }
+        if (rd >= (int)j->deep_from)
+            ok = deep_push(deep, mi, k, (unsigned)rd) && ok;
+        if (rd >= 0) {
+            hist[rd]++;
+            *maxd = rd > *maxd ? rd : *maxd;
+        }
+    }
+    return ok;
+}
+
 /* The init pass of member mi of a pair without state: its positions in
  * its own slot order, or grouped by the opponent's stones (placement; see
  * init_by_opponent), their writes queued per partition. */
@@ -683,30 +714,8 @@ static int init_member_plain(struct job *j, int mi)
                             is->next + MMTB_MAX_MOVES <= INIT_EXT_CAP)
                             continue;
                     }
-                    /* settle the batch gathered */
-                    for (int p = 0; p < is->npos; p++) {
-                        int rd = is->pos[p].depth;
-                        uint8_t x = is->pos[p].n < 0
-                                        ? is->pos[p].state
-                                        : settle_state(j, mi, is->pos[p].slot, is->pos[p].nin,
-                                                      is->pos[p].n,
-                                                      is->ext + is->pos[p].first, &rd);
-                        uint64_t k = is->pos[p].slot;
-                        if (by_opp) {
-                            uint64_t off = k & (((uint64_t)1 << PART_SHIFT) - 1);
-                            if (!vec64_push(&mine[k >> PART_SHIFT], off << 16 | x))
-                                __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
-                        } else {
-                            me->st[k] = x;
-                        }
-                        if (rd >= (int)j->deep_from && !deep_push(deep, mi, k, (unsigned)rd))
-                            __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
-                        if (rd >= 0) {
-                            hist[rd]++;
-                            if (rd > maxd)
-                                maxd = rd;
-                        }
-                    }
+                    if (!settle_batch(j, mi, is, by_opp ? mine : NULL, deep, hist, &maxd))
+                        __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
                     is->npos = is->next = 0;
                 }
                 if (omp_get_thread_num() == 0) {

@@ -406,41 +406,34 @@ static int print_plan(const struct mmtb_solve_opts *o, const struct mmtb_variant
     return MMTB_OK;
 }
 
-int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
-{
-    struct mmtb_variant *v = NULL;
-    mmtb_index *ix = NULL;
-    struct mmtb_sector *list = NULL;
-    bool *need = NULL;
-    struct mmtb_sector_stats *all = NULL;
-    struct pair *P = NULL;
-    int *pair_of = NULL;
-    bool *done = NULL;
-    FILE *rep = o->report ? o->report : stdout;
-    const struct mmtb_transport *t = o->transport;
-    int me = t ? t->rank : 0;
-    bool quiet = o->quiet || me != 0; /* rank 0 reports */
-    if (o->split_slots && !(t && t->exchange)) {
-        snprintf(err, errlen, "--split needs mmtb-gen-mpi (ranks to split pairs among)");
-        return MMTB_ERR_INVALID;
-    }
-    int rc = mmtb_variant_load(&v, o->variant, err, errlen);
-    if (rc != MMTB_OK)
-        return rc;
-    if (o->threads > 0)
-        omp_set_num_threads(o->threads);
+/* What one run of mmtb_solve holds, for its steps below. */
+struct run {
+    const struct mmtb_solve_opts *o;
+    struct mmtb_variant *v;
+    mmtb_index *ix;
+    struct mmtb_sector *list; /* the sectors of the game, in dependency order */
+    bool *need;               /* the ones this run solves */
+    struct mmtb_sector_stats *all;
+    int n, todo, swh, sbh;
+    struct pair *P;
+    int *pair_of;
+    bool *done;
+    int np;
+    FILE *rep;
+    const struct mmtb_transport *t;
+    int me;
+    bool quiet;
+};
 
-    int cap = 4096;
-    list = malloc(cap * sizeof *list);
-    need = calloc(cap, sizeof *need);
-    all = calloc(cap, sizeof *all);
-    if (!list || !need || !all) {
-        rc = MMTB_ERR_NOMEM;
-        snprintf(err, errlen, "out of memory");
-        goto out;
-    }
-    int swh = o->start_w_hand < 0 ? v->stones : o->start_w_hand;
-    int sbh = o->start_b_hand < 0 ? v->stones : o->start_b_hand;
+/* The start the options give (the variant's own for -1), checked: a side
+ * short of stones, or Shah's hands in an order the game never has, is an
+ * error. */
+static int check_start(struct run *r, char *err, size_t errlen)
+{
+    const struct mmtb_variant *v = r->v;
+    r->swh = r->o->start_w_hand < 0 ? v->stones : r->o->start_w_hand;
+    r->sbh = r->o->start_b_hand < 0 ? v->stones : r->o->start_b_hand;
+    int swh = r->swh, sbh = r->sbh;
     if ((swh > 0 || sbh > 0) && (swh < v->min_stones || sbh < v->min_stones)) {
         /* the empty board with fewer stones than min-stones for a side is a
          * game already lost before the first move: nothing to solve */
@@ -448,8 +441,7 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
                  "start %d,%d: a side with fewer than %d stones (min-stones of %s) has lost "
                  "before the first move; give each side at least %d",
                  swh, sbh, v->min_stones, v->name, v->min_stones);
-        rc = MMTB_ERR_INVALID;
-        goto out;
+        return MMTB_ERR_INVALID;
     }
     if (v->first_mill_removal && (swh > 0 || sbh > 0) && swh != sbh && swh != sbh + 1) {
         /* the first-mill owner is only the board's when nothing moves
@@ -458,219 +450,265 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
                  "start %d,%d: in %s (first-mill-removal) a side would slide while the other "
                  "still places; give White as many stones as Black, or one more",
                  swh, sbh, v->name);
-        rc = MMTB_ERR_INVALID;
-        goto out;
+        return MMTB_ERR_INVALID;
     }
-    int n = mmtb_sector_list(v, swh, sbh, o->max_stones, list, cap);
-    if (n < 0) {
-        rc = n;
-        snprintf(err, errlen, "cannot list the sectors of %s", v->name);
-        goto out;
-    }
-    if (o->n_only > 0) {
-        for (int i = 0; i < o->n_only; i++) {
-            bool found = false;
-            for (int k = 0; k < n; k++)
-                found = found || mmtb_sector_eq(list[k], o->only[i]);
-            if (!found) {
-                char name[32];
-                mmtb_sector_format(o->only[i], name, sizeof name);
-                snprintf(err, errlen, "sector %s is not part of this game of %s", name, v->name);
-                rc = MMTB_ERR_INVALID;
-                goto out;
-            }
-            mark_needed(v, list, n, need, o->only[i]);
-        }
-        /* partners are solved together */
-        for (int i = 0; i < n; i++)
-            if (need[i])
-                for (int k = 0; k < n; k++)
-                    if (mmtb_sector_eq(list[k], sector_partner(list[i])))
-                        need[k] = true;
-    } else {
-        for (int i = 0; i < n; i++)
-            need[i] = true;
-    }
+    return MMTB_OK;
+}
 
+/* The sectors of the game (r->list, r->n) and those this run needs:
+ * all, or those --sectors names with what they need and their partners. */
+static int list_sectors(struct run *r, int cap, char *err, size_t errlen)
+{
+    const struct mmtb_solve_opts *o = r->o;
+    r->n = mmtb_sector_list(r->v, r->swh, r->sbh, o->max_stones, r->list, cap);
+    if (r->n < 0) {
+        snprintf(err, errlen, "cannot list the sectors of %s", r->v->name);
+        return r->n;
+    }
+    int n = r->n;
+    if (o->n_only <= 0) {
+        for (int i = 0; i < n; i++)
+            r->need[i] = true;
+        return MMTB_OK;
+    }
+    for (int i = 0; i < o->n_only; i++) {
+        bool found = false;
+        for (int k = 0; k < n; k++)
+            found = found || mmtb_sector_eq(r->list[k], o->only[i]);
+        if (!found) {
+            char name[32];
+            mmtb_sector_format(o->only[i], name, sizeof name);
+            snprintf(err, errlen, "sector %s is not part of this game of %s", name, r->v->name);
+            return MMTB_ERR_INVALID;
+        }
+        mark_needed(r->v, r->list, n, r->need, o->only[i]);
+    }
+    /* partners are solved together */
+    for (int i = 0; i < n; i++)
+        if (r->need[i])
+            for (int k = 0; k < n; k++)
+                if (mmtb_sector_eq(r->list[k], sector_partner(r->list[i])))
+                    r->need[k] = true;
+    return MMTB_OK;
+}
+
+/* The index tables for the largest side of any sector, and (rank 0, not
+ * --plan) the directory with its manifest. */
+static int prepare(struct run *r, char *err, size_t errlen)
+{
     int maxw = 0;
-    for (int i = 0; i < n; i++) {
-        int a = list[i].w + list[i].w_hand, b = list[i].b + list[i].b_hand;
+    for (int i = 0; i < r->n; i++) {
+        int a = r->list[i].w + r->list[i].w_hand, b = r->list[i].b + r->list[i].b_hand;
         maxw = a > maxw ? a : maxw;
         maxw = b > maxw ? b : maxw;
     }
-    rc = mmtb_index_create(&ix, v, maxw);
+    int rc = mmtb_index_create(&r->ix, r->v, maxw);
     if (rc != MMTB_OK) {
         snprintf(err, errlen, "cannot build the index tables: %s", mmtb_strerror(rc));
-        goto out;
+        return rc;
     }
     /* rank 0 prepares the directory; the others wait for its list of
      * what is already solved (share) before they touch it */
-    if (me == 0 && !o->plan && make_dirs(o->outdir) != 0) {
-        snprintf(err, errlen, "%s: cannot create directory: %s", o->outdir, strerror(errno));
-        rc = MMTB_ERR_IO;
-        goto out;
+    if (r->me != 0 || r->o->plan)
+        return MMTB_OK;
+    if (make_dirs(r->o->outdir) != 0) {
+        snprintf(err, errlen, "%s: cannot create directory: %s", r->o->outdir, strerror(errno));
+        return MMTB_ERR_IO;
     }
-    if (me == 0 && !o->plan)
-        rc = mmtb_table_write_manifest(o->outdir, v, list, n, err, errlen);
-    if (rc != MMTB_OK)
-        goto out;
+    return mmtb_table_write_manifest(r->o->outdir, r->v, r->list, r->n, err, errlen);
+}
 
-    P = calloc((size_t)n, sizeof *P);
-    pair_of = malloc((size_t)n * sizeof *pair_of);
-    done = calloc((size_t)n, sizeof *done);
-    if (!P || !pair_of || !done) {
-        rc = MMTB_ERR_NOMEM;
+/* The pairs, and which of them the directory holds already (rank 0 reads
+ * it and shares what it found): kept files are recorded in the manifest (a
+ * kill may have come between a rename and the manifest update).  One
+ * handle reads them all (recording a file changes no other sector's
+ * entry). */
+static int find_kept(struct run *r, char *err, size_t errlen)
+{
+    r->P = calloc((size_t)r->n, sizeof *r->P);
+    r->pair_of = malloc((size_t)r->n * sizeof *r->pair_of);
+    r->done = calloc((size_t)r->n, sizeof *r->done);
+    if (!r->P || !r->pair_of || !r->done) {
         snprintf(err, errlen, "out of memory");
-        goto out;
+        return MMTB_ERR_NOMEM;
     }
-    int np = make_pairs(v, list, n, need, P, pair_of);
-    /* kept files: make sure the manifest records them (a kill may have
-     * come between a rename and the manifest update).  One handle reads
-     * them all (recording a file changes no other sector's entry). */
+    r->np = make_pairs(r->v, r->list, r->n, r->need, r->P, r->pair_of);
+    struct pair *P = r->P;
+    int rc = MMTB_OK;
     mmtb_tb *kept = NULL;
-    if (me == 0 && (!o->outdir || mmtb_tb_open(&kept, o->outdir, NULL) != MMTB_OK))
+    if (r->me == 0 && (!r->o->outdir || mmtb_tb_open(&kept, r->o->outdir, NULL) != MMTB_OK))
         kept = NULL; /* nothing usable is kept: every pair is solved */
-    for (int p = 0; me == 0 && p < np; p++) {
+    for (int p = 0; r->me == 0 && p < r->np && rc == MMTB_OK; p++) {
         bool have = true;
         for (int k = 0; k < P[p].nss; k++)
-            have = have && already_solved(kept, list[P[p].first + k], &all[P[p].first + k]);
-        for (int k = 0; have && !o->plan && k < P[p].nss && rc == MMTB_OK; k++)
-            rc = mmtb_table_record_file(o->outdir, v, list[P[p].first + k], err, errlen);
-        if (rc != MMTB_OK) {
-            mmtb_tb_close(kept);
-            goto out;
-        }
+            have = have && already_solved(kept, r->list[P[p].first + k], &r->all[P[p].first + k]);
+        for (int k = 0; have && !r->o->plan && k < P[p].nss && rc == MMTB_OK; k++)
+            rc = mmtb_table_record_file(r->o->outdir, r->v, r->list[P[p].first + k], err, errlen);
         P[p].have = have;
     }
     mmtb_tb_close(kept);
-    if (t) {
-        for (int p = 0; p < np; p++)
-            done[p] = P[p].have;
-        rc = t->share(t->ctx, done, (size_t)np * sizeof *done, err, errlen);
-        if (rc == MMTB_OK)
-            rc = t->share(t->ctx, all, (size_t)n * sizeof *all, err, errlen);
-        if (rc != MMTB_OK)
-            goto out;
-        for (int p = 0; p < np; p++)
-            P[p].have = done[p];
-    }
-    if (t && t->nranks > 1 && t->exchange) {
-        /* rank 0's base, so that every rank plans the same splits */
-        uint64_t base = rss_bytes();
-        rc = t->share(t->ctx, &base, sizeof base, err, errlen);
-        if (rc != MMTB_OK)
-            goto out;
-        plan_splits(o, v, ix, list, P, np, t, base);
-    }
-    plan_owners(ix, list, P, np, t ? t->nranks : 1);
-    if (o->plan) {
-        rc = print_plan(o, v, ix, list, P, np, swh, sbh, err, errlen);
-        goto out;
-    }
-    if (o->memory_limit || o->verbose) {
-        rc = check_memory(o, v, ix, list, P, np, me, err, errlen);
-        if (rc != MMTB_OK)
-            goto out;
-    }
+    const struct mmtb_transport *t = r->t;
+    if (rc != MMTB_OK || !t)
+        return rc;
+    for (int p = 0; p < r->np; p++)
+        r->done[p] = P[p].have;
+    rc = t->share(t->ctx, r->done, (size_t)r->np * sizeof *r->done, err, errlen);
+    if (rc == MMTB_OK)
+        rc = t->share(t->ctx, r->all, (size_t)r->n * sizeof *r->all, err, errlen);
+    for (int p = 0; rc == MMTB_OK && p < r->np; p++)
+        P[p].have = r->done[p];
+    return rc;
+}
 
-    struct progress prog;
-    progress_init(&prog, quiet);
-    int todo = 0;
-    for (int i = 0; i < n; i++)
-        todo += need[i];
-    if (!quiet && !o->json)
-        fprintf(rep, "%-10s %14s %14s %14s %14s %5s %5s %9s\n", "sector", "canonical", "wins",
-                "draws", "losses", "maxW", "maxL", "time");
-    double t_all = progress_now();
-    struct share sh = {0, 0, 0, t_all};
-    for (int p = 0; p < np; p++) {
-        uint64_t ps = pair_slots(ix, list, &P[p]);
-        sh.total += ps;
-        sh.kept += P[p].have ? ps : 0;
-    }
-    sh.done = sh.kept;
-    uint64_t solved_positions = 0;
-    double peak = peak_rss_mib();
-    int left = 0; /* pairs solved by nobody yet, as far as this rank knows */
-    for (int p = 0; p < np; p++) {
-        done[p] = P[p].have;
-        left += !P[p].have;
-    }
-    for (int p = 0; p < np; p++) {
-        if (P[p].have) {
-            if (!quiet && !o->json)
-                print_pair(rep, list, all, &P[p], 0, "(already solved)");
-            continue;
-        }
-        if (P[p].owner != me && !P[p].split)
-            continue;
-        /* the pairs it reads must be written: take the others' news until they are */
-        for (int d = 0; d < P[p].ndeps; d++)
-            while (!done[P[p].deps[d]]) {
-                struct pair_done msg;
-                rc = t->next(t->ctx, &msg, sizeof msg, err, errlen);
-                if (rc != MMTB_OK)
-                    goto out;
-                took_news(o, rep, quiet, ix, list, all, P, np, done, &msg, &left,
-                          &solved_positions, &peak, &sh);
-            }
-        double t0 = progress_now();
-        char tag[64], nm[32];
-        mmtb_sector_format(list[P[p].first], nm, sizeof nm);
-        snprintf(tag, sizeof tag, "[%d/%d] %s", P[p].ord, todo, nm);
-        rc = pair_solve(o, v, ix, &list[P[p].first], P[p].nss, P[p].split, &all[P[p].first],
-                        &prog, tag, err, errlen);
-        progress_clear(&prog);
+/* Who solves which pair: the split ones (all ranks, on rank 0's base, so
+ * that every rank plans the same), then each rank's share. */
+static int share_pairs(struct run *r, char *err, size_t errlen)
+{
+    const struct mmtb_transport *t = r->t;
+    if (t && t->nranks > 1 && t->exchange) {
+        uint64_t base = rss_bytes();
+        int rc = t->share(t->ctx, &base, sizeof base, err, errlen);
         if (rc != MMTB_OK)
-            goto out;
-        struct pair_done msg;
-        memset(&msg, 0, sizeof msg);
-        msg.pair = p;
-        msg.rank = me;
-        msg.secs = progress_now() - t0;
-        msg.peak_rss_mib = peak_rss_mib();
-        for (int k = 0; k < P[p].nss; k++)
-            msg.st[k] = all[P[p].first + k];
-        if (P[p].split) {
-            /* every rank solved it: nothing to announce; the largest part's peak */
-            uint64_t kib = (uint64_t)(msg.peak_rss_mib * 1024);
-            rc = t->reduce(t->ctx, &kib, 1, true, err, errlen);
+            return rc;
+        plan_splits(r->o, r->v, r->ix, r->list, r->P, r->np, t, base);
+    }
+    plan_owners(r->ix, r->list, r->P, r->np, t ? t->nranks : 1);
+    return MMTB_OK;
+}
+
+/* What the run's progress and summary count as it goes. */
+struct tally {
+    struct share sh;
+    uint64_t solved_positions;
+    double peak;
+    int left; /* pairs solved by nobody yet, as far as this rank knows */
+};
+
+/* Solve pair p (this rank's, or a split one) once the pairs it reads are
+ * written, and tell the others. */
+static int solve_one(struct run *r, int p, struct progress *prog, struct tally *ty, char *err,
+                     size_t errlen)
+{
+    const struct mmtb_solve_opts *o = r->o;
+    const struct mmtb_transport *t = r->t;
+    struct pair *P = r->P;
+    int rc;
+    /* the pairs it reads must be written: take the others' news until they are */
+    for (int d = 0; d < P[p].ndeps; d++)
+        while (!r->done[P[p].deps[d]]) {
+            struct pair_done msg;
+            rc = t->next(t->ctx, &msg, sizeof msg, err, errlen);
             if (rc != MMTB_OK)
-                goto out;
-            msg.peak_rss_mib = (double)kib / 1024;
-        } else if (t && t->nranks > 1) {
-            rc = t->announce(t->ctx, &msg, sizeof msg, err, errlen);
-            if (rc != MMTB_OK)
-                goto out;
+                return rc;
+            took_news(o, r->rep, r->quiet, r->ix, r->list, r->all, P, r->np, r->done, &msg,
+                      &ty->left, &ty->solved_positions, &ty->peak, &ty->sh);
         }
-        took_news(o, rep, quiet, ix, list, all, P, np, done, &msg, &left, &solved_positions,
-                  &peak, &sh);
+    double t0 = progress_now();
+    char tag[64], nm[32];
+    mmtb_sector_format(r->list[P[p].first], nm, sizeof nm);
+    snprintf(tag, sizeof tag, "[%d/%d] %s", P[p].ord, r->todo, nm);
+    rc = pair_solve(o, r->v, r->ix, &r->list[P[p].first], P[p].nss, P[p].split,
+                    &r->all[P[p].first], prog, tag, err, errlen);
+    progress_clear(prog);
+    if (rc != MMTB_OK)
+        return rc;
+    struct pair_done msg;
+    memset(&msg, 0, sizeof msg);
+    msg.pair = p;
+    msg.rank = r->me;
+    msg.secs = progress_now() - t0;
+    msg.peak_rss_mib = peak_rss_mib();
+    for (int k = 0; k < P[p].nss; k++)
+        msg.st[k] = r->all[P[p].first + k];
+    if (P[p].split) {
+        /* every rank solved it: nothing to announce; the largest part's peak */
+        uint64_t kib = (uint64_t)(msg.peak_rss_mib * 1024);
+        rc = t->reduce(t->ctx, &kib, 1, true, err, errlen);
+        if (rc != MMTB_OK)
+            return rc;
+        msg.peak_rss_mib = (double)kib / 1024;
+    } else if (t && t->nranks > 1) {
+        rc = t->announce(t->ctx, &msg, sizeof msg, err, errlen);
+        if (rc != MMTB_OK)
+            return rc;
+    }
+    took_news(o, r->rep, r->quiet, r->ix, r->list, r->all, P, r->np, r->done, &msg, &ty->left,
+              &ty->solved_positions, &ty->peak, &ty->sh);
+    return MMTB_OK;
+}
+
+/* Every pair in order: those already solved reported, this rank's solved,
+ * then the others' news until every rank has heard of every pair. */
+static int solve_pairs(struct run *r, struct tally *ty, char *err, size_t errlen)
+{
+    const struct mmtb_solve_opts *o = r->o;
+    struct pair *P = r->P;
+    struct progress prog;
+    progress_init(&prog, r->quiet);
+    if (!r->quiet && !o->json)
+        fprintf(r->rep, "%-10s %14s %14s %14s %14s %5s %5s %9s\n", "sector", "canonical", "wins",
+                "draws", "losses", "maxW", "maxL", "time");
+    ty->sh = (struct share){0, 0, 0, progress_now()};
+    for (int p = 0; p < r->np; p++) {
+        uint64_t ps = pair_slots(r->ix, r->list, &P[p]);
+        ty->sh.total += ps;
+        ty->sh.kept += P[p].have ? ps : 0;
+    }
+    ty->sh.done = ty->sh.kept;
+    ty->solved_positions = 0;
+    ty->peak = peak_rss_mib();
+    ty->left = 0;
+    for (int p = 0; p < r->np; p++) {
+        r->done[p] = P[p].have;
+        ty->left += !P[p].have;
+    }
+    for (int p = 0; p < r->np; p++) {
+        if (P[p].have) {
+            if (!r->quiet && !o->json)
+                print_pair(r->rep, r->list, r->all, &P[p], 0, "(already solved)");
+            continue;
+        }
+        if (P[p].owner != r->me && !P[p].split)
+            continue;
+        int rc = solve_one(r, p, &prog, ty, err, errlen);
+        if (rc != MMTB_OK)
+            return rc;
     }
     /* the others' last pairs: every rank hears of every pair before it ends */
-    while (left > 0) {
+    while (ty->left > 0) {
         struct pair_done msg;
-        rc = t->next(t->ctx, &msg, sizeof msg, err, errlen);
+        int rc = r->t->next(r->t->ctx, &msg, sizeof msg, err, errlen);
         if (rc != MMTB_OK)
-            goto out;
-        took_news(o, rep, quiet, ix, list, all, P, np, done, &msg, &left, &solved_positions,
-                  &peak, &sh);
+            return rc;
+        took_news(o, r->rep, r->quiet, r->ix, r->list, r->all, P, r->np, r->done, &msg,
+                  &ty->left, &ty->solved_positions, &ty->peak, &ty->sh);
     }
-    double total = progress_now() - t_all;
-    peak = peak_rss_mib() > peak ? peak_rss_mib() : peak;
+    return MMTB_OK;
+}
+
+/* The summary: the sectors solved, their values, the time, the rate and
+ * the peak (rank 0; as JSON with --json). */
+static void report_total(const struct run *r, struct tally *ty)
+{
+    const struct mmtb_solve_opts *o = r->o;
+    const struct mmtb_transport *t = r->t;
+    FILE *rep = r->rep;
+    double total = progress_now() - ty->sh.t0;
+    double peak = peak_rss_mib() > ty->peak ? peak_rss_mib() : ty->peak;
     uint64_t can = 0, w = 0, d = 0, l = 0;
-    for (int i = 0; i < n; i++)
-        if (need[i]) {
-            can += all[i].canonical;
-            w += all[i].wins;
-            d += all[i].draws;
-            l += all[i].losses;
+    for (int i = 0; i < r->n; i++)
+        if (r->need[i]) {
+            can += r->all[i].canonical;
+            w += r->all[i].wins;
+            d += r->all[i].draws;
+            l += r->all[i].losses;
         }
     int nthreads = omp_get_max_threads();
     int nranks = t ? t->nranks : 1;
-    double rate = total > 0 ? (double)solved_positions / total : 0;
-    if (me != 0) {
-        /* rank 0 reports */
-    } else if (o->json) {
+    double rate = total > 0 ? (double)ty->solved_positions / total : 0;
+    if (r->me != 0)
+        return; /* rank 0 reports */
+    if (o->json) {
         char ranks[32] = "";
         if (t)
             snprintf(ranks, sizeof ranks, ",\"ranks\":%d", nranks);
@@ -678,9 +716,9 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
                 "{\"variant\":\"%s\",\"sectors\":%d,\"canonical\":%llu,\"wins\":%llu,"
                 "\"draws\":%llu,\"losses\":%llu,\"seconds\":%.3f,\"slots_solved\":%llu,"
                 "\"slots_per_second\":%.0f,\"threads\":%d%s,\"peak_rss_mib\":%.1f}\n",
-                v->name, todo, (unsigned long long)can, (unsigned long long)w,
+                r->v->name, r->todo, (unsigned long long)can, (unsigned long long)w,
                 (unsigned long long)d, (unsigned long long)l, total,
-                (unsigned long long)solved_positions, rate, nthreads, ranks, peak);
+                (unsigned long long)ty->solved_positions, rate, nthreads, ranks, peak);
     } else if (!o->quiet) {
         char ranks[48] = "";
         if (t)
@@ -689,19 +727,67 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
                 "total: %d sectors, %llu canonical positions (%llu wins, %llu draws, %llu "
                 "losses)\n%.2f s, %.2f M slots/s (%.2f M/s per thread, %d threads%s), peak RSS "
                 "%.0f MiB%s\n",
-                todo, (unsigned long long)can, (unsigned long long)w, (unsigned long long)d,
+                r->todo, (unsigned long long)can, (unsigned long long)w, (unsigned long long)d,
                 (unsigned long long)l, total, rate / 1e6, rate / 1e6 / nthreads / nranks,
                 nthreads, ranks, peak, t ? " (the largest rank)" : "");
     }
-    rc = MMTB_OK;
-out:
-    mmtb_index_free(ix);
-    mmtb_variant_free(v);
-    free(list);
-    free(need);
-    free(all);
-    free(P);
-    free(pair_of);
-    free(done);
+}
+
+int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
+{
+    struct run r;
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    r.rep = o->report ? o->report : stdout;
+    r.t = o->transport;
+    r.me = r.t ? r.t->rank : 0;
+    r.quiet = o->quiet || r.me != 0; /* rank 0 reports */
+    if (o->split_slots && !(r.t && r.t->exchange)) {
+        snprintf(err, errlen, "--split needs mmtb-gen-mpi (ranks to split pairs among)");
+        return MMTB_ERR_INVALID;
+    }
+    int rc = mmtb_variant_load(&r.v, o->variant, err, errlen);
+    if (rc != MMTB_OK)
+        return rc;
+    if (o->threads > 0)
+        omp_set_num_threads(o->threads);
+    const int cap = 4096;
+    r.list = malloc(cap * sizeof *r.list);
+    r.need = calloc(cap, sizeof *r.need);
+    r.all = calloc(cap, sizeof *r.all);
+    if (!r.list || !r.need || !r.all) {
+        rc = MMTB_ERR_NOMEM;
+        snprintf(err, errlen, "out of memory");
+    }
+    if (rc == MMTB_OK)
+        rc = check_start(&r, err, errlen);
+    if (rc == MMTB_OK)
+        rc = list_sectors(&r, cap, err, errlen);
+    if (rc == MMTB_OK)
+        rc = prepare(&r, err, errlen);
+    if (rc == MMTB_OK)
+        rc = find_kept(&r, err, errlen);
+    if (rc == MMTB_OK)
+        rc = share_pairs(&r, err, errlen);
+    if (rc == MMTB_OK && o->plan)
+        rc = print_plan(o, r.v, r.ix, r.list, r.P, r.np, r.swh, r.sbh, err, errlen);
+    else if (rc == MMTB_OK && (o->memory_limit || o->verbose))
+        rc = check_memory(o, r.v, r.ix, r.list, r.P, r.np, r.me, err, errlen);
+    if (rc == MMTB_OK && !o->plan) {
+        for (int i = 0; i < r.n; i++)
+            r.todo += r.need[i];
+        struct tally ty;
+        rc = solve_pairs(&r, &ty, err, errlen);
+        if (rc == MMTB_OK)
+            report_total(&r, &ty);
+    }
+    mmtb_index_free(r.ix);
+    mmtb_variant_free(r.v);
+    free(r.list);
+    free(r.need);
+    free(r.all);
+    free(r.P);
+    free(r.pair_of);
+    free(r.done);
     return rc;
 }

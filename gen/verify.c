@@ -534,6 +534,22 @@ static void report_sector(FILE *rep, const struct mmtb_verify_opts *o, const cha
     fflush(rep);
 }
 
+/* The closing line (the end of the JSON array with --json). */
+static void report_total(FILE *rep, const struct mmtb_verify_opts *o, bool ledger, int nsect,
+                         int nskipped, int nledger, uint64_t checked, uint64_t bad)
+{
+    if (o->json)
+        fprintf(rep, "]\n");
+    else if (!o->quiet && ledger)
+        fprintf(rep,
+                "verified %d sectors (%d absent; %d recorded clean in the ledger, not checked "
+                "again), %llu positions, %llu mismatches\n",
+                nsect, nskipped, nledger, (unsigned long long)checked, (unsigned long long)bad);
+    else if (!o->quiet)
+        fprintf(rep, "verified %d sectors (%d absent), %llu positions, %llu mismatches\n", nsect,
+                nskipped, (unsigned long long)checked, (unsigned long long)bad);
+}
+
 int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
 {
     FILE *rep = o->report ? o->report : stdout;
@@ -637,17 +653,7 @@ int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
         if (o->verbose && !o->quiet)
             progress_share_line("positions", total_checked, ledger_pos, all_pos, t0);
     }
-    if (o->json)
-        fprintf(rep, "]\n");
-    else if (!o->quiet && ledger)
-        fprintf(rep,
-                "verified %d sectors (%d absent; %d recorded clean in the ledger, not checked "
-                "again), %llu positions, %llu mismatches\n",
-                nsect, nskipped, nledger, (unsigned long long)total_checked,
-                (unsigned long long)total_bad);
-    else if (!o->quiet)
-        fprintf(rep, "verified %d sectors (%d absent), %llu positions, %llu mismatches\n", nsect,
-                nskipped, (unsigned long long)total_checked, (unsigned long long)total_bad);
+    report_total(rep, o, ledger != NULL, nsect, nskipped, nledger, total_checked, total_bad);
     if (o->mismatches)
         *o->mismatches = total_bad;
     rc = MMTB_OK;
