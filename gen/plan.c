@@ -21,7 +21,7 @@ struct rate {
 };
 static const struct rate RATE_PLAIN = {{5.5e6, 6.1e6, 6.1e6}, 0.124};
 static const struct rate RATE_PLACE_OR_MOVE = {{3.0e6, 2.1e6, 1.5e6}, 0.13};
-static const struct rate RATE_STATE = {{1.7e6, 1.0e6, 1.0e6}, 0.20};
+static const struct rate RATE_STATE = {{1.9e6, 1.1e6, 1.3e6}, 0.21};
 
 static enum plan_kind kind_of(struct mmtb_sector s)
 {
