@@ -7,7 +7,8 @@
 # the limit whose part fits and refuses one whose part does not, before
 # solving; a rank killed mid-run (also while all ranks solve a split pair)
 # must stop the whole run with a non-zero exit, and the rerun must resume
-# and finish with the same bytes again.  A sanitized build (SANITIZE 1,
+# and finish with the same bytes again.  A re-close variant (positions with
+# state) on 2 and 3 ranks must give mmtb-gen's bytes too.  A sanitized build (SANITIZE 1,
 # many times slower) solves nine up to 4 stones and the start 3,3 instead.
 # Usage: mpi_test.sh MMTB_GEN MMTB_GEN_MPI MPIEXEC SANITIZE(0|1)
 set -euo pipefail
@@ -61,6 +62,31 @@ for job in "${jobs[@]}"; do
             fail "$np ranks, $job, --split 1: exit $?"
         same_tables "$ref" "$out"
         ok "nine $job, every pair split among $np ranks: $(ls "$out" | wc -l) files identical to mmtb-gen's"
+    done
+done
+
+# a variant whose positions carry state (Twelve's re-close restrictions):
+# its pairs shared among the ranks, the same bytes; --split leaves them
+# whole (a pair with state is not split yet), the same bytes again
+rjobs=("twelve --max-stones 4" "twelve-nine --start 3,3")
+[ "$sanitize" = 1 ] && rjobs=("twelve-nine --start 3,3")
+for job in "${rjobs[@]}"; do
+    ref=$tmp/rref
+    rm -rf "$ref"
+    # shellcheck disable=SC2086
+    "$gen" -v $job -o "$ref" --quiet
+    for np in 2 3; do
+        out=$tmp/r$np
+        rm -rf "$out"
+        # shellcheck disable=SC2086
+        mpi "$np" -v $job -o "$out" --threads 1 --quiet || fail "$np ranks, $job: exit $?"
+        same_tables "$ref" "$out"
+        rm -rf "$out"
+        # shellcheck disable=SC2086
+        mpi "$np" -v $job -o "$out" --threads 1 --split 1 --quiet ||
+            fail "$np ranks, $job, --split 1: exit $?"
+        same_tables "$ref" "$out"
+        ok "$job on $np ranks (and with --split 1): $(ls "$out" | wc -l) files identical to mmtb-gen's"
     done
 done
 
