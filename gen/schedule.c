@@ -247,12 +247,14 @@ struct share {
     double t0;
 };
 
+/* (for sectors whose positions carry state, estimated from 64 K positions
+ * a sector: a few ms each, where planning's count takes seconds) */
 static uint64_t pair_slots(const mmtb_index *ix, const struct mmtb_sector *list,
                            const struct pair *q)
 {
     uint64_t n = 0;
     for (int k = 0; k < q->nss; k++)
-        n += mmtb_index_slots(ix, list[q->first + k]);
+        n += mmtb_ban_index_count(ix, list[q->first + k], (uint64_t)1 << 16, NULL);
     return n;
 }
 
@@ -277,9 +279,10 @@ static void took_news(const struct mmtb_solve_opts *o, FILE *rep, bool quiet,
     *peak = msg->peak_rss_mib > *peak ? msg->peak_rss_mib : *peak;
     if (!quiet && !o->json)
         print_pair(rep, list, all, &P[p], msg->secs, "");
-    sh->done += pair_slots(ix, list, &P[p]);
-    if (!quiet && o->verbose)
+    if (!quiet && o->verbose) {
+        sh->done += pair_slots(ix, list, &P[p]);
         progress_share_line("slots", sh->done, sh->kept, sh->total, sh->t0);
+    }
 }
 
 /* What pair q needs in memory (pair_memory); on a
@@ -649,7 +652,7 @@ static int solve_pairs(struct run *r, struct tally *ty, char *err, size_t errlen
         fprintf(r->rep, "%-10s %14s %14s %14s %14s %5s %5s %9s\n", "sector", "canonical", "wins",
                 "draws", "losses", "maxW", "maxL", "time");
     ty->sh = (struct share){0, 0, 0, progress_now()};
-    for (int p = 0; p < r->np; p++) {
+    for (int p = 0; p < r->np && !r->quiet && o->verbose; p++) {
         uint64_t ps = pair_slots(r->ix, r->list, &P[p]);
         ty->sh.total += ps;
         ty->sh.kept += P[p].have ? ps : 0;
