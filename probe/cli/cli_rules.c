@@ -77,15 +77,81 @@ static const char moves_help[] =
     "Exit codes: 0 success, 1 bad usage, unknown variant, malformed position\n"
     "or an illegal move in --play.\n";
 
+/* Play the whole turns or actions of play (separated by spaces) from *p;
+ * false, after saying which move failed and why, on an illegal one. */
+static bool play_moves(const char *cmd, const struct mmtb_variant *v, struct mmtb_pos *p,
+                       const char *play)
+{
+    char *list = strdup(play), why[240];
+    int k = 0;
+    bool ok = list != NULL;
+    for (char *save, *t = list ? strtok_r(list, " \t", &save) : NULL; t && ok;
+         t = strtok_r(NULL, " \t", &save)) {
+        k++;
+        if (cli_apply_action(v, p, t, why, sizeof why) != MMTB_OK) {
+            cli_error(cmd, "--play, move %d: %s", k, why);
+            ok = false;
+        }
+    }
+    free(list);
+    return ok;
+}
+
+/* The moves of p as one JSON object; text is the position as given, or
+ * NULL to print p's own form. */
+static void print_moves_json(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                             const char *text, int term, const struct mmtb_move *moves, int n)
+{
+    char buf[64], pbuf[512];
+    printf("{\"position\":");
+    if (text) {
+        cli_json_str(stdout, text);
+    } else {
+        mmtb_pos_format(v, p, pbuf, sizeof pbuf);
+        cli_json_str(stdout, pbuf);
+    }
+    printf(",\"side\":\"%s\",\"remove\":%d,\"game_over\":", cli_colour_name(p->side, false),
+           p->remove);
+    if (term == MMTB_NOT_TERMINAL)
+        printf("null");
+    else
+        printf("\"%s\"", cli_wdl_name(term));
+    printf(",\"count\":%d,\"moves\":[", n);
+    for (int i = 0; i < n; i++) {
+        mmtb_move_format(v, &moves[i], buf, sizeof buf);
+        if (i)
+            putchar(',');
+        cli_json_str(stdout, buf);
+    }
+    printf("]}\n");
+}
+
+/* The moves of p, one per line, after (unless quiet) a drawing of p and
+ * their count or the game's end. */
+static void print_moves_text(const struct mmtb_variant *v, const struct mmtb_pos *p, int term,
+                             const struct mmtb_move *moves, int n, bool quiet)
+{
+    char buf[64];
+    if (!quiet) {
+        cli_draw_position(stdout, v, p);
+        if (term != MMTB_NOT_TERMINAL)
+            printf("\nGame over: the side to move has %s.\n", term == MMTB_LOSS ? "lost" : "drawn");
+        else
+            printf("\n%d legal move%s:\n", n, n == 1 ? "" : "s");
+    }
+    for (int i = 0; i < n; i++) {
+        mmtb_move_format(v, &moves[i], buf, sizeof buf);
+        printf("%s\n", buf);
+    }
+}
+
 int cli_cmd_moves(int argc, char **argv)
 {
     enum { O_VARIANT = 1, O_QUIET, O_JSON, O_PLAY, O_HELP };
-    static const struct cli_opt opts[] = {{"variant", 'v', true, O_VARIANT},
-                                          {"quiet", 'q', false, O_QUIET},
-                                          {"play", 'p', true, O_PLAY},
-                                          {"json", 'j', false, O_JSON},
-                                          {"help", 'h', false, O_HELP},
-                                          {NULL, 0, false, 0}};
+    static const struct cli_opt opts[] = {
+        {"variant", 'v', true, O_VARIANT}, {"quiet", 'q', false, O_QUIET},
+        {"play", 'p', true, O_PLAY},       {"json", 'j', false, O_JSON},
+        {"help", 'h', false, O_HELP},      {NULL, 0, false, 0}};
     struct cli_parser ps;
     const char *arg, *vname = "nine", *play = NULL;
     bool quiet = false, json = false;
@@ -133,18 +199,7 @@ int cli_cmd_moves(int argc, char **argv)
     }
     if (play) {
         /* the position reached is the one listed (and printed in JSON) */
-        char *list = strdup(play), why[240];
-        int k = 0;
-        bool ok = list != NULL;
-        for (char *save, *t = list ? strtok_r(list, " \t", &save) : NULL; t && ok;
-             t = strtok_r(NULL, " \t", &save)) {
-            k++;
-            if (cli_apply_action(v, &p, t, why, sizeof why) != MMTB_OK) {
-                cli_error(ps.cmd, "--play, move %d: %s", k, why);
-                ok = false;
-            }
-        }
-        free(list);
+        bool ok = play_moves(ps.cmd, v, &p, play);
         free(text);
         text = NULL;
         if (!ok)
@@ -156,43 +211,10 @@ int cli_cmd_moves(int argc, char **argv)
         cli_error(ps.cmd, "cannot generate moves: %s", mmtb_strerror(n));
         goto out_moves;
     }
-    char buf[64], pbuf[512];
-    if (json) {
-        printf("{\"position\":");
-        if (text) {
-            cli_json_str(stdout, text);
-        } else {
-            mmtb_pos_format(v, &p, pbuf, sizeof pbuf);
-            cli_json_str(stdout, pbuf);
-        }
-        printf(",\"side\":\"%s\",\"remove\":%d,\"game_over\":", cli_colour_name(p.side, false),
-               p.remove);
-        if (term == MMTB_NOT_TERMINAL)
-            printf("null");
-        else
-            printf("\"%s\"", cli_wdl_name(term));
-        printf(",\"count\":%d,\"moves\":[", n);
-        for (int i = 0; i < n; i++) {
-            mmtb_move_format(v, &moves[i], buf, sizeof buf);
-            if (i)
-                putchar(',');
-            cli_json_str(stdout, buf);
-        }
-        printf("]}\n");
-    } else {
-        if (!quiet) {
-            cli_draw_position(stdout, v, &p);
-            if (term != MMTB_NOT_TERMINAL)
-                printf("\nGame over: the side to move has %s.\n",
-                       term == MMTB_LOSS ? "lost" : "drawn");
-            else
-                printf("\n%d legal move%s:\n", n, n == 1 ? "" : "s");
-        }
-        for (int i = 0; i < n; i++) {
-            mmtb_move_format(v, &moves[i], buf, sizeof buf);
-            printf("%s\n", buf);
-        }
-    }
+    if (json)
+        print_moves_json(v, &p, text, term, moves, n);
+    else
+        print_moves_text(v, &p, term, moves, n, quiet);
     ret = CLI_EXIT_OK;
 out_moves:
     free(moves);
