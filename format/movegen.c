@@ -659,188 +659,286 @@ static int add_with_bans(const struct mmtb_variant *v, const struct mmtb_pos *p,
     return n;
 }
 
-int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p,
-                          unsigned flags, struct mmtb_pos *out, int cap)
+/* What the steps of mmtb_gen_predecessors share: p and the rules that
+ * apply to it, the q being built (each step sets the fields it changes),
+ * and the predecessors found so far, out[0..n). */
+struct preds {
+    const struct mmtb_variant *v;
+    const struct mmtb_pos *p;
+    unsigned flags;
+    int s, m; /* s to move in p; m moved last, so q has m to move */
+    uint32_t mine, theirs, empty;
+    uint32_t capmask; /* stones of s a capture into p may have removed */
+    bool place_quiet_ok, move_quiet_ok, fly, can_move, trap_rule;
+    struct mmtb_pos q;
+    struct mmtb_pos *out;
+    int n, cap;
+};
+
+/* Whether p can have predecessors at all: it ends a whole turn, carries
+ * only live restrictions, and its q would not be game over. */
+static bool may_have_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p)
 {
-    if (v->no_reclose && edge_count(v) > MMTB_MAX_BANS)
-        return MMTB_ERR_UNSUPPORTED;
     /* Whole turns never end with a removal pending; restrictions only
      * with no_reclose, and then live ones. */
     if (p->remove != 0 || p->side > 1)
-        return 0;
+        return false;
     if ((p->ban_from != -1 || p->ban_to != -1) &&
         (!v->no_reclose || mmtb_pos_validate(v, p, NULL, 0) != MMTB_OK))
-        return 0;
-
-    int s = p->side, m = s ^ 1; /* m moved last; q has m to move */
-    uint32_t mine = p->stones[m], theirs = p->stones[s];
-    uint32_t empty = v->full & ~(mine | theirs);
-    int total_m = popc(mine) + p->hand[m];
-    int n = 0;
-
+        return false;
     /* Every q has m's total and, for quiet moves, s's stones unchanged.  A
      * q that is game over has no moves: m short of stones, or (first mill
      * wins) s holding a mill in q. */
+    int s = p->side, m = s ^ 1;
+    int total_m = popc(p->stones[m]) + p->hand[m];
     if (total_m < v->min_stones || total_m > v->stones)
-        return 0;
-    if (v->first_mill_wins && has_mill(v, theirs))
-        return 0;
+        return false;
+    return !(v->first_mill_wins && has_mill(v, p->stones[s]));
+}
 
-    struct mmtb_pos q;
-    memset(&q, 0, sizeof q);
-    q.side = (uint8_t)m;
-    q.remove = 0;
-    q.ban_from = q.ban_to = -1;
-    q.hand[s] = p->hand[s];
-
-    /* ADD_Q(f, t): q, reached by f -> t; with no_reclose once per
-     * restriction pair that leads to p's. */
-#define ADD_Q(f, t)                                                                       \
-    do {                                                                                  \
-        if (!owner_consistent(v, &q) || !shah_hands_ok(v, &q))                            \
-            break; /* no position of the game: see mmtb_pos_validate */                   \
-        if (v->no_reclose) {                                                              \
-            n = add_with_bans(v, p, q, (f), (t), out, n, cap);                            \
-            if (n < 0)                                                                    \
-                return n;                                                                 \
-        } else {                                                                          \
-            if (n >= cap)                                                                 \
-                return MMTB_ERR_INVALID;                                                  \
-            out[n++] = q;                                                                 \
-        }                                                                                 \
-    } while (0)
-
-    /* A pass: q is p with m to move, where m had nothing else to do (or,
-     * in Shah's opening, waits for the owner's removal). */
-    if ((flags & MMTB_PRED_QUIET) &&
-        (v->nomove == MMTB_NOMOVE_PASSES || v->first_mill_removal)) {
-        q.stones[m] = mine;
-        q.stones[s] = theirs;
-        q.hand[m] = p->hand[m];
-        q.first_mill = p->first_mill;
-        if (v->no_reclose ? terminal_static(v, &q) == MMTB_NOT_TERMINAL : only_pass(v, &q))
-            ADD_Q(MMTB_MOVE_PASS, -1);
-        q.first_mill = MMTB_FIRST_MILL_NONE;
-        q.ban_from = q.ban_to = -1;
-    }
-
-    /* Shah's opening removal: q has both hands empty, m as first-mill
-     * owner with a mill, and s's stones plus the removed one. */
-    if (v->first_mill_removal && p->first_mill == MMTB_FIRST_MILL_NONE && p->hand[0] == 0 &&
-        p->hand[1] == 0 && has_mill(v, mine)) {
-        q.stones[m] = mine;
-        q.hand[m] = 0;
-        q.first_mill = MMTB_FIRST_MILL_OF(m);
-        if ((flags & MMTB_PRED_QUIET) && removable(v, theirs) == 0) {
-            q.stones[s] = theirs;
-            if (terminal_static(v, &q) == MMTB_NOT_TERMINAL)
-                ADD_Q(-1, -1);
-        }
-        if ((flags & MMTB_PRED_CAPTURE) && popc(theirs) + 1 <= v->stones) {
-            for (uint32_t e = empty; e; e &= e - 1) {
-                int r = __builtin_ctz(e);
-                q.stones[s] = theirs | BIT(r);
-                if ((removable(v, q.stones[s]) & BIT(r)) &&
-                    terminal_static(v, &q) == MMTB_NOT_TERMINAL)
-                    ADD_Q(-1, -1);
-            }
-        }
-        q.first_mill = MMTB_FIRST_MILL_NONE;
-    }
-    /* Quiet mill-closing moves exist when the mill removes nothing. */
-    bool nocap = v->first_mill_wins || removable(v, theirs) == 0;
-    bool place_quiet_ok = nocap || !v->place_captures;
-    bool move_quiet_ok = nocap;
-    /* Stones r of s a capture may have removed: r empty in p, removable in
-     * q (s's stones theirs + r), and s's count in q within the variant. */
+/* Stones r of s a capture may have removed: r empty in p, removable in
+ * q (s's stones theirs + r), and s's count in q within the variant. */
+static uint32_t capture_mask(const struct preds *w)
+{
+    const struct mmtb_variant *v = w->v;
     uint32_t capmask = 0;
-    if ((flags & MMTB_PRED_CAPTURE) && !v->first_mill_wins &&
-        popc(theirs) + 1 + p->hand[s] <= v->stones) {
-        for (uint32_t e = empty; e; e &= e - 1) {
+    if ((w->flags & MMTB_PRED_CAPTURE) && !v->first_mill_wins &&
+        popc(w->theirs) + 1 + w->p->hand[w->s] <= v->stones) {
+        for (uint32_t e = w->empty; e; e &= e - 1) {
             int r = __builtin_ctz(e);
-            uint32_t qs = theirs | BIT(r);
+            uint32_t qs = w->theirs | BIT(r);
             if (removable(v, qs) & BIT(r))
                 capmask |= BIT(r);
         }
     }
-    bool place_cap = v->place_captures && capmask;
-    bool fly = flies(v, total_m);
+    return capmask;
+}
+
+/* Fills w for p: the sides, the stones, q's fixed fields and which kinds
+ * of move may lead to p. */
+static void preds_start(struct preds *w, const struct mmtb_variant *v, const struct mmtb_pos *p,
+                        unsigned flags, struct mmtb_pos *out, int cap)
+{
+    memset(w, 0, sizeof *w);
+    w->v = v;
+    w->p = p;
+    w->flags = flags;
+    w->out = out;
+    w->cap = cap;
+    w->s = p->side;
+    w->m = w->s ^ 1;
+    w->mine = p->stones[w->m];
+    w->theirs = p->stones[w->s];
+    w->empty = v->full & ~(w->mine | w->theirs);
+    w->q.side = (uint8_t)w->m;
+    w->q.remove = 0;
+    w->q.ban_from = w->q.ban_to = -1;
+    w->q.hand[w->s] = p->hand[w->s];
+    /* Quiet mill-closing moves exist when the mill removes nothing. */
+    bool nocap = v->first_mill_wins || removable(v, w->theirs) == 0;
+    w->place_quiet_ok = nocap || !v->place_captures;
+    w->move_quiet_ok = nocap;
+    w->capmask = capture_mask(w);
+    w->fly = flies(v, popc(w->mine) + p->hand[w->m]);
     /* Shah: slides only once the opening is over (p has no first-mill
      * owner; the opening lists no slides). */
-    bool can_move = (p->hand[m] == 0 || v->place_or_move) &&
-                    !(v->first_mill_removal && p->first_mill != MMTB_FIRST_MILL_NONE);
+    w->can_move = (p->hand[w->m] == 0 || v->place_or_move) &&
+                  !(v->first_mill_removal && p->first_mill != MMTB_FIRST_MILL_NONE);
     /* Without trapped_capture, whether s was trapped in q decides between
      * a quiet and a capturing mill (checked per q below). */
-    bool trap_rule = !v->trapped_capture;
+    w->trap_rule = !v->trapped_capture;
+}
 
-    for (uint32_t tt = mine; tt; tt &= tt - 1) {
-        int t = __builtin_ctz(tt);
-        uint32_t base = mine & ~BIT(t);
-        bool closes = mmtb_closes_mill(v, mine, t);
+/* Appends q, reached by f -> t; with no_reclose once per restriction
+ * pair that leads to p's.  MMTB_OK, or MMTB_ERR_INVALID when out is full. */
+static int add_q(struct preds *w, int f, int t)
+{
+    if (!owner_consistent(w->v, &w->q) || !shah_hands_ok(w->v, &w->q))
+        return MMTB_OK; /* no position of the game: see mmtb_pos_validate */
+    if (w->v->no_reclose) {
+        int n = add_with_bans(w->v, w->p, w->q, f, t, w->out, w->n, w->cap);
+        if (n < 0)
+            return n;
+        w->n = n;
+        return MMTB_OK;
+    }
+    if (w->n >= w->cap)
+        return MMTB_ERR_INVALID;
+    w->out[w->n++] = w->q;
+    return MMTB_OK;
+}
 
-        /* Placements on t (q has one more stone in hand).  Shah: q's
-         * first-mill owner is p's, or none when this placement closed the
-         * first mill; placements in q without an owner close no mill
-         * unless they make m the owner; an owner keeps its mill in q. */
-        if (p->hand[m] < 255) {
-            q.stones[m] = base;
-            q.hand[m] = (uint8_t)(p->hand[m] + 1);
-            for (int k = 0; k < 2; k++) {
-                uint8_t fm = p->first_mill;
-                if (v->first_mill_removal) {
-                    if (k == 1) {
-                        if (fm != MMTB_FIRST_MILL_OF(m) || !closes)
-                            continue;
-                        fm = MMTB_FIRST_MILL_NONE;
-                    } else if (fm == MMTB_FIRST_MILL_NONE && closes) {
-                        continue;
-                    }
-                    if (fm != MMTB_FIRST_MILL_NONE &&
-                        !has_mill(v, fm - 1 == m ? base : theirs))
-                        continue;
-                } else if (k == 1) {
-                    continue;
-                }
-                q.first_mill = fm;
-                if ((flags & MMTB_PRED_QUIET) && (!closes || place_quiet_ok || trap_rule)) {
-                    q.stones[s] = theirs;
-                    if (!closes || place_quiet_ok || colour_stuck(v, &q, s))
-                        ADD_Q(-1, t);
-                }
-                if (closes && place_cap) {
-                    for (uint32_t r = capmask; r; r &= r - 1) {
-                        q.stones[s] = theirs | BIT(__builtin_ctz(r));
-                        if (!trap_rule || !colour_stuck(v, &q, s))
-                            ADD_Q(-1, t);
-                    }
-                }
-                q.first_mill = MMTB_FIRST_MILL_NONE;
-            }
-        }
-        /* Slides and flights f -> t (f empty in p). */
-        if (can_move) {
-            q.hand[m] = p->hand[m];
-            uint32_t froms = fly ? empty : v->adj[t] & empty;
-            for (; froms; froms &= froms - 1) {
-                int f = __builtin_ctz(froms);
-                q.stones[m] = base | BIT(f);
-                if ((flags & MMTB_PRED_QUIET) && (!closes || move_quiet_ok || trap_rule)) {
-                    q.stones[s] = theirs;
-                    if (!closes || move_quiet_ok || colour_stuck(v, &q, s))
-                        ADD_Q(f, t);
-                }
-                if (closes && capmask) {
-                    for (uint32_t r = capmask & ~BIT(f); r; r &= r - 1) {
-                        q.stones[s] = theirs | BIT(__builtin_ctz(r));
-                        if (!trap_rule || !colour_stuck(v, &q, s))
-                            ADD_Q(f, t);
-                    }
-                }
-            }
+/* A pass: q is p with m to move, where m had nothing else to do (or, in
+ * Shah's opening, waits for the owner's removal). */
+static int add_pass(struct preds *w)
+{
+    const struct mmtb_variant *v = w->v;
+    struct mmtb_pos *q = &w->q;
+    if (!(w->flags & MMTB_PRED_QUIET) ||
+        !(v->nomove == MMTB_NOMOVE_PASSES || v->first_mill_removal))
+        return MMTB_OK;
+    q->stones[w->m] = w->mine;
+    q->stones[w->s] = w->theirs;
+    q->hand[w->m] = w->p->hand[w->m];
+    q->first_mill = w->p->first_mill;
+    int rc = MMTB_OK;
+    if (v->no_reclose ? terminal_static(v, q) == MMTB_NOT_TERMINAL : only_pass(v, q))
+        rc = add_q(w, MMTB_MOVE_PASS, -1);
+    q->first_mill = MMTB_FIRST_MILL_NONE;
+    q->ban_from = q->ban_to = -1;
+    return rc;
+}
+
+/* Shah's opening removal: q has both hands empty, m as first-mill owner
+ * with a mill, and s's stones plus the removed one. */
+static int add_shah_removals(struct preds *w)
+{
+    const struct mmtb_variant *v = w->v;
+    const struct mmtb_pos *p = w->p;
+    struct mmtb_pos *q = &w->q;
+    if (!v->first_mill_removal || p->first_mill != MMTB_FIRST_MILL_NONE || p->hand[0] != 0 ||
+        p->hand[1] != 0 || !has_mill(v, w->mine))
+        return MMTB_OK;
+    q->stones[w->m] = w->mine;
+    q->hand[w->m] = 0;
+    q->first_mill = MMTB_FIRST_MILL_OF(w->m);
+    int rc = MMTB_OK;
+    if ((w->flags & MMTB_PRED_QUIET) && removable(v, w->theirs) == 0) {
+        q->stones[w->s] = w->theirs;
+        if (terminal_static(v, q) == MMTB_NOT_TERMINAL)
+            rc = add_q(w, -1, -1);
+    }
+    if (rc == MMTB_OK && (w->flags & MMTB_PRED_CAPTURE) && popc(w->theirs) + 1 <= v->stones) {
+        for (uint32_t e = w->empty; e && rc == MMTB_OK; e &= e - 1) {
+            int r = __builtin_ctz(e);
+            q->stones[w->s] = w->theirs | BIT(r);
+            if ((removable(v, q->stones[w->s]) & BIT(r)) &&
+                terminal_static(v, q) == MMTB_NOT_TERMINAL)
+                rc = add_q(w, -1, -1);
         }
     }
-#undef ADD_Q
-    return n;
+    q->first_mill = MMTB_FIRST_MILL_NONE;
+    return rc;
+}
+
+/* Appends the q where m's stone came to t (from f, or placed when f is
+ * -1) and s's stones are unchanged, if such a move was quiet; then, if it
+ * closed a mill, those where it removed one of the stones in caps. */
+static int add_quiet_and_captures(struct preds *w, int f, int t, bool closes, bool quiet_ok,
+                                  uint32_t caps)
+{
+    struct mmtb_pos *q = &w->q;
+    int s = w->s;
+    if ((w->flags & MMTB_PRED_QUIET) && (!closes || quiet_ok || w->trap_rule)) {
+        q->stones[s] = w->theirs;
+        if (!closes || quiet_ok || colour_stuck(w->v, q, s)) {
+            int rc = add_q(w, f, t);
+            if (rc != MMTB_OK)
+                return rc;
+        }
+    }
+    if (!closes)
+        return MMTB_OK;
+    for (uint32_t r = caps; r; r &= r - 1) {
+        q->stones[s] = w->theirs | BIT(__builtin_ctz(r));
+        if (!w->trap_rule || !colour_stuck(w->v, q, s)) {
+            int rc = add_q(w, f, t);
+            if (rc != MMTB_OK)
+                return rc;
+        }
+    }
+    return MMTB_OK;
+}
+
+/* q's first-mill owner for a placement on t read the k-th way (k = 1:
+ * the placement closed Shah's first mill); false when that reading gives
+ * no q.  Shah: q's owner is p's, or none when this placement closed the
+ * first mill; placements in q without an owner close no mill unless they
+ * make m the owner; an owner keeps its mill in q.  Other variants read a
+ * placement one way only, with p's owner. */
+static bool placement_owner(const struct preds *w, int k, uint32_t base, bool closes, uint8_t *fm)
+{
+    *fm = w->p->first_mill;
+    if (!w->v->first_mill_removal)
+        return k == 0;
+    if (k == 1) {
+        if (*fm != MMTB_FIRST_MILL_OF(w->m) || !closes)
+            return false;
+        *fm = MMTB_FIRST_MILL_NONE;
+    } else if (*fm == MMTB_FIRST_MILL_NONE && closes) {
+        return false;
+    }
+    return *fm == MMTB_FIRST_MILL_NONE || has_mill(w->v, *fm - 1 == w->m ? base : w->theirs);
+}
+
+/* Placements on t: q has m's stones base and one more stone in hand. */
+static int add_placements(struct preds *w, int t, uint32_t base, bool closes)
+{
+    w->q.stones[w->m] = base;
+    w->q.hand[w->m] = (uint8_t)(w->p->hand[w->m] + 1);
+    uint32_t caps = w->v->place_captures ? w->capmask : 0;
+    for (int k = 0; k < 2; k++) {
+        uint8_t fm;
+        if (!placement_owner(w, k, base, closes, &fm))
+            continue;
+        w->q.first_mill = fm;
+        int rc = add_quiet_and_captures(w, -1, t, closes, w->place_quiet_ok, caps);
+        if (rc != MMTB_OK)
+            return rc;
+        w->q.first_mill = MMTB_FIRST_MILL_NONE;
+    }
+    return MMTB_OK;
+}
+
+/* Slides and flights f -> t: q has m's stones base plus f (f empty in p). */
+static int add_slides(struct preds *w, int t, uint32_t base, bool closes)
+{
+    w->q.hand[w->m] = w->p->hand[w->m];
+    uint32_t froms = w->fly ? w->empty : w->v->adj[t] & w->empty;
+    for (; froms; froms &= froms - 1) {
+        int f = __builtin_ctz(froms);
+        w->q.stones[w->m] = base | BIT(f);
+        int rc = add_quiet_and_captures(w, f, t, closes, w->move_quiet_ok, w->capmask & ~BIT(f));
+        if (rc != MMTB_OK)
+            return rc;
+    }
+    return MMTB_OK;
+}
+
+/* The moves of m that ended on one of its stones t in p: placements, then
+ * slides and flights, t by t. */
+static int add_moves(struct preds *w)
+{
+    for (uint32_t tt = w->mine; tt; tt &= tt - 1) {
+        int t = __builtin_ctz(tt);
+        uint32_t base = w->mine & ~BIT(t);
+        bool closes = mmtb_closes_mill(w->v, w->mine, t);
+        int rc = MMTB_OK;
+        if (w->p->hand[w->m] < 255)
+            rc = add_placements(w, t, base, closes);
+        if (rc == MMTB_OK && w->can_move)
+            rc = add_slides(w, t, base, closes);
+        if (rc != MMTB_OK)
+            return rc;
+    }
+    return MMTB_OK;
+}
+
+int mmtb_gen_predecessors(const struct mmtb_variant *v, const struct mmtb_pos *p, unsigned flags,
+                          struct mmtb_pos *out, int cap)
+{
+    if (v->no_reclose && edge_count(v) > MMTB_MAX_BANS)
+        return MMTB_ERR_UNSUPPORTED;
+    if (!may_have_predecessors(v, p))
+        return 0;
+    struct preds w;
+    preds_start(&w, v, p, flags, out, cap);
+    int rc = add_pass(&w);
+    if (rc == MMTB_OK)
+        rc = add_shah_removals(&w);
+    if (rc == MMTB_OK)
+        rc = add_moves(&w);
+    return rc == MMTB_OK ? w.n : rc;
 }
 
 /* ---- perft ------------------------------------------------------------- */

@@ -312,83 +312,97 @@ bool mmtb_fen_supported(const struct mmtb_variant *v)
     return true;
 }
 
-/* Sanmill FEN, 17 fields (see KNOWN_RESULTS.md). */
-static int parse_fen(const struct mmtb_variant *v, const char *text, struct mmtb_pos *p,
-                     char *err, size_t errlen)
+/* What each Sanmill FEN field holds, by its 1-based number. */
+static const char *const fen_field_name[18] = {
+    "",
+    "board",
+    "side",
+    "phase",
+    "action",
+    "white on board",
+    "white in hand",
+    "black on board",
+    "black in hand",
+    "white to remove",
+    "black to remove",
+    "last mill square",
+    "last mill square",
+    "last mill square",
+    "last mill square",
+    "formed mills",
+    "plies since capture",
+    "move number",
+};
+
+/* Checks the field count, 17, or 18 with first-mill=w|b (read into q) or
+ * the restrictions (*bans set, read later). */
+static int fen_count_fields(const struct mmtb_variant *v, const struct tok *t, int n,
+                            struct mmtb_pos *q, bool *bans, char *err, size_t errlen)
 {
-    static const char *const what[18] = {
-        "",
-        "board",
-        "side",
-        "phase",
-        "action",
-        "white on board",
-        "white in hand",
-        "black on board",
-        "black in hand",
-        "white to remove",
-        "black to remove",
-        "last mill square",
-        "last mill square",
-        "last mill square",
-        "last mill square",
-        "formed mills",
-        "plies since capture",
-        "move number",
-    };
-    char b[40];
-    if (!mmtb_fen_supported(v))
-        return perr(err, errlen, "FEN needs a 24-point board with the standard square names; "
-                                 "variant %s has none",
-                    v->name);
-    struct tok t[18];
-    int n = tokenize(text, t, 18);
-    struct mmtb_pos q;
-    memset(&q, 0, sizeof q);
-    q.ban_from = q.ban_to = -1;
     int rc;
-    bool bans = false; /* an 18th field other than first-mill=: the restrictions */
-    if (n == 18 && (rc = first_mill_field(v, t[17], 18, &q.first_mill, err, errlen))) {
+    if (n == 18 && (rc = first_mill_field(v, t[17], 18, &q->first_mill, err, errlen))) {
         if (rc < 0)
             return rc;
         n--;
     } else if (n == 18) {
-        bans = true;
+        *bans = true;
         n--;
     }
     if (n != 17)
         return perr(err, errlen,
                     "FEN: expected 17 fields (18 with first-mill=w|b or the restrictions), got %d",
                     n);
+    return MMTB_OK;
+}
 
-    /* Field 1: three groups of eight cells. */
-    if (t[0].n != 26 || t[0].s[8] != '/' || t[0].s[17] != '/')
+/* Field 1: three groups of eight cells, 'O' white, '@' black, '*' empty. */
+static int fen_board(const struct mmtb_variant *v, struct tok t, struct mmtb_pos *q, char *err,
+                     size_t errlen)
+{
+    char b[40];
+    if (t.n != 26 || t.s[8] != '/' || t.s[17] != '/')
         return perr(err, errlen,
                     "field 1 (board): expected 3 groups of 8 cells separated by '/', got '%s'",
-                    tokstr(t[0], b, sizeof b));
+                    tokstr(t, b, sizeof b));
     for (int i = 0; i < 24; i++) {
-        char c = t[0].s[i + i / 8];
+        char c = t.s[i + i / 8];
         int pt = mmtb_variant_point(v, fen_square[i]);
         if (c == 'O')
-            q.stones[0] |= BIT(pt);
+            q->stones[0] |= BIT(pt);
         else if (c == '@')
-            q.stones[1] |= BIT(pt);
+            q->stones[1] |= BIT(pt);
         else if (c != '*')
             return perr(err, errlen,
-                        "field 1 (board): cell %d (%s) is '%c', expected 'O', '@' or '*'",
-                        i + 1, fen_square[i], isprint((unsigned char)c) ? c : '?');
+                        "field 1 (board): cell %d (%s) is '%c', expected 'O', '@' or '*'", i + 1,
+                        fen_square[i], isprint((unsigned char)c) ? c : '?');
     }
-    if ((rc = side_field(t[1], 2, &q.side, err, errlen)))
-        return rc;
+    return MMTB_OK;
+}
+
+/* Fields 3 and 4: the phase (r, p, m, o) and the action (p, s, r). */
+static int fen_phase_action(const struct tok *t, char *phase, char *action, char *err,
+                            size_t errlen)
+{
+    char b[40];
     if (t[2].n != 1 || !strchr("rpmo", t[2].s[0]))
         return perr(err, errlen, "field 3 (phase): expected 'r', 'p', 'm' or 'o', got '%s'",
                     tokstr(t[2], b, sizeof b));
     if (t[3].n != 1 || !strchr("psr", t[3].s[0]))
         return perr(err, errlen, "field 4 (action): expected 'p', 's' or 'r', got '%s'",
                     tokstr(t[3], b, sizeof b));
-    char phase = t[2].s[0], action = t[3].s[0];
+    *phase = t[2].s[0];
+    *action = t[3].s[0];
+    return MMTB_OK;
+}
 
+/* Fields 5 to 17, numbers: the stones on the board must match field 1;
+ * the hands and the removal pending (of the side to move only) go to q. */
+static int fen_counts(const struct mmtb_variant *v, const struct tok *t, struct mmtb_pos *q,
+                      char *err, size_t errlen)
+{
+    const char *const *what = fen_field_name;
     long num[18];
+    int rc;
     for (int f = 5; f <= 17; f++) {
         long hi = f <= 8 ? v->stones : f <= 10 ? 3 : 2147483647L;
         if ((rc = number_field(t[f - 1], f, what[f], 0, hi, &num[f], err, errlen)))
@@ -396,37 +410,73 @@ static int parse_fen(const struct mmtb_variant *v, const char *text, struct mmtb
     }
     for (int c = 0; c < 2; c++) {
         int f = 5 + 2 * c;
-        int on = __builtin_popcount(q.stones[c]);
+        int on = __builtin_popcount(q->stones[c]);
         if (num[f] != on)
             return perr(err, errlen, "field %d (%s): %ld, but the board shows %d %s stones", f,
                         what[f], num[f], on, colour_name[c]);
-        q.hand[c] = (uint8_t)num[f + 1];
+        q->hand[c] = (uint8_t)num[f + 1];
     }
-    int s = q.side;
+    int s = q->side;
     if (num[10 - s] != 0)
-        return perr(err, errlen, "field %d (%s): %ld, but %s is not to move", 10 - s,
-                    what[10 - s], num[10 - s], colour_name[s ^ 1]);
-    q.remove = (uint8_t)num[9 + s];
+        return perr(err, errlen, "field %d (%s): %ld, but %s is not to move", 10 - s, what[10 - s],
+                    num[10 - s], colour_name[s ^ 1]);
+    q->remove = (uint8_t)num[9 + s];
+    return MMTB_OK;
+}
 
-    bool in_hand = q.hand[0] || q.hand[1];
-    if (action == 'r' && q.remove == 0)
-        return perr(err, errlen, "field 4 (action): 'r' (remove), but field %d (%s) is 0",
-                    9 + s, what[9 + s]);
-    if (action != 'r' && q.remove != 0)
-        return perr(err, errlen, "field 4 (action): '%c', but field %d (%s) is %d", action,
-                    9 + s, what[9 + s], q.remove);
-    if (action == 'p' && q.hand[s] == 0)
+/* The phase and the action must agree with the hands, the removal
+ * pending and the board in q. */
+static int fen_phase_agrees(const struct mmtb_variant *v, const struct mmtb_pos *q, char phase,
+                            char action, char *err, size_t errlen)
+{
+    const char *const *what = fen_field_name;
+    int s = q->side;
+    bool in_hand = q->hand[0] || q->hand[1];
+    if (action == 'r' && q->remove == 0)
+        return perr(err, errlen, "field 4 (action): 'r' (remove), but field %d (%s) is 0", 9 + s,
+                    what[9 + s]);
+    if (action != 'r' && q->remove != 0)
+        return perr(err, errlen, "field 4 (action): '%c', but field %d (%s) is %d", action, 9 + s,
+                    what[9 + s], q->remove);
+    if (action == 'p' && q->hand[s] == 0)
         return perr(err, errlen, "field 4 (action): 'p' (place), but %s has no stone in hand",
                     colour_name[s]);
-    if (action == 's' && q.hand[s] != 0 && !v->place_or_move)
+    if (action == 's' && q->hand[s] != 0 && !v->place_or_move)
         return perr(err, errlen, "field 4 (action): 's' (move), but %s has stones in hand",
                     colour_name[s]);
     if (phase == 'm' && in_hand)
         return perr(err, errlen, "field 3 (phase): 'm' (moving), but stones are in hand");
-    if (phase == 'p' && !in_hand && q.remove == 0)
+    if (phase == 'p' && !in_hand && q->remove == 0)
         return perr(err, errlen, "field 3 (phase): 'p' (placing), but no stones are in hand");
-    if (phase == 'r' && (q.stones[0] | q.stones[1]))
+    if (phase == 'r' && (q->stones[0] | q->stones[1]))
         return perr(err, errlen, "field 3 (phase): 'r' (ready), but the board is not empty");
+    return MMTB_OK;
+}
+
+/* Sanmill FEN, 17 fields (see KNOWN_RESULTS.md). */
+static int parse_fen(const struct mmtb_variant *v, const char *text, struct mmtb_pos *p, char *err,
+                     size_t errlen)
+{
+    if (!mmtb_fen_supported(v))
+        return perr(err, errlen,
+                    "FEN needs a 24-point board with the standard square names; "
+                    "variant %s has none",
+                    v->name);
+    struct tok t[18];
+    int n = tokenize(text, t, 18);
+    struct mmtb_pos q;
+    memset(&q, 0, sizeof q);
+    q.ban_from = q.ban_to = -1;
+    bool bans = false; /* an 18th field other than first-mill=: the restrictions */
+    char phase = 0, action = 0;
+    int rc;
+    if ((rc = fen_count_fields(v, t, n, &q, &bans, err, errlen)) ||
+        (rc = fen_board(v, t[0], &q, err, errlen)) ||
+        (rc = side_field(t[1], 2, &q.side, err, errlen)) ||
+        (rc = fen_phase_action(t, &phase, &action, err, errlen)) ||
+        (rc = fen_counts(v, t, &q, err, errlen)) ||
+        (rc = fen_phase_agrees(v, &q, phase, action, err, errlen)))
+        return rc;
     if (bans && (rc = bans_field(v, t[17], 18, &q, err, errlen)))
         return rc;
 

@@ -999,158 +999,193 @@ static bool split_fields(const char *s, size_t len, int n, const char **f, size_
     return k == n && i == len;
 }
 
+/* The version line, first: a newer manifest is unsupported, not corrupt. */
+static int manifest_version(struct mparse *mp)
+{
+    const char *rest;
+    size_t rlen;
+    uint64_t x;
+    if (!mp_next(mp) || !mp_key(mp, "mmtb-manifest", &rest, &rlen))
+        return mp_fail(mp, "not an mmtb manifest");
+    if (!parse_u64(rest, rlen, 1000000, &x))
+        return mp_fail(mp, "bad version");
+    if (x != MMTB_MANIFEST_VERSION) {
+        if (mp->err && mp->errlen)
+            snprintf(mp->err, mp->errlen, "MANIFEST: version %llu is not supported",
+                     (unsigned long long)x);
+        return MMTB_ERR_UNSUPPORTED;
+    }
+    return MMTB_OK;
+}
+
+/* The end line's hash covers everything before it: checked before any
+ * other line is trusted. */
+static int manifest_end_hash(struct mparse *mp, const char *text, size_t len)
+{
+    const char *last = NULL;
+    if (len < 2 || text[len - 1] != '\n')
+        return mp_fail(mp, "truncated (no end line)");
+    for (const char *q = text + len - 1; q > text; q--)
+        if (q[-1] == '\n') {
+            last = q;
+            break;
+        }
+    uint64_t want;
+    if (!last || (size_t)(text + len - 1 - last) != 4 + 16 || memcmp(last, "end ", 4) != 0 ||
+        !parse_hex64(last + 4, 16, &want))
+        return mp_fail(mp, "truncated (no end line)");
+    if (mmtb_xxh64(text, (size_t)(last - text), 0) != want)
+        return mp_fail(mp, "checksum mismatch");
+    return MMTB_OK;
+}
+
+/* The lines "variant", "index-scheme" and "descriptor NBYTES" into m and
+ * *dlen. */
+static int manifest_head(struct mparse *mp, struct mmtb_manifest *m, size_t *dlen)
+{
+    const char *rest, *f[2];
+    size_t rlen, fl[2];
+    uint64_t x;
+    if (!mp_next(mp) || !mp_key(mp, "variant", &rest, &rlen) ||
+        !split_fields(rest, rlen, 2, f, fl) || !name_ok(f[0], fl[0]) ||
+        !parse_hex64(f[1], fl[1], &m->fingerprint))
+        return mp_fail(mp, "expected \"variant NAME FINGERPRINT\"");
+    memcpy(m->name, f[0], fl[0]);
+    m->name[fl[0]] = 0;
+
+    if (!mp_next(mp) || !mp_key(mp, "index-scheme", &rest, &rlen) ||
+        !parse_u64(rest, rlen, 65535, &x) || x == 0)
+        return mp_fail(mp, "expected \"index-scheme N\"");
+    m->index_scheme = (int)x;
+
+    if (!mp_next(mp) || !mp_key(mp, "descriptor", &rest, &rlen) ||
+        !parse_u64(rest, rlen, MMTB_TF_MAX_DESCRIPTOR, &x) || x == 0)
+        return mp_fail(mp, "expected \"descriptor NBYTES\"");
+    *dlen = (size_t)x;
+    return MMTB_OK;
+}
+
+/* The descriptor's dlen bytes from its "| text" lines, each followed by
+ * '\n'; the last '\n' is dropped when NBYTES says the text did not end
+ * with one. */
+static int manifest_descriptor(struct mparse *mp, struct mmtb_manifest *m, size_t dlen)
+{
+    m->descriptor = malloc(dlen + 2);
+    if (!m->descriptor)
+        return MMTB_ERR_NOMEM;
+    size_t got = 0;
+    while (got < dlen) {
+        if (!mp_next(mp) || mp->len < 2 || mp->line[0] != '|' || mp->line[1] != ' ' ||
+            got + mp->len - 1 > dlen + 1)
+            return mp_fail(mp, "bad descriptor line");
+        memcpy(m->descriptor + got, mp->line + 2, mp->len - 2);
+        got += mp->len - 2;
+        m->descriptor[got++] = '\n';
+    }
+    if (got != dlen && got != dlen + 1)
+        return mp_fail(mp, "descriptor length mismatch");
+    m->descriptor[dlen] = 0;
+    m->descriptor_len = dlen;
+    if (!descriptor_ok(m->descriptor, dlen))
+        return mp_fail(mp, "bad descriptor text");
+    return MMTB_OK;
+}
+
+/* "game NSECTORS" and its sector lines, each sector once. */
+static int manifest_sectors(struct mparse *mp, struct mmtb_manifest *m)
+{
+    const char *rest;
+    size_t rlen;
+    uint64_t x;
+    if (!mp_next(mp) || !mp_key(mp, "game", &rest, &rlen) || !parse_u64(rest, rlen, 1 << 20, &x))
+        return mp_fail(mp, "expected \"game NSECTORS\"");
+    m->nsectors = (int)x;
+    m->sectors = calloc(x ? x : 1, sizeof *m->sectors);
+    if (!m->sectors)
+        return MMTB_ERR_NOMEM;
+    for (int i = 0; i < m->nsectors; i++) {
+        struct mmtb_sector s;
+        if (!mp_next(mp) || !mp_key(mp, "sector", &rest, &rlen) ||
+            mmtb_tf_sector_name_parse(rest, rlen, &s) != MMTB_OK)
+            return mp_fail(mp, "expected \"sector W-B[-WH-BH]\"");
+        /* Quadratic, but manifests list at most a few thousand sectors. */
+        if (mmtb_manifest_find_sector(m, s) >= 0)
+            return mp_fail(mp, "sector listed twice");
+        m->sectors[i] = s;
+    }
+    return MMTB_OK;
+}
+
+/* One "file SECTOR FILENAME SIZE HASH" line into *mf; the name must be
+ * the sector's. */
+static int manifest_file_line(struct mparse *mp, struct mmtb_manifest_file *mf)
+{
+    const char *rest, *f[4];
+    size_t rlen, fl[4];
+    char want[48];
+    if (!mp_next(mp) || !mp_key(mp, "file", &rest, &rlen) || !split_fields(rest, rlen, 4, f, fl) ||
+        mmtb_tf_sector_name_parse(f[0], fl[0], &mf->sector) != MMTB_OK ||
+        !parse_u64(f[2], fl[2], UINT64_MAX, &mf->size) || !parse_hex64(f[3], fl[3], &mf->file_hash))
+        return mp_fail(mp, "expected \"file SECTOR FILENAME SIZE HASH\"");
+    mmtb_tf_sector_filename(mf->sector, want, sizeof want);
+    if (fl[1] != strlen(want) || memcmp(f[1], want, fl[1]) != 0)
+        return mp_fail(mp, "file name is not the sector's");
+    return MMTB_OK;
+}
+
+/* "files NFILES" and its file lines, each of a sector of the game, once. */
+static int manifest_files(struct mparse *mp, struct mmtb_manifest *m)
+{
+    const char *rest;
+    size_t rlen;
+    uint64_t x;
+    if (!mp_next(mp) || !mp_key(mp, "files", &rest, &rlen) ||
+        !parse_u64(rest, rlen, (uint64_t)m->nsectors, &x))
+        return mp_fail(mp, "expected \"files NFILES\" (at most NSECTORS)");
+    int nfiles = (int)x;
+    m->files = calloc(x ? x : 1, sizeof *m->files);
+    if (!m->files)
+        return MMTB_ERR_NOMEM;
+    for (int i = 0; i < nfiles; i++) {
+        struct mmtb_manifest_file mf;
+        int rc = manifest_file_line(mp, &mf);
+        if (rc != MMTB_OK)
+            return rc;
+        if (mmtb_manifest_find_sector(m, mf.sector) < 0 ||
+            mmtb_manifest_find_file(m, mf.sector) >= 0)
+            return mp_fail(mp, "file of a sector not in the game, or listed twice");
+        m->files[m->nfiles++] = mf;
+    }
+    return MMTB_OK;
+}
+
 int mmtb_manifest_parse(const char *text, size_t len, struct mmtb_manifest *m, char *err,
                         size_t errlen)
 {
     struct mparse mp = {.p = text, .end = text + len, .err = err, .errlen = errlen};
-    const char *rest, *f[4];
-    size_t rlen, fl[4];
-    uint64_t x;
-    int rc;
+    size_t dlen = 0;
     memset(m, 0, sizeof *m);
     if (err && errlen)
         err[0] = 0;
 
-    /* Version line first: a newer manifest is unsupported, not corrupt. */
-    if (!mp_next(&mp) || !mp_key(&mp, "mmtb-manifest", &rest, &rlen))
-        return mp_fail(&mp, "not an mmtb manifest");
-    if (!parse_u64(rest, rlen, 1000000, &x))
-        return mp_fail(&mp, "bad version");
-    if (x != MMTB_MANIFEST_VERSION) {
-        if (err && errlen)
-            snprintf(err, errlen, "MANIFEST: version %llu is not supported",
-                     (unsigned long long)x);
-        return MMTB_ERR_UNSUPPORTED;
-    }
-    /* The end line's hash covers everything before it: check it before
-     * trusting any other line. */
-    {
-        const char *last = NULL;
-        if (len < 2 || text[len - 1] != '\n')
-            return mp_fail(&mp, "truncated (no end line)");
-        for (const char *q = text + len - 1; q > text; q--)
-            if (q[-1] == '\n') {
-                last = q;
-                break;
-            }
-        uint64_t want;
-        if (!last || (size_t)(text + len - 1 - last) != 4 + 16 || memcmp(last, "end ", 4) != 0 ||
-            !parse_hex64(last + 4, 16, &want))
-            return mp_fail(&mp, "truncated (no end line)");
-        if (mmtb_xxh64(text, (size_t)(last - text), 0) != want)
-            return mp_fail(&mp, "checksum mismatch");
-    }
+    /* Failures up to the descriptor's length leave nothing to free. */
+    int rc = manifest_version(&mp);
+    if (rc == MMTB_OK)
+        rc = manifest_end_hash(&mp, text, len);
+    if (rc == MMTB_OK)
+        rc = manifest_head(&mp, m, &dlen);
+    if (rc != MMTB_OK)
+        return rc;
 
-    if (!mp_next(&mp) || !mp_key(&mp, "variant", &rest, &rlen) ||
-        !split_fields(rest, rlen, 2, f, fl) || !name_ok(f[0], fl[0]) ||
-        !parse_hex64(f[1], fl[1], &m->fingerprint))
-        return mp_fail(&mp, "expected \"variant NAME FINGERPRINT\"");
-    memcpy(m->name, f[0], fl[0]);
-    m->name[fl[0]] = 0;
-
-    if (!mp_next(&mp) || !mp_key(&mp, "index-scheme", &rest, &rlen) ||
-        !parse_u64(rest, rlen, 65535, &x) || x == 0)
-        return mp_fail(&mp, "expected \"index-scheme N\"");
-    m->index_scheme = (int)x;
-
-    if (!mp_next(&mp) || !mp_key(&mp, "descriptor", &rest, &rlen) ||
-        !parse_u64(rest, rlen, MMTB_TF_MAX_DESCRIPTOR, &x) || x == 0)
-        return mp_fail(&mp, "expected \"descriptor NBYTES\"");
-    size_t dlen = (size_t)x;
-    m->descriptor = malloc(dlen + 2);
-    if (!m->descriptor) {
-        rc = MMTB_ERR_NOMEM;
-        goto fail;
-    }
-    /* Lines "| text" rebuild the descriptor, each followed by '\n'; the
-     * last '\n' is dropped when NBYTES says the text did not end with one. */
-    size_t got = 0;
-    while (got < dlen) {
-        if (!mp_next(&mp) || mp.len < 2 || mp.line[0] != '|' || mp.line[1] != ' ' ||
-            got + mp.len - 1 > dlen + 1) {
-            rc = mp_fail(&mp, "bad descriptor line");
-            goto fail;
-        }
-        memcpy(m->descriptor + got, mp.line + 2, mp.len - 2);
-        got += mp.len - 2;
-        m->descriptor[got++] = '\n';
-    }
-    if (got != dlen && got != dlen + 1) {
-        rc = mp_fail(&mp, "descriptor length mismatch");
-        goto fail;
-    }
-    m->descriptor[dlen] = 0;
-    m->descriptor_len = dlen;
-    if (!descriptor_ok(m->descriptor, dlen)) {
-        rc = mp_fail(&mp, "bad descriptor text");
-        goto fail;
-    }
-
-    if (!mp_next(&mp) || !mp_key(&mp, "game", &rest, &rlen) || !parse_u64(rest, rlen, 1 << 20, &x)) {
-        rc = mp_fail(&mp, "expected \"game NSECTORS\"");
-        goto fail;
-    }
-    m->nsectors = (int)x;
-    m->sectors = calloc(x ? x : 1, sizeof *m->sectors);
-    if (!m->sectors) {
-        rc = MMTB_ERR_NOMEM;
-        goto fail;
-    }
-    for (int i = 0; i < m->nsectors; i++) {
-        struct mmtb_sector s;
-        if (!mp_next(&mp) || !mp_key(&mp, "sector", &rest, &rlen) ||
-            mmtb_tf_sector_name_parse(rest, rlen, &s) != MMTB_OK) {
-            rc = mp_fail(&mp, "expected \"sector W-B[-WH-BH]\"");
-            goto fail;
-        }
-        /* Quadratic, but manifests list at most a few thousand sectors. */
-        if (mmtb_manifest_find_sector(m, s) >= 0) {
-            rc = mp_fail(&mp, "sector listed twice");
-            goto fail;
-        }
-        m->sectors[i] = s;
-    }
-
-    if (!mp_next(&mp) || !mp_key(&mp, "files", &rest, &rlen) ||
-        !parse_u64(rest, rlen, (uint64_t)m->nsectors, &x)) {
-        rc = mp_fail(&mp, "expected \"files NFILES\" (at most NSECTORS)");
-        goto fail;
-    }
-    int nfiles = (int)x;
-    m->files = calloc(x ? x : 1, sizeof *m->files);
-    if (!m->files) {
-        rc = MMTB_ERR_NOMEM;
-        goto fail;
-    }
-    for (int i = 0; i < nfiles; i++) {
-        struct mmtb_manifest_file mf;
-        char want[48];
-        if (!mp_next(&mp) || !mp_key(&mp, "file", &rest, &rlen) ||
-            !split_fields(rest, rlen, 4, f, fl) ||
-            mmtb_tf_sector_name_parse(f[0], fl[0], &mf.sector) != MMTB_OK ||
-            !parse_u64(f[2], fl[2], UINT64_MAX, &mf.size) ||
-            !parse_hex64(f[3], fl[3], &mf.file_hash)) {
-            rc = mp_fail(&mp, "expected \"file SECTOR FILENAME SIZE HASH\"");
-            goto fail;
-        }
-        mmtb_tf_sector_filename(mf.sector, want, sizeof want);
-        if (fl[1] != strlen(want) || memcmp(f[1], want, fl[1]) != 0) {
-            rc = mp_fail(&mp, "file name is not the sector's");
-            goto fail;
-        }
-        if (mmtb_manifest_find_sector(m, mf.sector) < 0 || mmtb_manifest_find_file(m, mf.sector) >= 0) {
-            rc = mp_fail(&mp, "file of a sector not in the game, or listed twice");
-            goto fail;
-        }
-        m->files[m->nfiles++] = mf;
-    }
-    if (!mp_next(&mp) || mp.p != mp.end || mp.len < 4 || memcmp(mp.line, "end ", 4) != 0) {
+    rc = manifest_descriptor(&mp, m, dlen);
+    if (rc == MMTB_OK)
+        rc = manifest_sectors(&mp, m);
+    if (rc == MMTB_OK)
+        rc = manifest_files(&mp, m);
+    if (rc == MMTB_OK &&
+        (!mp_next(&mp) || mp.p != mp.end || mp.len < 4 || memcmp(mp.line, "end ", 4) != 0))
         rc = mp_fail(&mp, "expected the end line last");
-        goto fail;
-    }
-    return MMTB_OK;
-
-fail:
-    mmtb_manifest_clear(m);
+    if (rc != MMTB_OK)
+        mmtb_manifest_clear(m);
     return rc;
 }

@@ -322,124 +322,133 @@ static bool valid_point_name(const struct tok *t)
     return true;
 }
 
-/* Pass 1: the scalar keys and the points; line/mill entries are remembered. */
-static int parse_key(struct parser *ps, unsigned long lineno, size_t start, size_t end)
+/* A line or mill entry, remembered for pass 2 (it names points that may
+ * come later in the file). */
+static int defer_entry(struct parser *ps, int k, unsigned long lineno, size_t start, size_t end)
+{
+    bool line = k == K_LINE;
+    int *cnt = line ? &ps->ndef_lines : &ps->ndef_mills;
+    if (*cnt == (line ? MMTB_MAX_LINES : MMTB_MAX_MILLS))
+        return fail(ps, lineno, "too many %ss (at most %d)", key_names[k],
+                    line ? MMTB_MAX_LINES : MMTB_MAX_MILLS);
+    struct deferred *d = line ? &ps->def_lines[*cnt] : &ps->def_mills[*cnt];
+    d->lineno = lineno;
+    d->start = start;
+    d->end = end;
+    ++*cnt;
+    return MMTB_OK;
+}
+
+/* 'point NAME X Y': a new point with a valid, unused name and coordinates. */
+static int parse_point(struct parser *ps, unsigned long lineno, const struct tok *t, int n)
 {
     struct mmtb_variant *v = ps->v;
-    struct tok t[MAX_TOKENS];
-    size_t rest;
     char buf[32];
-    int n = tokenize(ps, lineno, start, end, t, MAX_TOKENS, &rest);
-    if (n <= 0)
-        return n;
-    int k;
-    for (k = 0; k < NKEYS; k++)
-        if (tok_is(&t[0], key_names[k]))
+    long x = 0, y = 0;
+    int rc;
+    if (n != 4)
+        return fail(ps, lineno, "'point' expects NAME X Y");
+    if (!valid_point_name(&t[1]))
+        return fail(ps, lineno, "bad point name '%s' (a letter a-z then digits, at most %d bytes)",
+                    show(&t[1], buf), MMTB_MAX_NAME - 1);
+    int dup = find_point(v, &t[1]);
+    if (dup >= 0)
+        return fail(ps, lineno, "duplicate point '%s' (first on line %lu)", show(&t[1], buf),
+                    ps->point_line[dup]);
+    if (v->npoints == MMTB_MAX_POINTS)
+        return fail(ps, lineno, "too many points (at most %d)", MMTB_MAX_POINTS);
+    if ((rc = want_num(ps, lineno, "point x", &t[2], 0, 127, &x)) < 0 ||
+        (rc = want_num(ps, lineno, "point y", &t[3], 0, 127, &y)) < 0)
+        return rc;
+    for (int p = 0; p < v->npoints; p++)
+        if (v->x[p] == x && v->y[p] == y)
+            return fail(ps, lineno, "point '%s' has the coordinates of '%s'", show(&t[1], buf),
+                        v->point_name[p]);
+    int p = v->npoints++;
+    memcpy(v->point_name[p], t[1].p, t[1].n);
+    v->point_name[p][t[1].n] = '\0';
+    v->x[p] = (int8_t)x;
+    v->y[p] = (int8_t)y;
+    ps->point_line[p] = lineno;
+    return MMTB_OK;
+}
+
+/* 'title TEXT': free text from src[rest..end), whitespace runs collapsed,
+ * at most 95 bytes. */
+static int parse_title(struct parser *ps, unsigned long lineno, size_t rest, size_t end)
+{
+    struct mmtb_variant *v = ps->v;
+    size_t len = 0;
+    bool space = false;
+    for (size_t i = rest; i < end; i++) {
+        unsigned char c = (unsigned char)ps->src[i];
+        if (c == '#')
             break;
-    if (k == NKEYS)
-        return fail(ps, lineno, "unknown key '%s'", show(&t[0], buf));
-    if (k == K_LINE || k == K_MILL) {
-        bool line = k == K_LINE;
-        int *cnt = line ? &ps->ndef_lines : &ps->ndef_mills;
-        if (*cnt == (line ? MMTB_MAX_LINES : MMTB_MAX_MILLS))
-            return fail(ps, lineno, "too many %ss (at most %d)", key_names[k],
-                        line ? MMTB_MAX_LINES : MMTB_MAX_MILLS);
-        struct deferred *d = line ? &ps->def_lines[*cnt] : &ps->def_mills[*cnt];
-        d->lineno = lineno;
-        d->start = start;
-        d->end = end;
-        ++*cnt;
-        return MMTB_OK;
-    }
-    if (k == K_POINT) {
-        long x = 0, y = 0;
-        int rc;
-        if (n != 4)
-            return fail(ps, lineno, "'point' expects NAME X Y");
-        if (!valid_point_name(&t[1]))
-            return fail(ps, lineno,
-                        "bad point name '%s' (a letter a-z then digits, at most %d bytes)",
-                        show(&t[1], buf), MMTB_MAX_NAME - 1);
-        int dup = find_point(v, &t[1]);
-        if (dup >= 0)
-            return fail(ps, lineno, "duplicate point '%s' (first on line %lu)", show(&t[1], buf),
-                        ps->point_line[dup]);
-        if (v->npoints == MMTB_MAX_POINTS)
-            return fail(ps, lineno, "too many points (at most %d)", MMTB_MAX_POINTS);
-        if ((rc = want_num(ps, lineno, "point x", &t[2], 0, 127, &x)) < 0 ||
-            (rc = want_num(ps, lineno, "point y", &t[3], 0, 127, &y)) < 0)
-            return rc;
-        for (int p = 0; p < v->npoints; p++)
-            if (v->x[p] == x && v->y[p] == y)
-                return fail(ps, lineno, "point '%s' has the coordinates of '%s'", show(&t[1], buf),
-                            v->point_name[p]);
-        int p = v->npoints++;
-        memcpy(v->point_name[p], t[1].p, t[1].n);
-        v->point_name[p][t[1].n] = '\0';
-        v->x[p] = (int8_t)x;
-        v->y[p] = (int8_t)y;
-        ps->point_line[p] = lineno;
-        return MMTB_OK;
-    }
-    if (ps->key_line[k])
-        return fail(ps, lineno, "duplicate key '%s' (first on line %lu)", key_names[k],
-                    ps->key_line[k]);
-    ps->key_line[k] = lineno;
-    if (k == K_TITLE) {
-        /* Free text: collapse whitespace runs, at most 95 bytes. */
-        size_t len = 0;
-        bool space = false;
-        for (size_t i = rest; i < end; i++) {
-            unsigned char c = (unsigned char)ps->src[i];
-            if (c == '#')
-                break;
-            if (is_space(c)) {
-                space = len > 0;
-                continue;
-            }
-            if (len + (space ? 1 : 0) + 1 >= sizeof v->title)
-                return fail(ps, lineno, "title too long (at most %zu bytes)", sizeof v->title - 1);
-            if (space)
-                v->title[len++] = ' ';
-            space = false;
-            v->title[len++] = (char)c;
+        if (is_space(c)) {
+            space = len > 0;
+            continue;
         }
-        v->title[len] = '\0';
-        if (len == 0)
-            return fail(ps, lineno, "'title' needs a text");
+        if (len + (space ? 1 : 0) + 1 >= sizeof v->title)
+            return fail(ps, lineno, "title too long (at most %zu bytes)", sizeof v->title - 1);
+        if (space)
+            v->title[len++] = ' ';
+        space = false;
+        v->title[len++] = (char)c;
+    }
+    v->title[len] = '\0';
+    if (len == 0)
+        return fail(ps, lineno, "'title' needs a text");
+    return MMTB_OK;
+}
+
+/* 'name NAME': a-z, 0-9 and '-', short enough for v->name. */
+static int parse_name(struct parser *ps, unsigned long lineno, const struct tok *val)
+{
+    struct mmtb_variant *v = ps->v;
+    char buf[32];
+    if (val->n >= sizeof v->name)
+        return fail(ps, lineno, "name too long (at most %zu characters)", sizeof v->name - 1);
+    for (size_t i = 0; i < val->n; i++) {
+        char c = val->p[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
+            return fail(ps, lineno, "bad name '%s' (use a-z, 0-9 and '-')", show(val, buf));
+    }
+    memcpy(v->name, val->p, val->n);
+    v->name[val->n] = '\0';
+    return MMTB_OK;
+}
+
+/* 'flying off' or 'flying N': the stone count at which a side flies. */
+static int parse_flying(struct parser *ps, unsigned long lineno, const struct tok *val)
+{
+    char buf[32];
+    long num = 0;
+    if (tok_is(val, "off")) {
+        ps->v->fly = 0;
         return MMTB_OK;
     }
-    if (n != 2)
-        return fail(ps, lineno, "'%s' expects exactly one value", key_names[k]);
-    const struct tok *val = &t[1];
+    if (!parse_num(val, MMTB_MAX_POINTS / 2, &num) || num < 1)
+        return fail(ps, lineno, "'flying' expects off or a number 1..%d, not '%s'",
+                    MMTB_MAX_POINTS / 2, show(val, buf));
+    ps->v->fly = (int)num;
+    return MMTB_OK;
+}
+
+/* A scalar key k with its one value val, stored in the variant. */
+static int parse_value(struct parser *ps, unsigned long lineno, int k, const struct tok *val)
+{
+    struct mmtb_variant *v = ps->v;
     long num = 0;
     int rc = MMTB_OK, w = 0;
     switch (k) {
     case K_NAME:
-        if (val->n >= sizeof v->name)
-            return fail(ps, lineno, "name too long (at most %zu characters)", sizeof v->name - 1);
-        for (size_t i = 0; i < val->n; i++) {
-            char c = val->p[i];
-            if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
-                return fail(ps, lineno, "bad name '%s' (use a-z, 0-9 and '-')", show(val, buf));
-        }
-        memcpy(v->name, val->p, val->n);
-        v->name[val->n] = '\0';
-        break;
+        return parse_name(ps, lineno, val);
     case K_STONES:
         rc = want_num(ps, lineno, "'stones'", val, 1, MMTB_MAX_POINTS / 2, &num);
         v->stones = (int)num;
         break;
     case K_FLYING:
-        if (tok_is(val, "off")) {
-            v->fly = 0;
-            break;
-        }
-        if (!parse_num(val, MMTB_MAX_POINTS / 2, &num) || num < 1)
-            return fail(ps, lineno, "'flying' expects off or a number 1..%d, not '%s'",
-                        MMTB_MAX_POINTS / 2, show(val, buf));
-        v->fly = (int)num;
-        break;
+        return parse_flying(ps, lineno, val);
     case K_MIN_STONES:
         rc = want_num(ps, lineno, "'min-stones'", val, 1, MMTB_MAX_POINTS / 2, &num);
         v->min_stones = (int)num;
@@ -481,6 +490,36 @@ static int parse_key(struct parser *ps, unsigned long lineno, size_t start, size
         break;
     }
     return rc;
+}
+
+/* Pass 1: the scalar keys and the points; line/mill entries are remembered. */
+static int parse_key(struct parser *ps, unsigned long lineno, size_t start, size_t end)
+{
+    struct tok t[MAX_TOKENS];
+    size_t rest;
+    char buf[32];
+    int n = tokenize(ps, lineno, start, end, t, MAX_TOKENS, &rest);
+    if (n <= 0)
+        return n;
+    int k;
+    for (k = 0; k < NKEYS; k++)
+        if (tok_is(&t[0], key_names[k]))
+            break;
+    if (k == NKEYS)
+        return fail(ps, lineno, "unknown key '%s'", show(&t[0], buf));
+    if (k == K_LINE || k == K_MILL)
+        return defer_entry(ps, k, lineno, start, end);
+    if (k == K_POINT)
+        return parse_point(ps, lineno, t, n);
+    if (ps->key_line[k])
+        return fail(ps, lineno, "duplicate key '%s' (first on line %lu)", key_names[k],
+                    ps->key_line[k]);
+    ps->key_line[k] = lineno;
+    if (k == K_TITLE)
+        return parse_title(ps, lineno, rest, end);
+    if (n != 2)
+        return fail(ps, lineno, "'%s' expects exactly one value", key_names[k]);
+    return parse_value(ps, lineno, k, &t[1]);
 }
 
 /* Resolve the point names t[1..n-1] of a line or mill entry into idx[];

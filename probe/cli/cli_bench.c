@@ -881,152 +881,178 @@ static void report_json(const struct bench_state *st, long rss_kib)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Options and the run                                                    */
+/* ---------------------------------------------------------------------- */
+
+enum {
+    O_TABLES = 1,
+    O_COUNT,
+    O_SEED,
+    O_CACHE,
+    O_SMALL,
+    O_COLD,
+    O_THREADS,
+    O_DROP,
+    O_JSON,
+    O_WRITE_CHECK,
+    O_HELP
+};
+
+/* Returned by bench_option and parse_bench_opts when the bench is to run. */
+#define BENCH_GO (-1)
+
+/* Option id with its argument arg into *o: BENCH_GO, or the exit code
+ * (after --help or a usage error). */
+static int bench_option(struct bench_opts *o, int id, const char *arg, const char *cmd)
+{
+    long x;
+    switch (id) {
+    case CLI_BAD:
+        return CLI_EXIT_INPUT;
+    case O_TABLES:
+        o->dir = arg;
+        break;
+    case O_COUNT:
+        if (!cli_parse_long(arg, 1, 100000000, &x))
+            return cli_usage_error(cmd, "bad --count '%s' (1..100000000)", arg);
+        o->count = x;
+        break;
+    case O_SEED:
+        if (!cli_parse_long(arg, 0, 0x7fffffffL, &x))
+            return cli_usage_error(cmd, "bad --seed '%s' (0..2147483647)", arg);
+        o->seed = (uint64_t)x;
+        break;
+    case O_CACHE:
+    case O_SMALL: {
+        size_t *dst = id == O_CACHE ? &o->cache : &o->small_cache;
+        if (!cli_parse_bytes(arg, dst) || *dst == 0)
+            return cli_usage_error(cmd, "bad --%s '%s' (bytes, at least 1, e.g. 1048576 or 1M)",
+                                   id == O_CACHE ? "cache" : "small-cache", arg);
+        break;
+    }
+    case O_COLD:
+        if (!cli_parse_long(arg, 0, 1000000, &x))
+            return cli_usage_error(cmd, "bad --cold '%s' (0..1000000)", arg);
+        o->cold = x;
+        break;
+    case O_THREADS:
+        if (!cli_parse_long(arg, 1, 256, &x))
+            return cli_usage_error(cmd, "bad --threads '%s' (1..256)", arg);
+        o->threads = (int)x;
+        break;
+    case O_DROP:
+        o->drop = true;
+        break;
+    case O_JSON:
+        o->json = true;
+        break;
+    case O_WRITE_CHECK:
+        o->write_check = arg;
+        break;
+    case O_HELP:
+        fputs(bench_help, stdout);
+        return CLI_EXIT_OK;
+    default:
+        return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+    }
+    return BENCH_GO;
+}
+
+/* Read the options into *o (defaults already set): BENCH_GO, or the exit
+ * code (after --help or a usage error). */
+static int parse_bench_opts(int argc, char **argv, struct bench_opts *o, const char **cmd)
+{
+    static const struct cli_opt opts[] = {
+        {"tables", 't', true, O_TABLES},   {"count", 'n', true, O_COUNT},
+        {"seed", 's', true, O_SEED},       {"cache", 'c', true, O_CACHE},
+        {"small-cache", 0, true, O_SMALL}, {"cold", 0, true, O_COLD},
+        {"threads", 'T', true, O_THREADS}, {"drop-caches", 0, false, O_DROP},
+        {"json", 'j', false, O_JSON},      {"write-check", 0, true, O_WRITE_CHECK},
+        {"help", 'h', false, O_HELP},      {NULL, 0, false, 0}};
+    struct cli_parser ps;
+    const char *arg;
+    int id, rc;
+
+    cli_parser_init(&ps, argc, argv);
+    *cmd = ps.cmd;
+    while ((id = cli_next(&ps, opts, &arg)) != CLI_END)
+        if ((rc = bench_option(o, id, arg, ps.cmd)) != BENCH_GO)
+            return rc;
+    if (!o->dir)
+        return cli_usage_error(ps.cmd, "missing -t DIR (the table directory)");
+    if (o->cold < 0)
+        o->cold = o->count < 1000 ? o->count : 1000;
+    else if (o->cold > o->count)
+        o->cold = o->count;
+    return BENCH_GO;
+}
+
+/* The sample from the tables of info, then (unless --write-check writes
+ * it out instead) every phase and the report.  *tb is the handle of the
+ * later phases, for the caller to close. */
+static int run_bench(struct bench_state *st, mmtb_tb *info, mmtb_tb **tb)
+{
+    const struct bench_opts *o = st->o;
+    int ret = make_sample(st, info);
+    if (ret == CLI_EXIT_OK && o->write_check)
+        return write_check_input(st);
+    /* W/D/L only first: its results are the reference the others must match */
+    if (ret == CLI_EXIT_OK)
+        ret = phase_first_warm(st, false, NULL);
+    if (ret == CLI_EXIT_OK)
+        ret = phase_first_warm(st, true, tb);
+    if (ret == CLI_EXIT_OK)
+        ret = phase_fresh(st, *tb, false);
+    if (ret == CLI_EXIT_OK)
+        ret = phase_fresh(st, *tb, true);
+    if (ret == CLI_EXIT_OK)
+        ret = phase_small(st, *tb, false);
+    if (ret == CLI_EXIT_OK)
+        ret = phase_small(st, *tb, true);
+    if (ret == CLI_EXIT_OK && o->threads > 0)
+        ret = phase_threads(st, *tb, false);
+    if (ret == CLI_EXIT_OK && o->threads > 0)
+        ret = phase_threads(st, *tb, true);
+    if (ret == CLI_EXIT_OK) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        if (o->json)
+            report_json(st, ru.ru_maxrss);
+        else
+            report_text(st, ru.ru_maxrss);
+    }
+    return ret;
+}
 
 int cli_cmd_bench(int argc, char **argv)
 {
-    enum {
-        O_TABLES = 1,
-        O_COUNT,
-        O_SEED,
-        O_CACHE,
-        O_SMALL,
-        O_COLD,
-        O_THREADS,
-        O_DROP,
-        O_JSON,
-        O_WRITE_CHECK,
-        O_HELP
-    };
-    static const struct cli_opt opts[] = {{"tables", 't', true, O_TABLES},
-                                          {"count", 'n', true, O_COUNT},
-                                          {"seed", 's', true, O_SEED},
-                                          {"cache", 'c', true, O_CACHE},
-                                          {"small-cache", 0, true, O_SMALL},
-                                          {"cold", 0, true, O_COLD},
-                                          {"threads", 'T', true, O_THREADS},
-                                          {"drop-caches", 0, false, O_DROP},
-                                          {"json", 'j', false, O_JSON},
-                                          {"write-check", 0, true, O_WRITE_CHECK},
-                                          {"help", 'h', false, O_HELP},
-                                          {NULL, 0, false, 0}};
     struct bench_opts o = {.count = 100000,
                            .cold = -1, /* min(1000, count) */
                            .seed = 1,
                            .cache = (size_t)256 << 20,
                            .small_cache = (size_t)1 << 20};
-    struct cli_parser ps;
-    const char *arg;
-    int id;
-    long x;
-
-    cli_parser_init(&ps, argc, argv);
-    while ((id = cli_next(&ps, opts, &arg)) != CLI_END) {
-        switch (id) {
-        case CLI_BAD:
-            return CLI_EXIT_INPUT;
-        case O_TABLES:
-            o.dir = arg;
-            break;
-        case O_COUNT:
-            if (!cli_parse_long(arg, 1, 100000000, &x))
-                return cli_usage_error(ps.cmd, "bad --count '%s' (1..100000000)", arg);
-            o.count = x;
-            break;
-        case O_SEED:
-            if (!cli_parse_long(arg, 0, 0x7fffffffL, &x))
-                return cli_usage_error(ps.cmd, "bad --seed '%s' (0..2147483647)", arg);
-            o.seed = (uint64_t)x;
-            break;
-        case O_CACHE:
-        case O_SMALL: {
-            size_t *dst = id == O_CACHE ? &o.cache : &o.small_cache;
-            if (!cli_parse_bytes(arg, dst) || *dst == 0)
-                return cli_usage_error(ps.cmd,
-                                       "bad --%s '%s' (bytes, at least 1, e.g. 1048576 or 1M)",
-                                       id == O_CACHE ? "cache" : "small-cache", arg);
-            break;
-        }
-        case O_COLD:
-            if (!cli_parse_long(arg, 0, 1000000, &x))
-                return cli_usage_error(ps.cmd, "bad --cold '%s' (0..1000000)", arg);
-            o.cold = x;
-            break;
-        case O_THREADS:
-            if (!cli_parse_long(arg, 1, 256, &x))
-                return cli_usage_error(ps.cmd, "bad --threads '%s' (1..256)", arg);
-            o.threads = (int)x;
-            break;
-        case O_DROP:
-            o.drop = true;
-            break;
-        case O_JSON:
-            o.json = true;
-            break;
-        case O_WRITE_CHECK:
-            o.write_check = arg;
-            break;
-        case O_HELP:
-            fputs(bench_help, stdout);
-            return CLI_EXIT_OK;
-        default:
-            return cli_usage_error(ps.cmd, "unexpected argument '%s'", arg);
-        }
-    }
-    if (!o.dir)
-        return cli_usage_error(ps.cmd, "missing -t DIR (the table directory)");
-    if (o.cold < 0)
-        o.cold = o.count < 1000 ? o.count : 1000;
-    else if (o.cold > o.count)
-        o.cold = o.count;
+    const char *cmd;
+    int ret = parse_bench_opts(argc, argv, &o, &cmd);
+    if (ret != BENCH_GO)
+        return ret;
 
     struct bench_state st;
     memset(&st, 0, sizeof st);
     st.o = &o;
-    st.cmd = ps.cmd;
+    st.cmd = cmd;
     mmtb_tb *info = NULL, *tb = NULL;
-    if (!cli_open_tables(ps.cmd, o.dir, &info, NULL))
+    if (!cli_open_tables(cmd, o.dir, &info, NULL))
         return CLI_EXIT_TABLE;
-    int ret = CLI_EXIT_OK;
     st.v = mmtb_tb_variant(info);
     st.pos = malloc((size_t)o.count * sizeof *st.pos);
     st.ref = malloc((size_t)o.count);
     st.out = malloc((size_t)o.count);
     if (!st.pos || !st.ref || !st.out) {
-        cli_error(ps.cmd, "out of memory");
+        cli_error(cmd, "out of memory");
         ret = CLI_EXIT_TABLE;
-        goto out;
+    } else {
+        ret = run_bench(&st, info, &tb);
     }
-    ret = make_sample(&st, info);
-    if (ret == CLI_EXIT_OK && o.write_check) {
-        ret = write_check_input(&st);
-        goto out;
-    }
-    /* W/D/L only first: its results are the reference the others must match */
-    if (ret == CLI_EXIT_OK)
-        ret = phase_first_warm(&st, false, NULL);
-    if (ret == CLI_EXIT_OK)
-        ret = phase_first_warm(&st, true, &tb);
-    if (ret == CLI_EXIT_OK)
-        ret = phase_fresh(&st, tb, false);
-    if (ret == CLI_EXIT_OK)
-        ret = phase_fresh(&st, tb, true);
-    if (ret == CLI_EXIT_OK)
-        ret = phase_small(&st, tb, false);
-    if (ret == CLI_EXIT_OK)
-        ret = phase_small(&st, tb, true);
-    if (ret == CLI_EXIT_OK && o.threads > 0)
-        ret = phase_threads(&st, tb, false);
-    if (ret == CLI_EXIT_OK && o.threads > 0)
-        ret = phase_threads(&st, tb, true);
-    if (ret == CLI_EXIT_OK) {
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        if (o.json)
-            report_json(&st, ru.ru_maxrss);
-        else
-            report_text(&st, ru.ru_maxrss);
-    }
-out:
     mmtb_tb_close(tb);
     mmtb_tb_close(info);
     free(st.present);

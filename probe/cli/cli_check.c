@@ -523,81 +523,116 @@ static bool check_stream(struct check *c, FILE *f, struct item *items)
     return ok;
 }
 
-int cli_cmd_check(int argc, char **argv)
+/* Returned by parse_check_opts when the check is to run. */
+#define CHECK_GO (-1)
+
+/* Read the options into *c (defaults already set) and the input files
+ * into files[0..*nfiles): CHECK_GO, or the exit code (after --help or a
+ * usage error). */
+static int parse_check_opts(int argc, char **argv, struct check *c, char **files, int *nfiles)
 {
     enum { O_TABLES = 1, O_JSON, O_SUMMARY, O_THREADS, O_WORST, O_CACHE, O_HELP };
-    static const struct cli_opt opts[] = {{"tables", 't', true, O_TABLES},
-                                          {"json", 'j', false, O_JSON},
-                                          {"summary", 's', false, O_SUMMARY},
-                                          {"threads", 'n', true, O_THREADS},
-                                          {"worst", 0, true, O_WORST},
-                                          {"cache", 'c', true, O_CACHE},
-                                          {"help", 'h', false, O_HELP},
-                                          {NULL, 0, false, 0}};
+    static const struct cli_opt opts[] = {
+        {"tables", 't', true, O_TABLES},    {"json", 'j', false, O_JSON},
+        {"summary", 's', false, O_SUMMARY}, {"threads", 'n', true, O_THREADS},
+        {"worst", 0, true, O_WORST},        {"cache", 'c', true, O_CACHE},
+        {"help", 'h', false, O_HELP},       {NULL, 0, false, 0}};
     struct cli_parser ps;
+    const char *arg;
+    int id;
+    long x;
+    cli_parser_init(&ps, argc, argv);
+    c->cmd = ps.cmd;
+    while ((id = cli_next(&ps, opts, &arg)) != CLI_END) {
+        switch (id) {
+        case CLI_BAD:
+            return CLI_EXIT_INPUT;
+        case O_TABLES:
+            c->dir = arg;
+            break;
+        case O_JSON:
+            c->json = true;
+            break;
+        case O_SUMMARY:
+            c->summary_only = true;
+            break;
+        case O_THREADS:
+            if (!cli_parse_long(arg, 1, 64, &x))
+                return cli_usage_error(ps.cmd, "bad --threads '%s' (1 to 64)", arg);
+            c->threads = (int)x;
+            break;
+        case O_WORST:
+            if (!cli_parse_long(arg, 0, 10000, &x))
+                return cli_usage_error(ps.cmd, "bad --worst '%s' (0 to 10000)", arg);
+            c->nworst = (int)x;
+            break;
+        case O_CACHE:
+            if (!cli_parse_bytes(arg, &c->cache))
+                return cli_usage_error(ps.cmd, "bad --cache '%s' (bytes, e.g. 64M)", arg);
+            break;
+        case O_HELP:
+            fputs(check_help, stdout);
+            return CLI_EXIT_OK;
+        default:
+            files[(*nfiles)++] = (char *)arg;
+        }
+    }
+    if (!c->dir)
+        return cli_usage_error(ps.cmd, "missing -t DIR (the table directory)");
+    return CHECK_GO;
+}
+
+/* Check the lines of files[0..nfiles) ("-" or none: standard input), with
+ * the opening of the JSON report before them; CLI_EXIT_INPUT when a file
+ * cannot be read (the others are still checked), else CLI_EXIT_OK. */
+static int check_files(struct check *c, char **files, int nfiles, struct item *items)
+{
+    int ret = CLI_EXIT_OK;
+    if (c->json) {
+        printf("{\"tables\":");
+        cli_json_str(stdout, c->dir);
+        printf(",\"variant\":");
+        cli_json_str(stdout, c->v->name);
+        printf(",%s", c->summary_only ? "" : "\"positions\":[\n");
+    }
+    if (nfiles == 0)
+        files[nfiles++] = "-";
+    for (int i = 0; i < nfiles; i++) {
+        FILE *f = strcmp(files[i], "-") == 0 ? stdin : fopen(files[i], "r");
+        if (!f) {
+            cli_error(c->cmd, "cannot read '%s': %s", files[i], strerror(errno));
+            ret = CLI_EXIT_INPUT;
+            continue;
+        }
+        if (!check_stream(c, f, items))
+            c->table_rc = MMTB_ERR_NOMEM;
+        if (f != stdin)
+            fclose(f);
+    }
+    if (c->json && !c->summary_only)
+        printf("\n");
+    return ret;
+}
+
+int cli_cmd_check(int argc, char **argv)
+{
     struct check c;
     memset(&c, 0, sizeof c);
-    long x, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     c.threads = ncpu > 0 ? (int)(ncpu < 64 ? ncpu : 64) : 1;
     c.nworst = 10;
     c.cache = (size_t)256 << 20;
-    const char *arg;
-    int id, nfiles = 0, ret = CLI_EXIT_OK;
+    int nfiles = 0, ret;
     char **files = calloc((size_t)argc + 1, sizeof *files);
     struct item *items = NULL;
     if (!files)
         return CLI_EXIT_TABLE;
-    cli_parser_init(&ps, argc, argv);
-    c.cmd = ps.cmd;
-    while ((id = cli_next(&ps, opts, &arg)) != CLI_END) {
-        switch (id) {
-        case CLI_BAD:
-            free(files);
-            return CLI_EXIT_INPUT;
-        case O_TABLES:
-            c.dir = arg;
-            break;
-        case O_JSON:
-            c.json = true;
-            break;
-        case O_SUMMARY:
-            c.summary_only = true;
-            break;
-        case O_THREADS:
-            if (!cli_parse_long(arg, 1, 64, &x)) {
-                free(files);
-                return cli_usage_error(ps.cmd, "bad --threads '%s' (1 to 64)", arg);
-            }
-            c.threads = (int)x;
-            break;
-        case O_WORST:
-            if (!cli_parse_long(arg, 0, 10000, &x)) {
-                free(files);
-                return cli_usage_error(ps.cmd, "bad --worst '%s' (0 to 10000)", arg);
-            }
-            c.nworst = (int)x;
-            break;
-        case O_CACHE:
-            if (!cli_parse_bytes(arg, &c.cache)) {
-                free(files);
-                return cli_usage_error(ps.cmd, "bad --cache '%s' (bytes, e.g. 64M)", arg);
-            }
-            break;
-        case O_HELP:
-            fputs(check_help, stdout);
-            free(files);
-            return CLI_EXIT_OK;
-        default:
-            files[nfiles++] = (char *)arg;
-        }
-    }
-    if (!c.dir) {
+    ret = parse_check_opts(argc, argv, &c, files, &nfiles);
+    if (ret == CHECK_GO && !cli_open_tables(c.cmd, c.dir, &c.tb, NULL))
+        ret = CLI_EXIT_TABLE;
+    if (ret != CHECK_GO) {
         free(files);
-        return cli_usage_error(ps.cmd, "missing -t DIR (the table directory)");
-    }
-    if (!cli_open_tables(ps.cmd, c.dir, &c.tb, NULL)) {
-        free(files);
-        return CLI_EXIT_TABLE;
+        return ret;
     }
     c.v = mmtb_tb_variant(c.tb);
     c.sec_judged = calloc(SECTOR_KEYS, sizeof *c.sec_judged);
@@ -605,38 +640,16 @@ int cli_cmd_check(int argc, char **argv)
     c.worst = calloc((size_t)c.nworst + 1, sizeof *c.worst);
     items = malloc(sizeof *items * CHECK_BATCH);
     if (!c.sec_judged || !c.sec_err || !c.worst || !items) {
-        cli_error(ps.cmd, "out of memory");
+        cli_error(c.cmd, "out of memory");
         ret = CLI_EXIT_TABLE;
         goto out;
     }
-    if (c.json) {
-        printf("{\"tables\":");
-        cli_json_str(stdout, c.dir);
-        printf(",\"variant\":");
-        cli_json_str(stdout, c.v->name);
-        printf(",%s", c.summary_only ? "" : "\"positions\":[\n");
-    }
-    if (nfiles == 0)
-        files[nfiles++] = "-";
-    for (int i = 0; i < nfiles; i++) {
-        FILE *f = strcmp(files[i], "-") == 0 ? stdin : fopen(files[i], "r");
-        if (!f) {
-            cli_error(ps.cmd, "cannot read '%s': %s", files[i], strerror(errno));
-            ret = CLI_EXIT_INPUT;
-            continue;
-        }
-        if (!check_stream(&c, f, items))
-            c.table_rc = MMTB_ERR_NOMEM;
-        if (f != stdin)
-            fclose(f);
-    }
-    if (c.json && !c.summary_only)
-        printf("\n");
+    ret = check_files(&c, files, nfiles, items);
     print_summary(&c);
     if (c.invalid && ret == CLI_EXIT_OK)
         ret = CLI_EXIT_INPUT;
     if (c.table_rc != MMTB_OK) {
-        cli_error(ps.cmd, "tables in '%s': %s", c.dir, mmtb_strerror(c.table_rc));
+        cli_error(c.cmd, "tables in '%s': %s", c.dir, mmtb_strerror(c.table_rc));
         ret = CLI_EXIT_TABLE;
     }
 out:

@@ -239,38 +239,51 @@ static void wait_workers(struct job *j, pthread_t *th, int nt, uint64_t total, b
     progress_clear(&pg);
 }
 
-int cli_cmd_integrity(int argc, char **argv)
+/* What the options of integrity ask for. */
+struct integrity_opts {
+    const char *dir;
+    bool json, quiet;
+    int threads;
+};
+
+/* Returned by parse_integrity_opts when the check is to run. */
+#define INTEGRITY_GO (-1)
+
+/* Read the options into *o: INTEGRITY_GO, or the exit code (after --help
+ * or a usage error). */
+static int parse_integrity_opts(int argc, char **argv, struct integrity_opts *o, const char **cmd)
 {
     enum { O_TABLES = 1, O_JSON, O_THREADS, O_QUIET, O_HELP };
-    static const struct cli_opt opts[] = {{"tables", 't', true, O_TABLES},
-                                          {"json", 'j', false, O_JSON},
-                                          {"threads", 'n', true, O_THREADS},
-                                          {"quiet", 'q', false, O_QUIET},
-                                          {"help", 'h', false, O_HELP},
-                                          {NULL, 0, false, 0}};
+    static const struct cli_opt opts[] = {
+        {"tables", 't', true, O_TABLES},   {"json", 'j', false, O_JSON},
+        {"threads", 'n', true, O_THREADS}, {"quiet", 'q', false, O_QUIET},
+        {"help", 'h', false, O_HELP},      {NULL, 0, false, 0}};
     struct cli_parser ps;
-    const char *arg, *dir = NULL;
-    bool json = false, quiet = false;
+    const char *arg;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN), x;
-    int threads = ncpu > 0 ? (int)(ncpu < 64 ? ncpu : 64) : 1, id;
+    int id;
+    o->dir = NULL;
+    o->json = o->quiet = false;
+    o->threads = ncpu > 0 ? (int)(ncpu < 64 ? ncpu : 64) : 1;
     cli_parser_init(&ps, argc, argv);
+    *cmd = ps.cmd;
     while ((id = cli_next(&ps, opts, &arg)) != CLI_END) {
         switch (id) {
         case CLI_BAD:
             return CLI_EXIT_INPUT;
         case O_TABLES:
-            dir = arg;
+            o->dir = arg;
             break;
         case O_JSON:
-            json = true;
+            o->json = true;
             break;
         case O_THREADS:
             if (!cli_parse_long(arg, 1, 64, &x))
                 return cli_usage_error(ps.cmd, "bad --threads '%s' (1 to 64)", arg);
-            threads = (int)x;
+            o->threads = (int)x;
             break;
         case O_QUIET:
-            quiet = true;
+            o->quiet = true;
             break;
         case O_HELP:
             fputs(integrity_help, stdout);
@@ -279,44 +292,42 @@ int cli_cmd_integrity(int argc, char **argv)
             return cli_usage_error(ps.cmd, "unexpected argument '%.*s%s'", CLI_QUOTE(arg));
         }
     }
-    if (!dir)
+    if (!o->dir)
         return cli_usage_error(ps.cmd, "missing -t DIR (the table directory)");
+    return INTEGRITY_GO;
+}
 
-    double t0 = progress_now();
-    struct job j;
-    memset(&j, 0, sizeof j);
-    pthread_mutex_init(&j.lock, NULL);
-    char err[256] = "", mpath[4200];
-    struct mmtb_tb_opts to = {0, 0, err, sizeof err};
-    mmtb_tb *tb = NULL;
-    snprintf(mpath, sizeof mpath, "%s/%s", dir, MMTB_MANIFEST_NAME);
-    int rc = mmtb_tb_open(&tb, dir, &to);
-    uint64_t bytes = 0;
+/* The MANIFEST's size in bytes (the open read it whole), 0 if absent. */
+static uint64_t manifest_bytes(const char *dir)
+{
+    char mpath[4200];
     struct stat st;
-    if (stat(mpath, &st) == 0)
-        bytes += (uint64_t)st.st_size; /* the open read the MANIFEST whole */
-    if (rc != MMTB_OK) {
-        char m[400];
-        snprintf(m, sizeof m, "%s: %s", MMTB_MANIFEST_NAME, err[0] ? err : mmtb_strerror(rc));
-        add_problem(&j, -1, MMTB_MANIFEST_NAME, MMTB_PLANE_FILE, -1, m);
-        print_report(NULL, &j, bytes, progress_now() - t0, json);
-        free(j.probs[0].message);
-        free(j.probs);
-        return CLI_EXIT_TABLE;
-    }
+    snprintf(mpath, sizeof mpath, "%s/%s", dir, MMTB_MANIFEST_NAME);
+    return stat(mpath, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
 
-    int n = mmtb_tb_sector_count(tb);
-    struct sized *sz = malloc(((size_t)n + 1) * sizeof *sz);
-    int *order = malloc(((size_t)n + 1) * sizeof *order);
-    pthread_t *th = malloc((size_t)threads * sizeof *th);
-    int ret = CLI_EXIT_TABLE;
-    if (!sz || !order || !th) {
-        cli_error(ps.cmd, "out of memory");
-        goto out;
-    }
+/* The tables did not open: report the MANIFEST as the one problem (rc,
+ * err its reason) and return the exit code. */
+static int report_open_failure(struct job *j, int rc, const char *err, uint64_t bytes, double t0,
+                               bool json)
+{
+    char m[400];
+    snprintf(m, sizeof m, "%s: %s", MMTB_MANIFEST_NAME, err[0] ? err : mmtb_strerror(rc));
+    add_problem(j, -1, MMTB_MANIFEST_NAME, MMTB_PLANE_FILE, -1, m);
+    print_report(NULL, j, bytes, progress_now() - t0, json);
+    free(j->probs[0].message);
+    free(j->probs);
+    return CLI_EXIT_TABLE;
+}
+
+/* The n sectors of tb in order[], largest file first (each opened on the
+ * way: header, tables, footer); returns the files' total size. */
+static uint64_t order_by_size(mmtb_tb *tb, const char *dir, struct sized *sz, int *order, int n)
+{
     uint64_t total = 0;
     for (int i = 0; i < n; i++) {
         struct mmtb_sector_info info;
+        struct stat st;
         char name[48], path[4300];
         mmtb_tb_sector_info(tb, i, &info); /* opens the file: header, tables, footer */
         mmtb_tf_sector_filename(info.sector, name, sizeof name);
@@ -328,26 +339,66 @@ int cli_cmd_integrity(int argc, char **argv)
     qsort(sz, (size_t)n, sizeof *sz, cmp_sized);
     for (int i = 0; i < n; i++)
         order[i] = sz[i].sector;
+    return total;
+}
 
+/* Verify j's sectors on up to threads threads th[] (here when none can
+ * start), showing progress over total bytes unless quiet. */
+static void verify_sectors(struct job *j, pthread_t *th, int threads, uint64_t total, bool quiet)
+{
+    int n = j->n;
+    int nt = threads < n ? threads : (n ? n : 1), started = 0;
+    for (; started < nt; started++)
+        if (pthread_create(&th[started], NULL, worker, j) != 0)
+            break;
+    if (started == 0) {
+        worker(j); /* no thread could start: check here */
+    }
+    wait_workers(j, th, started, total, quiet);
+}
+
+int cli_cmd_integrity(int argc, char **argv)
+{
+    struct integrity_opts o;
+    const char *cmd;
+    int ret = parse_integrity_opts(argc, argv, &o, &cmd);
+    if (ret != INTEGRITY_GO)
+        return ret;
+
+    double t0 = progress_now();
+    struct job j;
+    memset(&j, 0, sizeof j);
+    pthread_mutex_init(&j.lock, NULL);
+    char err[256] = "";
+    struct mmtb_tb_opts to = {0, 0, err, sizeof err};
+    mmtb_tb *tb = NULL;
+    int rc = mmtb_tb_open(&tb, o.dir, &to);
+    uint64_t bytes = manifest_bytes(o.dir);
+    if (rc != MMTB_OK)
+        return report_open_failure(&j, rc, err, bytes, t0, o.json);
+
+    int n = mmtb_tb_sector_count(tb);
+    struct sized *sz = malloc(((size_t)n + 1) * sizeof *sz);
+    int *order = malloc(((size_t)n + 1) * sizeof *order);
+    pthread_t *th = malloc((size_t)o.threads * sizeof *th);
+    ret = CLI_EXIT_TABLE;
+    if (!sz || !order || !th) {
+        cli_error(cmd, "out of memory");
+        goto out;
+    }
+    uint64_t total = order_by_size(tb, o.dir, sz, order, n);
     j.tb = tb;
     j.order = order;
     j.n = n;
-    int nt = threads < n ? threads : (n ? n : 1), started = 0;
-    for (; started < nt; started++)
-        if (pthread_create(&th[started], NULL, worker, &j) != 0)
-            break;
-    if (started == 0) {
-        worker(&j); /* no thread could start: check here */
-    }
-    wait_workers(&j, th, started, total, quiet);
+    verify_sectors(&j, th, o.threads, total, o.quiet);
     if (j.failed) {
-        cli_error(ps.cmd, "out of memory");
+        cli_error(cmd, "out of memory");
         goto out;
     }
     bytes += j.read;
     if (j.nprobs)
         qsort(j.probs, (size_t)j.nprobs, sizeof *j.probs, cmp_problem);
-    print_report(tb, &j, bytes, progress_now() - t0, json);
+    print_report(tb, &j, bytes, progress_now() - t0, o.json);
     ret = j.nprobs ? CLI_EXIT_TABLE : CLI_EXIT_OK;
 out:
     for (int i = 0; i < j.nprobs; i++)

@@ -77,15 +77,81 @@ static const char moves_help[] =
     "Exit codes: 0 success, 1 bad usage, unknown variant, malformed position\n"
     "or an illegal move in --play.\n";
 
+/* Play the whole turns or actions of play (separated by spaces) from *p;
+ * false, after saying which move failed and why, on an illegal one. */
+static bool play_moves(const char *cmd, const struct mmtb_variant *v, struct mmtb_pos *p,
+                       const char *play)
+{
+    char *list = strdup(play), why[240];
+    int k = 0;
+    bool ok = list != NULL;
+    for (char *save, *t = list ? strtok_r(list, " \t", &save) : NULL; t && ok;
+         t = strtok_r(NULL, " \t", &save)) {
+        k++;
+        if (cli_apply_action(v, p, t, why, sizeof why) != MMTB_OK) {
+            cli_error(cmd, "--play, move %d: %s", k, why);
+            ok = false;
+        }
+    }
+    free(list);
+    return ok;
+}
+
+/* The moves of p as one JSON object; text is the position as given, or
+ * NULL to print p's own form. */
+static void print_moves_json(const struct mmtb_variant *v, const struct mmtb_pos *p,
+                             const char *text, int term, const struct mmtb_move *moves, int n)
+{
+    char buf[64], pbuf[512];
+    printf("{\"position\":");
+    if (text) {
+        cli_json_str(stdout, text);
+    } else {
+        mmtb_pos_format(v, p, pbuf, sizeof pbuf);
+        cli_json_str(stdout, pbuf);
+    }
+    printf(",\"side\":\"%s\",\"remove\":%d,\"game_over\":", cli_colour_name(p->side, false),
+           p->remove);
+    if (term == MMTB_NOT_TERMINAL)
+        printf("null");
+    else
+        printf("\"%s\"", cli_wdl_name(term));
+    printf(",\"count\":%d,\"moves\":[", n);
+    for (int i = 0; i < n; i++) {
+        mmtb_move_format(v, &moves[i], buf, sizeof buf);
+        if (i)
+            putchar(',');
+        cli_json_str(stdout, buf);
+    }
+    printf("]}\n");
+}
+
+/* The moves of p, one per line, after (unless quiet) a drawing of p and
+ * their count or the game's end. */
+static void print_moves_text(const struct mmtb_variant *v, const struct mmtb_pos *p, int term,
+                             const struct mmtb_move *moves, int n, bool quiet)
+{
+    char buf[64];
+    if (!quiet) {
+        cli_draw_position(stdout, v, p);
+        if (term != MMTB_NOT_TERMINAL)
+            printf("\nGame over: the side to move has %s.\n", term == MMTB_LOSS ? "lost" : "drawn");
+        else
+            printf("\n%d legal move%s:\n", n, n == 1 ? "" : "s");
+    }
+    for (int i = 0; i < n; i++) {
+        mmtb_move_format(v, &moves[i], buf, sizeof buf);
+        printf("%s\n", buf);
+    }
+}
+
 int cli_cmd_moves(int argc, char **argv)
 {
     enum { O_VARIANT = 1, O_QUIET, O_JSON, O_PLAY, O_HELP };
-    static const struct cli_opt opts[] = {{"variant", 'v', true, O_VARIANT},
-                                          {"quiet", 'q', false, O_QUIET},
-                                          {"play", 'p', true, O_PLAY},
-                                          {"json", 'j', false, O_JSON},
-                                          {"help", 'h', false, O_HELP},
-                                          {NULL, 0, false, 0}};
+    static const struct cli_opt opts[] = {
+        {"variant", 'v', true, O_VARIANT}, {"quiet", 'q', false, O_QUIET},
+        {"play", 'p', true, O_PLAY},       {"json", 'j', false, O_JSON},
+        {"help", 'h', false, O_HELP},      {NULL, 0, false, 0}};
     struct cli_parser ps;
     const char *arg, *vname = "nine", *play = NULL;
     bool quiet = false, json = false;
@@ -133,18 +199,7 @@ int cli_cmd_moves(int argc, char **argv)
     }
     if (play) {
         /* the position reached is the one listed (and printed in JSON) */
-        char *list = strdup(play), why[240];
-        int k = 0;
-        bool ok = list != NULL;
-        for (char *save, *t = list ? strtok_r(list, " \t", &save) : NULL; t && ok;
-             t = strtok_r(NULL, " \t", &save)) {
-            k++;
-            if (cli_apply_action(v, &p, t, why, sizeof why) != MMTB_OK) {
-                cli_error(ps.cmd, "--play, move %d: %s", k, why);
-                ok = false;
-            }
-        }
-        free(list);
+        bool ok = play_moves(ps.cmd, v, &p, play);
         free(text);
         text = NULL;
         if (!ok)
@@ -156,43 +211,10 @@ int cli_cmd_moves(int argc, char **argv)
         cli_error(ps.cmd, "cannot generate moves: %s", mmtb_strerror(n));
         goto out_moves;
     }
-    char buf[64], pbuf[512];
-    if (json) {
-        printf("{\"position\":");
-        if (text) {
-            cli_json_str(stdout, text);
-        } else {
-            mmtb_pos_format(v, &p, pbuf, sizeof pbuf);
-            cli_json_str(stdout, pbuf);
-        }
-        printf(",\"side\":\"%s\",\"remove\":%d,\"game_over\":", cli_colour_name(p.side, false),
-               p.remove);
-        if (term == MMTB_NOT_TERMINAL)
-            printf("null");
-        else
-            printf("\"%s\"", cli_wdl_name(term));
-        printf(",\"count\":%d,\"moves\":[", n);
-        for (int i = 0; i < n; i++) {
-            mmtb_move_format(v, &moves[i], buf, sizeof buf);
-            if (i)
-                putchar(',');
-            cli_json_str(stdout, buf);
-        }
-        printf("]}\n");
-    } else {
-        if (!quiet) {
-            cli_draw_position(stdout, v, &p);
-            if (term != MMTB_NOT_TERMINAL)
-                printf("\nGame over: the side to move has %s.\n",
-                       term == MMTB_LOSS ? "lost" : "drawn");
-            else
-                printf("\n%d legal move%s:\n", n, n == 1 ? "" : "s");
-        }
-        for (int i = 0; i < n; i++) {
-            mmtb_move_format(v, &moves[i], buf, sizeof buf);
-            printf("%s\n", buf);
-        }
-    }
+    if (json)
+        print_moves_json(v, &p, text, term, moves, n);
+    else
+        print_moves_text(v, &p, term, moves, n, quiet);
     ret = CLI_EXIT_OK;
 out_moves:
     free(moves);
@@ -372,15 +394,124 @@ static void print_table_slots(uint64_t slots, bool exact)
     printf(" %15s", buf);
 }
 
+/* The sectors a game of v from sw, sb stones in hand needs, into a
+ * malloc'd *sec (its length not known in advance: grown until it fits);
+ * their count, or -1 after saying why there is none. */
+static int list_sectors(const char *cmd, const struct mmtb_variant *v, long sw, long sb,
+                        long max_stones, struct mmtb_sector **sec)
+{
+    int n = MMTB_ERR_INVALID;
+    for (int cap = 256; cap <= (1 << 20) && n == MMTB_ERR_INVALID; cap *= 4) {
+        free(*sec);
+        *sec = malloc(sizeof **sec * (size_t)cap);
+        if (!*sec) {
+            cli_error(cmd, "out of memory");
+            return -1;
+        }
+        n = mmtb_sector_list(v, (int)sw, (int)sb, (int)max_stones, *sec, cap);
+    }
+    if (n < 0) {
+        cli_error(cmd, "cannot list the sectors: %s", mmtb_strerror(n));
+        return -1;
+    }
+    return n;
+}
+
+/* The sectors sec[0..n) as one JSON array; slots null without an index. */
+static void print_sectors_json(const struct mmtb_variant *v, const mmtb_index *ix,
+                               const struct mmtb_sector *sec, int n)
+{
+    printf("[");
+    for (int i = 0; i < n; i++) {
+        uint64_t pos = mmtb_index_positions(v, sec[i]);
+        uint64_t can = mmtb_index_canonical(v, sec[i]);
+        printf("%s\n{\"w\":%d,\"b\":%d,\"w_hand\":%d,\"b_hand\":%d,\"positions\":%" PRIu64
+               ",\"canonical\":%" PRIu64 ",\"slots\":",
+               i ? "," : "", sec[i].w, sec[i].b, sec[i].w_hand, sec[i].b_hand, pos, can);
+        if (ix) {
+            bool exact;
+            uint64_t tsl = table_slots(ix, sec[i], &exact);
+            printf("%" PRIu64 ",\"table_slots\":%" PRIu64 ",\"table_slots_exact\":%s}",
+                   mmtb_index_slots(ix, sec[i]), tsl, exact ? "true" : "false");
+        } else {
+            printf("null,\"table_slots\":null,\"table_slots_exact\":false}");
+        }
+    }
+    printf("\n]\n");
+}
+
+/* Column sums of the text table. */
+struct sector_totals {
+    uint64_t positions, canonical, slots, table_slots;
+    bool table_exact;
+};
+
+/* One row of the text table for sector s, added to *tot; the slot
+ * columns "-" without an index, the "table" column only when stateful. */
+static void print_sector_row(const struct mmtb_variant *v, const mmtb_index *ix,
+                             struct mmtb_sector s, bool stateful, struct sector_totals *tot)
+{
+    char id_buf[32];
+    uint64_t pos = mmtb_index_positions(v, s);
+    uint64_t can = mmtb_index_canonical(v, s);
+    mmtb_sector_format(s, id_buf, sizeof id_buf);
+    tot->positions += pos;
+    tot->canonical += can;
+    printf("%-12s %3d %3d %6d %6d %16" PRIu64 " %14" PRIu64, id_buf, s.w, s.b, s.w_hand, s.b_hand,
+           pos, can);
+    if (!ix) {
+        printf(" %14s %7s\n", "-", "-");
+        return;
+    }
+    uint64_t sl = mmtb_index_slots(ix, s);
+    tot->slots += sl;
+    printf(" %14" PRIu64 " %6.2f%%", sl,
+           sl ? 100.0 * ((double)sl - (double)can) / (double)sl : 0.0);
+    if (stateful) {
+        bool exact;
+        uint64_t tsl = table_slots(ix, s, &exact);
+        tot->table_slots += tsl;
+        tot->table_exact &= exact;
+        print_table_slots(tsl, exact);
+    }
+    printf("\n");
+}
+
+/* The sectors sec[0..n) as a text table with a total line; the "table"
+ * column where some sector's table holds more than its index. */
+static void print_sectors_text(const struct mmtb_variant *v, const mmtb_index *ix,
+                               const struct mmtb_sector *sec, int n)
+{
+    struct sector_totals tot = {0, 0, 0, 0, true};
+    bool stateful = false;
+    for (int i = 0; ix && i < n; i++)
+        stateful |= mmtb_ban_index_applies(v, sec[i]);
+    printf("%-12s %3s %3s %6s %6s %16s %14s %14s %7s", "sector", "w", "b", "w_hand", "b_hand",
+           "positions", "canonical", "slots", "waste");
+    printf(stateful ? " %15s\n" : "\n", "table");
+    for (int i = 0; i < n; i++)
+        print_sector_row(v, ix, sec[i], stateful, &tot);
+    char buf[32];
+    snprintf(buf, sizeof buf, "total (%d)", n);
+    printf("%-34s %16" PRIu64 " %14" PRIu64, buf, tot.positions, tot.canonical);
+    if (ix) {
+        uint64_t ts = tot.slots;
+        printf(" %14" PRIu64 " %6.2f%%", ts,
+               ts ? 100.0 * ((double)ts - (double)tot.canonical) / (double)ts : 0.0);
+        if (stateful)
+            print_table_slots(tot.table_slots, tot.table_exact);
+        printf("\n");
+    } else
+        printf(" %14s %7s\n", "-", "-");
+}
+
 int cli_cmd_sectors(int argc, char **argv)
 {
     enum { O_VARIANT = 1, O_START, O_MAX, O_JSON, O_HELP };
-    static const struct cli_opt opts[] = {{"variant", 'v', true, O_VARIANT},
-                                          {"start", 's', true, O_START},
-                                          {"max-stones", 'm', true, O_MAX},
-                                          {"json", 'j', false, O_JSON},
-                                          {"help", 'h', false, O_HELP},
-                                          {NULL, 0, false, 0}};
+    static const struct cli_opt opts[] = {
+        {"variant", 'v', true, O_VARIANT}, {"start", 's', true, O_START},
+        {"max-stones", 'm', true, O_MAX},  {"json", 'j', false, O_JSON},
+        {"help", 'h', false, O_HELP},      {NULL, 0, false, 0}};
     struct cli_parser ps;
     const char *arg, *vname = "nine", *start = NULL;
     long max_stones = 0, sw = -1, sb = -1;
@@ -428,91 +559,18 @@ int cli_cmd_sectors(int argc, char **argv)
                         v->stones);
         goto out;
     }
-
-    /* The list length is not known in advance: grow until it fits. */
-    int n = MMTB_ERR_INVALID;
-    for (int cap = 256; cap <= (1 << 20) && n == MMTB_ERR_INVALID; cap *= 4) {
-        free(sec);
-        sec = malloc(sizeof *sec * (size_t)cap);
-        if (!sec) {
-            cli_error(ps.cmd, "out of memory");
-            goto out;
-        }
-        n = mmtb_sector_list(v, (int)sw, (int)sb, (int)max_stones, sec, cap);
-    }
-    if (n < 0) {
-        cli_error(ps.cmd, "cannot list the sectors: %s", mmtb_strerror(n));
+    int n = list_sectors(ps.cmd, v, sw, sb, max_stones, &sec);
+    if (n < 0)
         goto out;
-    }
     int rc = mmtb_index_create(&ix, v, v->stones);
     if (rc != MMTB_OK) {
         cli_error(ps.cmd, "no index for this variant (%s); slots not shown", mmtb_strerror(rc));
         ix = NULL;
     }
-
-    uint64_t tp = 0, tc = 0, ts = 0, tts = 0;
-    /* the "table" column where some listed sector's table holds more than its index */
-    bool tts_exact = true, stateful = false;
-    for (int i = 0; ix && i < n; i++)
-        stateful |= mmtb_ban_index_applies(v, sec[i]);
-    if (json) {
-        printf("[");
-        for (int i = 0; i < n; i++) {
-            uint64_t pos = mmtb_index_positions(v, sec[i]);
-            uint64_t can = mmtb_index_canonical(v, sec[i]);
-            printf("%s\n{\"w\":%d,\"b\":%d,\"w_hand\":%d,\"b_hand\":%d,\"positions\":%" PRIu64
-                   ",\"canonical\":%" PRIu64 ",\"slots\":",
-                   i ? "," : "", sec[i].w, sec[i].b, sec[i].w_hand, sec[i].b_hand, pos, can);
-            if (ix) {
-                bool exact;
-                uint64_t tsl = table_slots(ix, sec[i], &exact);
-                printf("%" PRIu64 ",\"table_slots\":%" PRIu64 ",\"table_slots_exact\":%s}",
-                       mmtb_index_slots(ix, sec[i]), tsl, exact ? "true" : "false");
-            } else {
-                printf("null,\"table_slots\":null,\"table_slots_exact\":false}");
-            }
-        }
-        printf("\n]\n");
-    } else {
-        printf("%-12s %3s %3s %6s %6s %16s %14s %14s %7s", "sector", "w", "b", "w_hand",
-               "b_hand", "positions", "canonical", "slots", "waste");
-        printf(stateful ? " %15s\n" : "\n", "table");
-        for (int i = 0; i < n; i++) {
-            char id_buf[32];
-            uint64_t pos = mmtb_index_positions(v, sec[i]);
-            uint64_t can = mmtb_index_canonical(v, sec[i]);
-            mmtb_sector_format(sec[i], id_buf, sizeof id_buf);
-            tp += pos;
-            tc += can;
-            printf("%-12s %3d %3d %6d %6d %16" PRIu64 " %14" PRIu64, id_buf, sec[i].w, sec[i].b,
-                   sec[i].w_hand, sec[i].b_hand, pos, can);
-            if (ix) {
-                uint64_t sl = mmtb_index_slots(ix, sec[i]);
-                ts += sl;
-                printf(" %14" PRIu64 " %6.2f%%", sl, sl ? 100.0 * ((double)sl - (double)can) / (double)sl : 0.0);
-                if (stateful) {
-                    bool exact;
-                    uint64_t tsl = table_slots(ix, sec[i], &exact);
-                    tts += tsl;
-                    tts_exact &= exact;
-                    print_table_slots(tsl, exact);
-                }
-                printf("\n");
-            } else {
-                printf(" %14s %7s\n", "-", "-");
-            }
-        }
-        char tot[32];
-        snprintf(tot, sizeof tot, "total (%d)", n);
-        printf("%-34s %16" PRIu64 " %14" PRIu64, tot, tp, tc);
-        if (ix) {
-            printf(" %14" PRIu64 " %6.2f%%", ts, ts ? 100.0 * ((double)ts - (double)tc) / (double)ts : 0.0);
-            if (stateful)
-                print_table_slots(tts, tts_exact);
-            printf("\n");
-        } else
-            printf(" %14s %7s\n", "-", "-");
-    }
+    if (json)
+        print_sectors_json(v, ix, sec, n);
+    else
+        print_sectors_text(v, ix, sec, n);
     ret = CLI_EXIT_OK;
 out:
     mmtb_index_free(ix);
