@@ -165,6 +165,140 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     out->total = out->state + out->deps + out->work;
 }
 
+/* The job's members (their indexes, state arrays and flags), the split
+ * ranges, the levels' buffers and the lists of a job.  Returns MMTB_OK or a
+ * status (a message in err for anything but memory). */
+static int job_setup(struct job *j, const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
+                     const mmtb_index *ix, const struct mmtb_sector *ss, int nss, bool split,
+                     const char *tag, char *err, size_t errlen)
+{
+    j->v = v;
+    j->ix = ix;
+    j->nm = nss;
+    j->own_walk = o->init_walk < 0;
+    j->deep_from =
+        o->deep_from > 0 && o->deep_from < (int)ST_DEEP ? (unsigned)o->deep_from : ST_DEEP;
+    for (int i = 0; i < nss; i++) {
+        struct member *me = &j->m[i];
+        me->s = ss[i];
+        if (mmtb_ban_index_applies(v, ss[i])) {
+            int rc = mmtb_ban_index_create(&me->bx, ix, ss[i]);
+            if (rc != MMTB_OK) {
+                snprintf(err, errlen, "%s: cannot build the index with %s: %s", tag,
+                         v->no_reclose ? "restrictions" : "the first-mill owner",
+                         mmtb_strerror(rc));
+                return rc;
+            }
+        }
+        me->slots = me->bx ? mmtb_ban_index_slots(me->bx) : mmtb_index_slots(ix, ss[i]);
+        me->st = gen_alloc_big(me->slots);
+        size_t nf = (size_t)((me->slots + CHUNK - 1) / CHUNK + 1);
+        me->flag_cur = calloc(nf, 1);
+        me->flag_next = calloc(nf, 1);
+        if (!me->st || !me->flag_cur || !me->flag_next)
+            return MMTB_ERR_NOMEM;
+    }
+    for (int i = 0; i < nss; i++)
+        j->m[i].partner = member_of(j, sector_partner(ss[i]));
+    /* a split pair: this rank's ranges (the state arrays are whole in
+     * address space, but only the range is ever touched, so only it is
+     * resident) */
+    if (split && split_setup(j, o->transport) != MMTB_OK)
+        return MMTB_ERR_NOMEM;
+    j->nthreads = omp_get_max_threads();
+    if (levels_setup(j) != MMTB_OK)
+        return MMTB_ERR_NOMEM;
+    j->buckets = calloc(MAX_LEVELS, sizeof *j->buckets);
+    j->deep = calloc(MAX_LEVELS, sizeof *j->deep);
+    j->deep_new = calloc((size_t)j->nthreads, sizeof *j->deep_new);
+    j->mhist[0] = calloc(MAX_LEVELS + 1, sizeof *j->mhist[0]);
+    j->mhist[1] = calloc(MAX_LEVELS + 1, sizeof *j->mhist[1]);
+    /* (forward levels read the successors' states, which a split rank
+     * may not hold) */
+    j->forward = o->forward < 0 || j->sp || job_has_state(j) ? -1 : o->forward > 0;
+    if (!j->buckets || !j->deep || !j->deep_new || !j->mhist[0] || !j->mhist[1])
+        return MMTB_ERR_NOMEM;
+    return MMTB_OK;
+}
+
+/* The message of a failed init pass (rc) or levels pass (levels). */
+static void stage_error(const struct job *j, int rc, bool levels, const char *tag, char *err,
+                        size_t errlen)
+{
+    if (j->rule_err)
+        snprintf(err, errlen, "%s: %s: %s", tag, levels ? "levels" : "init",
+                 mmtb_strerror(j->rule_err));
+    else if (levels && rc == MMTB_ERR_NOMEM)
+        snprintf(err, errlen, "out of memory");
+    else if (levels && j->sp && rc != MMTB_ERR_UNSUPPORTED)
+        snprintf(err, errlen, "%s levels: %s", tag, j->sp->err);
+    else if (levels)
+        snprintf(err, errlen, "depth to conversion exceeds %u plies", (unsigned)MAX_DEPTH);
+    else if (j->sp && j->sp->err[0])
+        snprintf(err, errlen, "%s init: %s", tag, j->sp->err);
+    else if (rc == MMTB_ERR_NOMEM)
+        snprintf(err, errlen, "out of memory");
+    else if (rc == MMTB_ERR_UNSUPPORTED)
+        snprintf(err, errlen,
+                 "%s: a position has more than %u moves into the partner sector, more "
+                 "than the solver's one-byte counters hold",
+                 tag, ST_MAX_COUNT - 2);
+    else
+        snprintf(err, errlen, "internal error: init pass missed positions");
+}
+
+/* Write the members' tables (a split pair through split.c). */
+static int write_members(struct job *j, const struct mmtb_solve_opts *o,
+                         const struct mmtb_sector *ss, struct mmtb_sector_stats *stats,
+                         const char *tag, char *err, size_t errlen)
+{
+    if (j->sp)
+        return split_write(j, o, ss, stats, err, errlen);
+    int rc = MMTB_OK;
+    for (int i = 0; i < j->nm && rc == MMTB_OK; i++) {
+        struct fill_ctx fc = {&j->m[i]};
+        struct mmtb_write_opts wo;
+        memset(&wo, 0, sizeof wo);
+        wo.zstd_level = o->zstd_level;
+        wo.dtc_zstd_level = o->dtc_zstd_level;
+        uint32_t *counts = NULL;
+        rc = count_table(&j->m[i], j->v, &wo, &counts);
+        if (rc == MMTB_OK)
+            rc = mmtb_table_write_sector(o->outdir, j->v, ss[i], j->m[i].slots, fill_values, &fc,
+                                         &wo, &stats[i], err, errlen);
+        else
+            snprintf(err, errlen, "%s: out of memory", tag);
+        free(counts);
+    }
+    return rc;
+}
+
+/* --verbose: the phase times (t: load, init, levels, write started), and
+ * for a split pair what this rank held and sent. */
+static void report_phases(const struct job *j, const char *tag, const double t[4])
+{
+    if (j->sp) {
+        uint64_t held = 0;
+        for (int i = 0; i < j->nm; i++)
+            held += j->sp->hi[i] - j->sp->lo[i];
+        fprintf(stderr,
+                "%s: rank %d of %d: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs; "
+                "%llu of %llu slots held here; sent %llu bytes of updates (%.2f a slot held), "
+                "%llu of init look-ups and answers, %llu of blocks for the writer; %llu bytes in the "
+                "largest level round\n",
+                tag, j->sp->rank, j->sp->nranks, t[1] - t[0], t[2] - t[1], t[3] - t[2],
+                j->last_level, progress_now() - t[3], (unsigned long long)held,
+                (unsigned long long)(j->m[0].slots + (j->nm > 1 ? j->m[1].slots : 0)),
+                (unsigned long long)j->sp->sent_updates,
+                held ? (double)j->sp->sent_updates / (double)held : 0.0,
+                (unsigned long long)j->sp->sent_lookups, (unsigned long long)j->sp->sent_values,
+                (unsigned long long)j->sp->round_peak);
+    } else {
+        fprintf(stderr, "%s: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs\n", tag,
+                t[1] - t[0], t[2] - t[1], t[3] - t[2], j->last_level, progress_now() - t[3]);
+    }
+}
+
 /* Solve one pair (or a lone sector) and write it: the job's memory, then
  * the stages in order, with their phase times for --verbose. */
 int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
@@ -174,56 +308,16 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
 {
     struct job j;
     memset(&j, 0, sizeof j);
-    double t_load = 0, t_init = 0, t_levels = 0, t_write = 0;
-    j.v = v;
-    j.ix = ix;
-    j.nm = nss;
     j.prog = prog;
-    j.own_walk = o->init_walk < 0;
-    j.deep_from = o->deep_from > 0 && o->deep_from < (int)ST_DEEP ? (unsigned)o->deep_from : ST_DEEP;
-    int rc = MMTB_ERR_NOMEM;
-    for (int i = 0; i < nss; i++) {
-        j.m[i].s = ss[i];
-        if (mmtb_ban_index_applies(v, ss[i])) {
-            rc = mmtb_ban_index_create(&j.m[i].bx, ix, ss[i]);
-            if (rc != MMTB_OK) {
-                snprintf(err, errlen, "%s: cannot build the index with %s: %s", tag,
-                         v->no_reclose ? "restrictions" : "the first-mill owner",
-                         mmtb_strerror(rc));
-                goto out;
-            }
-            rc = MMTB_ERR_NOMEM;
-        }
-        j.m[i].slots = j.m[i].bx ? mmtb_ban_index_slots(j.m[i].bx) : mmtb_index_slots(ix, ss[i]);
-        j.m[i].st = gen_alloc_big(j.m[i].slots);
-        size_t nf = (size_t)((j.m[i].slots + CHUNK - 1) / CHUNK + 1);
-        j.m[i].flag_cur = calloc(nf, 1);
-        j.m[i].flag_next = calloc(nf, 1);
-        if (!j.m[i].st || !j.m[i].flag_cur || !j.m[i].flag_next)
-            goto out;
+    double t[4] = {0, 0, 0, 0}; /* load, init, levels, write */
+    char label[96];
+    int rc = job_setup(&j, o, v, ix, ss, nss, split, tag, err, errlen);
+    if (rc != MMTB_OK) {
+        if (rc == MMTB_ERR_NOMEM)
+            snprintf(err, errlen, "out of memory");
+        goto out;
     }
-    for (int i = 0; i < nss; i++)
-        j.m[i].partner = member_of(&j, sector_partner(ss[i]));
-    /* a split pair: this rank's ranges (the state arrays are whole in
-     * address space, but only the range is ever touched, so only it is
-     * resident) */
-    if (split && split_setup(&j, o->transport) != MMTB_OK)
-        goto out;
-    j.nthreads = omp_get_max_threads();
-    if (levels_setup(&j) != MMTB_OK)
-        goto out;
-    j.buckets = calloc(MAX_LEVELS, sizeof *j.buckets);
-    j.deep = calloc(MAX_LEVELS, sizeof *j.deep);
-    j.deep_new = calloc((size_t)j.nthreads, sizeof *j.deep_new);
-    j.mhist[0] = calloc(MAX_LEVELS + 1, sizeof *j.mhist[0]);
-    j.mhist[1] = calloc(MAX_LEVELS + 1, sizeof *j.mhist[1]);
-    /* (forward levels read the successors' states, which a split rank
-     * may not hold) */
-    j.forward = o->forward < 0 || j.sp || job_has_state(&j) ? -1 : o->forward > 0;
-    if (!j.buckets || !j.deep || !j.deep_new || !j.mhist[0] || !j.mhist[1])
-        goto out;
-
-    t_load = progress_now();
+    t[0] = progress_now();
     /* the solved sectors are re-filed for walks in the members' own order */
     bool own_order = true;
     for (int i = 0; i < nss; i++)
@@ -232,44 +326,23 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                            : deps_load(&j, o->outdir, own_order && o->swap_deps >= 0, err, errlen);
     if (rc != MMTB_OK)
         goto out;
-
-    char label[96];
     snprintf(label, sizeof label, "%s init", tag);
     progress_phase(prog, label);
-    t_init = progress_now();
+    t[1] = progress_now();
     rc = init_pass(&j);
     /* the solved sectors are not read again: released before the levels */
     if (job_has_state(&j))
         deps_free(&j);
     if (rc != MMTB_OK) {
-        if (j.rule_err)
-            snprintf(err, errlen, "%s: init: %s", tag, mmtb_strerror(j.rule_err));
-        else if (j.sp && j.sp->err[0])
-            snprintf(err, errlen, "%s init: %s", tag, j.sp->err);
-        else if (rc == MMTB_ERR_NOMEM)
-            snprintf(err, errlen, "out of memory");
-        else if (rc == MMTB_ERR_UNSUPPORTED)
-            snprintf(err, errlen,
-                     "%s: a position has more than %u moves into the partner sector, more "
-                     "than the solver's one-byte counters hold",
-                     tag, ST_MAX_COUNT - 2);
-        else
-            snprintf(err, errlen, "internal error: init pass missed positions");
+        stage_error(&j, rc, false, tag, err, errlen);
         goto out;
     }
     snprintf(label, sizeof label, "%s levels", tag);
     progress_phase(prog, label);
-    t_levels = progress_now();
+    t[2] = progress_now();
     rc = levels_pass(&j);
     if (rc != MMTB_OK) {
-        if (j.rule_err)
-            snprintf(err, errlen, "%s: levels: %s", tag, mmtb_strerror(j.rule_err));
-        else if (rc == MMTB_ERR_NOMEM)
-            snprintf(err, errlen, "out of memory");
-        else if (j.sp && rc != MMTB_ERR_UNSUPPORTED)
-            snprintf(err, errlen, "%s levels: %s", tag, j.sp->err);
-        else
-            snprintf(err, errlen, "depth to conversion exceeds %u plies", (unsigned)MAX_DEPTH);
+        stage_error(&j, rc, true, tag, err, errlen);
         goto out;
     }
     rc = levels_finish(&j);
@@ -279,51 +352,12 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                                                             "do not match their states");
         goto out;
     }
-    t_write = progress_now();
+    t[3] = progress_now();
     snprintf(label, sizeof label, "%s write", tag);
     progress_phase(prog, label);
-    if (j.sp)
-        rc = split_write(&j, o, ss, stats, err, errlen);
-    for (int i = 0; i < nss && !j.sp && rc == MMTB_OK; i++) {
-        struct fill_ctx fc = {&j.m[i]};
-        struct mmtb_write_opts wo;
-        memset(&wo, 0, sizeof wo);
-        wo.zstd_level = o->zstd_level;
-        wo.dtc_zstd_level = o->dtc_zstd_level;
-        uint32_t *counts = NULL;
-        rc = count_table(&j.m[i], v, &wo, &counts);
-        if (rc == MMTB_OK)
-            rc = mmtb_table_write_sector(o->outdir, v, ss[i], j.m[i].slots, fill_values, &fc, &wo,
-                                         &stats[i], err, errlen);
-        else
-            snprintf(err, errlen, "%s: out of memory", tag);
-        free(counts);
-    }
-    if (rc != MMTB_OK)
-        goto out;
-    if (o->verbose && j.sp) {
-        uint64_t held = 0;
-        for (int i = 0; i < nss; i++)
-            held += j.sp->hi[i] - j.sp->lo[i];
-        fprintf(stderr,
-                "%s: rank %d of %d: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs; "
-                "%llu of %llu slots held here; sent %llu bytes of updates (%.2f a slot held), "
-                "%llu of init look-ups and answers, %llu of blocks for the writer; %llu bytes in the "
-                "largest level round\n",
-                tag, j.sp->rank, j.sp->nranks, t_init - t_load, t_levels - t_init,
-                t_write - t_levels, j.last_level, progress_now() - t_write,
-                (unsigned long long)held,
-                (unsigned long long)(j.m[0].slots + (nss > 1 ? j.m[1].slots : 0)),
-                (unsigned long long)j.sp->sent_updates,
-                held ? (double)j.sp->sent_updates / (double)held : 0.0,
-                (unsigned long long)j.sp->sent_lookups, (unsigned long long)j.sp->sent_values,
-                (unsigned long long)j.sp->round_peak);
-    } else if (o->verbose) {
-        fprintf(stderr, "%s: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs\n", tag,
-                t_init - t_load, t_levels - t_init, t_write - t_levels, j.last_level,
-                progress_now() - t_write);
-    }
-    rc = MMTB_OK;
+    rc = write_members(&j, o, ss, stats, tag, err, errlen);
+    if (rc == MMTB_OK && o->verbose)
+        report_phases(&j, tag, t);
 out:
     job_free(&j);
     return rc;
