@@ -556,14 +556,10 @@ int mmtb_ban_index_states(const mmtb_ban_index *bx, uint64_t i)
     return slot_cnt(bx, m, o, mmtb_index_slot_is_canonical(bx->ix, bx->s, i));
 }
 
-const uint8_t *mmtb_ban_index_counts(const mmtb_ban_index *bx)
+/* The last block whose prefix (the states before it) is at most r. */
+static uint64_t block_of(const mmtb_ban_index *bx, uint64_t r)
 {
-    return bx->cnt;
-}
-
-uint64_t mmtb_ban_index_owner(const mmtb_ban_index *bx, uint64_t slot, uint64_t *first)
-{
-    uint64_t r = slot - bx->base, lo = 0, hi = bx->nblk;
+    uint64_t lo = 0, hi = bx->nblk;
     while (hi - lo > 1) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (bx->blk[mid] <= r)
@@ -571,6 +567,17 @@ uint64_t mmtb_ban_index_owner(const mmtb_ban_index *bx, uint64_t slot, uint64_t 
         else
             hi = mid;
     }
+    return lo;
+}
+
+const uint8_t *mmtb_ban_index_counts(const mmtb_ban_index *bx)
+{
+    return bx->cnt;
+}
+
+uint64_t mmtb_ban_index_owner(const mmtb_ban_index *bx, uint64_t slot, uint64_t *first)
+{
+    uint64_t r = slot - bx->base, lo = block_of(bx, r);
     uint64_t i = lo << bx->shift, acc = bx->blk[lo];
     for (int c; acc + (uint64_t)(c = mmtb_ban_index_states(bx, i)) <= r; i++)
         acc += (uint64_t)c;
@@ -598,14 +605,7 @@ void mmtb_ban_index_unrank(const mmtb_ban_index *bx, uint64_t slot, uint32_t *mo
     }
     uint64_t r = slot - bx->base;
     /* The last block whose prefix is <= r, then the slot inside it. */
-    uint64_t lo = 0, hi = bx->nblk;
-    while (hi - lo > 1) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (bx->blk[mid] <= r)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    uint64_t lo = block_of(bx, r);
     uint64_t i = lo << bx->shift, acc = bx->blk[lo];
     struct counted cb = {NULL, bx->cnt ? bx->cnt + i : NULL};
     if (cb.cnt || block_cnt(bx, lo, &cb)) {

@@ -308,12 +308,7 @@ int bans_init_member(struct job *j, int mi)
         {
             if (ta.fail != MMTB_OK && fail == MMTB_OK)
                 fail = ta.fail;
-            for (int d = 0; ta.hist && d <= ta.maxd; d++)
-                j->mhist[mi][d] += ta.hist[d];
-            if (ta.maxd > j->last_level)
-                j->last_level = ta.maxd;
-            if (ta.maxd > j->init_max)
-                j->init_max = ta.maxd;
+            tally_init_depths(j, mi, ta.hist, ta.maxd);
         }
         free(ta.hist);
         bans_scratch_free(b);

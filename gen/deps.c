@@ -36,6 +36,17 @@ static void add_deps(struct job *j, struct mmtb_sector s, bool need_dtc[16])
     }
 }
 
+/* The solved sectors j's members read, listed in a copy *t of j (j keeps
+ * no deps), with need_dtc of each. */
+static void list_deps(const struct job *j, struct job *t, bool need_dtc[16])
+{
+    *t = *j;
+    t->ndeps = 0;
+    memset(need_dtc, 0, 16 * sizeof *need_dtc);
+    for (int i = 0; i < t->nm; i++)
+        add_deps(t, t->m[i].s, need_dtc);
+}
+
 /* Load an already solved sector fully into memory (in parallel ranges). */
 static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, bool need_dtc,
                     uint64_t lo, uint64_t hi, char *err, size_t errlen)
@@ -150,11 +161,9 @@ int deps_load(struct job *j, const char *dir, bool swap, char *err, size_t errle
  * beside the others, those before it already re-filed. */
 uint64_t deps_bytes(const struct job *j, bool swap)
 {
-    struct job t = *j; /* add_deps fills a copy: j keeps no deps */
-    t.ndeps = 0;
-    bool need_dtc[16] = {false};
-    for (int i = 0; i < t.nm; i++)
-        add_deps(&t, t.m[i].s, need_dtc);
+    struct job t;
+    bool need_dtc[16];
+    list_deps(j, &t, need_dtc);
     uint64_t held = 0, peak = 0, size[16], swapped[16];
     for (int i = 0; i < t.ndeps; i++) {
         size[i] = mmtb_index_slots(t.ix, t.deps[i].s);
@@ -198,11 +207,9 @@ int deps_load_held(struct job *j, const char *dir, char *err, size_t errlen)
 
 uint64_t deps_held_bytes(const struct job *j, uint64_t visit)
 {
-    struct job t = *j; /* add_deps fills a copy: j keeps no deps */
-    t.ndeps = 0;
-    bool need_dtc[16] = {false};
-    for (int i = 0; i < t.nm; i++)
-        add_deps(&t, t.m[i].s, need_dtc);
+    struct job t;
+    bool need_dtc[16];
+    list_deps(j, &t, need_dtc);
     uint64_t held = 0;
     for (int i = 0; i < t.ndeps; i++) {
         struct mmtb_sector s = t.deps[i].s;

@@ -267,15 +267,7 @@ static int init_member_state(struct job *j, int mi)
                 progress_update(j->prog, dn * CHUNK, me->slots);
         }
 #pragma omp critical(mmtb_hist)
-        {
-            if (hist)
-                for (int d = 0; d <= maxd; d++)
-                    j->mhist[mi][d] += hist[d];
-            if (maxd > j->last_level)
-                j->last_level = maxd;
-            if (maxd > j->init_max)
-                j->init_max = maxd;
-        }
+        tally_init_depths(j, mi, hist, maxd);
         mmtb_ctx_free(ctx);
         free(mv);
         free(succ);
@@ -744,15 +736,7 @@ static int init_member_plain(struct job *j, int mi)
             }
         }
 #pragma omp critical(mmtb_hist)
-        {
-            if (hist)
-                for (int d = 0; d <= maxd; d++)
-                    j->mhist[mi][d] += hist[d];
-            if (maxd > j->last_level)
-                j->last_level = maxd;
-            if (maxd > j->init_max)
-                j->init_max = maxd;
-        }
+        tally_init_depths(j, mi, hist, maxd);
         free(is);
         free(hist);
     }

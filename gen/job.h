@@ -290,6 +290,19 @@ static inline bool deep_push(struct vec64 *v, int mi, uint64_t slot, unsigned d)
     return vec64_push(v, (uint64_t)d << 48 | (uint64_t)mi << DEEP_SLOT_BITS | slot);
 }
 
+/* Add one thread's count of the positions of member mi its init pass
+ * decided, per depth up to maxd (hist may be NULL), to the job's; call
+ * inside `omp critical(mmtb_hist)`. */
+static inline void tally_init_depths(struct job *j, int mi, const uint64_t *hist, int maxd)
+{
+    for (int d = 0; hist && d <= maxd; d++)
+        j->mhist[mi][d] += hist[d];
+    if (maxd > j->last_level)
+        j->last_level = maxd;
+    if (maxd > j->init_max)
+        j->init_max = maxd;
+}
+
 /* Move the deep positions the threads found into the per-depth lists. */
 static inline int deep_collect(struct job *j)
 {
