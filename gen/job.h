@@ -1,9 +1,16 @@
 /*
  * job.h - private to the solver (gen/): one job, a sector pair being solved,
  * its working state byte per slot, the solved sectors it reads, and the
- * stages that work on it (deps.c, init.c, levels.c; pair.c runs them in
+ * stages that work on it (deps.c, init.c with settle.c, levels.c, bans.c
+ * for positions with re-close restrictions, values.c; pair.c runs them in
  * order, schedule.c orders the pairs).  solve.h stays the public interface;
  * nothing outside the solver includes this file.
+ *
+ * A slot is a position of the sector index (sector_index.h), or, where the
+ * positions carry state (mmtb_ban_index_applies: Twelve's restrictions,
+ * Shah's first-mill owner while placing), a position with its state in the
+ * index with state (ban_index.h); every stage treats both alike but for
+ * how it finds a slot's moves.
  *
  * A sector and its partner (same stones, other side to move) are solved
  * together, because quiet moves lead from one to the other (two placement
@@ -16,8 +23,9 @@
  * Working state, one byte per index slot:
  *   0x01..0x7d  unresolved; the number of in-pair moves (quiet moves into
  *               the partner sector) whose result is not yet known to be a
- *               win for the opponent, plus a bias of 1 per reason the
- *               position can no longer be lost
+ *               win for the opponent (on movegen.c's per-position path:
+ *               distinct successor slots), plus a bias of 1 per reason
+ *               the position can no longer be lost
  *   0x7e        a draw that no in-pair result changes
  *   0x7f        slot not used by the index (non-canonical)
  *   0x80 | d    loss for the side to move in d plies
