@@ -425,18 +425,10 @@ static void code_set(const int8_t *c, int n, uint64_t set[2])
         set[c[i] >> 6] |= (uint64_t)1 << (c[i] & 63);
 }
 
-/* Bits set in x, without a library call where the build has no popcnt
- * instruction (as mmtb_popcount32). */
+/* Bits set in a set of codes (mmtb_popcount32: no library call). */
 static inline int popc64(uint64_t x)
 {
-#ifdef __POPCNT__
-    return __builtin_popcountll(x);
-#else
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-    return (int)((x * 0x0101010101010101ull) >> 56);
-#endif
+    return mmtb_popcount32((uint32_t)x) + mmtb_popcount32((uint32_t)(x >> 32));
 }
 
 /* 1 + the rank of code c in set, or 0 for no code. */
