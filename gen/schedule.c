@@ -772,7 +772,7 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         rc = find_kept(&r, err, errlen);
     if (rc == MMTB_OK)
         rc = share_pairs(&r, err, errlen);
-    if (rc == MMTB_OK && o->plan)
+    if (rc == MMTB_OK && o->plan && r.me == 0) /* (rank 0 prints the plan) */
         rc = print_plan(o, r.v, r.ix, r.list, r.P, r.np, r.swh, r.sbh, err, errlen);
     else if (rc == MMTB_OK && (o->memory_limit || o->verbose))
         rc = check_memory(o, r.v, r.ix, r.list, r.P, r.np, r.me, err, errlen);
