@@ -298,6 +298,18 @@ static inline bool deep_push(struct vec64 *v, int mi, uint64_t slot, unsigned d)
     return vec64_push(v, (uint64_t)d << 48 | (uint64_t)mi << DEEP_SLOT_BITS | slot);
 }
 
+/* Raise j->last_level to at least d.  Threads of the init pass raise it
+ * from two critical sections (bucket_add's, tally_init_depths'), so it is
+ * an atomic maximum: a lost raise would leave a bucket's level unvisited. */
+static inline void raise_last_level(struct job *j, int d)
+{
+    int cur = __atomic_load_n(&j->last_level, __ATOMIC_RELAXED);
+    while (d > cur &&
+           !__atomic_compare_exchange_n(&j->last_level, &cur, d, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+        ;
+}
+
 /* Add one thread's count of the positions of member mi its init pass
  * decided, per depth up to maxd (hist may be NULL), to the job's; call
  * inside `omp critical(mmtb_hist)`. */
@@ -305,8 +317,7 @@ static inline void tally_init_depths(struct job *j, int mi, const uint64_t *hist
 {
     for (int d = 0; hist && d <= maxd; d++)
         j->mhist[mi][d] += hist[d];
-    if (maxd > j->last_level)
-        j->last_level = maxd;
+    raise_last_level(j, maxd);
     if (maxd > j->init_max)
         j->init_max = maxd;
 }

@@ -14,13 +14,12 @@ static void bucket_add(struct job *j, int level, uint64_t entry)
     {
         if (!vec64_push(&j->buckets[level], entry))
             j->oom = 1;
-        if (level > j->last_level)
-            j->last_level = level;
+        raise_last_level(j, level);
     }
 }
 
 uint8_t settle_state(struct job *j, int mi, uint64_t slot, int nin, int n,
-                           const struct ext_look *ext, int *resolved_depth)
+                     const struct ext_look *ext, int *resolved_depth)
 {
     *resolved_depth = -1;
     int best_win = 0, worst_loss = 0;
