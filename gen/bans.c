@@ -157,8 +157,11 @@ static int stone_succs(struct job *j, const struct member *me, uint32_t M, uint3
         if (x->mi >= 0)
             continue; /* in the pair: only counted (see levels) */
         x->hs = held_find(&j->held, sc->t);
-        if (!x->hs || !x->hs->bx)
+        if (!x->hs || !x->hs->bx) {
+            __atomic_store_n(&j->why, "a successor's solved sector is not held",
+                             __ATOMIC_RELAXED);
             return MMTB_ERR_INVALID;
+        }
         x->bx = x->hs->bx;
         mmtb_ban_index_rank_begin(x->bx, x->qm, x->qo, &x->r);
         __builtin_prefetch(&x->hs->wdl[x->r.slot0]);
@@ -279,8 +282,11 @@ static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
         }
         first += (uint64_t)K - 1;
     }
-    if (first != me->bfirst[c + 1])
-        ta->fail = MMTB_ERR_INVALID; /* the index counts other states */
+    if (first != me->bfirst[c + 1]) {
+        __atomic_store_n(&j->why, "the restriction states of a chunk differ from the index's",
+                         __ATOMIC_RELAXED);
+        ta->fail = MMTB_ERR_INVALID;
+    }
 }
 
 int bans_init_member(struct job *j, int mi)

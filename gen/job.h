@@ -185,6 +185,7 @@ struct job {
     struct held held;
     mmtb_tb *tb;
     int rule_err;          /* a rules call failed inside a parallel region */
+    const char *why;       /* an internal check that failed, said in the error */
     struct vec64 *buckets; /* [MAX_LEVELS], allocated lazily */
     /* positions decided at depth >= deep_from: member << 47 | slot, per
      * depth, gathered from the per-thread lists of new ones */

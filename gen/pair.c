@@ -244,7 +244,8 @@ static void stage_error(const struct job *j, int rc, bool levels, const char *ta
                  "than the solver's one-byte counters hold",
                  tag, ST_MAX_COUNT - 2);
     else
-        snprintf(err, errlen, "internal error: init pass missed positions");
+        snprintf(err, errlen, "%s: internal error in the init pass: %s (%s)", tag,
+                 j->why ? j->why : "positions missed", mmtb_strerror(rc));
 }
 
 /* Write the members' tables (a split pair through split.c). */
