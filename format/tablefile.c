@@ -211,9 +211,9 @@ enum {
     H_SECTOR = 64,
     H_SCHEME = 68,
     H_ENCODING = 70,
-    H_DTC_WIDTH = 71,
+    H_DTW_WIDTH = 71,
     H_WDL_LOG2 = 72,
-    H_DTC_LOG2 = 73,
+    H_DTW_LOG2 = 73,
     H_COUNT_LOG2 = 74,
     H_RESERVED2 = 75,
     H_SLOTS = 80,
@@ -224,12 +224,12 @@ enum {
     H_MAX_WIN = 120,
     H_MAX_LOSS = 124,
     H_WDL_BYTES = 128,
-    H_DTC_BYTES = 136,
+    H_DTW_BYTES = 136,
     H_META_HASH = 144,
     H_HEADER_HASH = 152,
 };
 
-int mmtb_tf_dtc_width(int32_t max_win, int32_t max_loss)
+int mmtb_tf_dtw_width(int32_t max_win, int32_t max_loss)
 {
     int32_t m = max_win > max_loss ? max_win : max_loss;
     if (m <= 0)
@@ -253,9 +253,9 @@ void mmtb_tf_header_encode(struct mmtb_tf_header *h, uint8_t out[MMTB_TF_HEADER_
     out[H_SECTOR + 3] = h->sector.b_hand;
     put16(out + H_SCHEME, h->index_scheme);
     out[H_ENCODING] = h->value_encoding;
-    out[H_DTC_WIDTH] = h->dtc_width;
+    out[H_DTW_WIDTH] = h->dtw_width;
     out[H_WDL_LOG2] = h->wdl_block_log2;
-    out[H_DTC_LOG2] = h->dtc_block_log2;
+    out[H_DTW_LOG2] = h->dtw_block_log2;
     out[H_COUNT_LOG2] = h->count_block_log2;
     put64(out + H_SLOTS, h->slots);
     put64(out + H_CANONICAL, h->canonical);
@@ -265,7 +265,7 @@ void mmtb_tf_header_encode(struct mmtb_tf_header *h, uint8_t out[MMTB_TF_HEADER_
     put32(out + H_MAX_WIN, (uint32_t)h->max_win);
     put32(out + H_MAX_LOSS, (uint32_t)h->max_loss);
     put64(out + H_WDL_BYTES, h->wdl_data_bytes);
-    put64(out + H_DTC_BYTES, h->dtc_data_bytes);
+    put64(out + H_DTW_BYTES, h->dtw_data_bytes);
     put64(out + H_META_HASH, h->meta_hash);
     h->header_hash = mmtb_xxh64(out, H_HEADER_HASH, 0);
     put64(out + H_HEADER_HASH, h->header_hash);
@@ -331,13 +331,13 @@ int mmtb_tf_header_decode(const uint8_t *b, size_t len, struct mmtb_tf_header *h
     h->value_encoding = b[H_ENCODING];
     if (h->value_encoding != MMTB_TF_VALUE_ENCODING)
         return h->value_encoding == 0 ? MMTB_ERR_CORRUPT : MMTB_ERR_UNSUPPORTED;
-    h->dtc_width = b[H_DTC_WIDTH];
+    h->dtw_width = b[H_DTW_WIDTH];
     h->wdl_block_log2 = b[H_WDL_LOG2];
-    h->dtc_block_log2 = b[H_DTC_LOG2];
+    h->dtw_block_log2 = b[H_DTW_LOG2];
     h->count_block_log2 = b[H_COUNT_LOG2];
     h->count_blocks = get32(b + H_COUNT_BLOCKS);
     if (h->wdl_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->wdl_block_log2 > MMTB_TF_MAX_BLOCK_LOG2 ||
-        h->dtc_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->dtc_block_log2 > h->wdl_block_log2)
+        h->dtw_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->dtw_block_log2 > h->wdl_block_log2)
         return MMTB_ERR_CORRUPT;
 
     h->slots = get64(b + H_SLOTS);
@@ -354,13 +354,13 @@ int mmtb_tf_header_decode(const uint8_t *b, size_t len, struct mmtb_tf_header *h
         return MMTB_ERR_CORRUPT;
     if (!depth_ok(h->max_win, h->wins, 1) || !depth_ok(h->max_loss, h->losses, 0))
         return MMTB_ERR_CORRUPT;
-    if (h->dtc_width != mmtb_tf_dtc_width(h->max_win, h->max_loss))
+    if (h->dtw_width != mmtb_tf_dtw_width(h->max_win, h->max_loss))
         return MMTB_ERR_CORRUPT;
 
     h->wdl_data_bytes = get64(b + H_WDL_BYTES);
-    h->dtc_data_bytes = get64(b + H_DTC_BYTES);
+    h->dtw_data_bytes = get64(b + H_DTW_BYTES);
     h->meta_hash = get64(b + H_META_HASH);
-    /* A stored W/D/L block has 1..raw bytes, a DTC block 0..raw bytes, so
+    /* A stored W/D/L block has 1..raw bytes, a DTW block 0..raw bytes, so
      * the planes' data sizes are bounded by their raw sizes. */
     struct mmtb_tf_layout l;
     if (mmtb_tf_layout(h, &l) != MMTB_OK)
@@ -368,22 +368,22 @@ int mmtb_tf_header_decode(const uint8_t *b, size_t len, struct mmtb_tf_header *h
     uint64_t wdl_raw = (h->slots + 3) / 4;
     uint64_t decided = h->wins + h->losses + (h->slots - h->canonical);
     if (h->wdl_data_bytes < l.nblocks[0] || h->wdl_data_bytes > wdl_raw ||
-        h->dtc_data_bytes > decided * h->dtc_width)
+        h->dtw_data_bytes > decided * h->dtw_width)
         return MMTB_ERR_CORRUPT;
     return MMTB_OK;
 }
 
 /* Offsets of everything (FORMAT.md, "File layout"):
  *   header | descriptor, zero-padded to a multiple of 8 | W/D/L table |
- *   DTC table | W/D/L blocks | DTC blocks | footer. */
+ *   DTW table | W/D/L blocks | DTW blocks | footer. */
 int mmtb_tf_layout(const struct mmtb_tf_header *h, struct mmtb_tf_layout *l)
 {
     memset(l, 0, sizeof *l);
     if (h->slots > MMTB_TF_MAX_SLOTS || h->descriptor_len > MMTB_TF_MAX_DESCRIPTOR ||
         h->wdl_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->wdl_block_log2 > MMTB_TF_MAX_BLOCK_LOG2 ||
-        h->dtc_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->dtc_block_log2 > h->wdl_block_log2 ||
-        h->dtc_width > 2 || h->wdl_data_bytes > MMTB_TF_MAX_SLOTS ||
-        h->dtc_data_bytes > 2 * MMTB_TF_MAX_SLOTS)
+        h->dtw_block_log2 < MMTB_TF_MIN_BLOCK_LOG2 || h->dtw_block_log2 > h->wdl_block_log2 ||
+        h->dtw_width > 2 || h->wdl_data_bytes > MMTB_TF_MAX_SLOTS ||
+        h->dtw_data_bytes > 2 * MMTB_TF_MAX_SLOTS)
         return MMTB_ERR_CORRUPT;
     /* A count table: both fields or neither; its blocks cover at most the
      * slots (the scheme 1 slots it counts are fewer). */
@@ -393,9 +393,9 @@ int mmtb_tf_layout(const struct mmtb_tf_header *h, struct mmtb_tf_layout *l)
                              ((uint64_t)h->count_blocks - 1) << h->count_block_log2 >= h->slots)))
         return MMTB_ERR_CORRUPT;
     l->block_slots[0] = (uint64_t)1 << h->wdl_block_log2;
-    l->block_slots[1] = (uint64_t)1 << h->dtc_block_log2;
+    l->block_slots[1] = (uint64_t)1 << h->dtw_block_log2;
     l->nblocks[0] = (h->slots + l->block_slots[0] - 1) >> h->wdl_block_log2;
-    l->nblocks[1] = h->dtc_width ? (h->slots + l->block_slots[1] - 1) >> h->dtc_block_log2 : 0;
+    l->nblocks[1] = h->dtw_width ? (h->slots + l->block_slots[1] - 1) >> h->dtw_block_log2 : 0;
     l->descriptor_off = MMTB_TF_HEADER_SIZE;
     l->count_off = l->descriptor_off + ((h->descriptor_len + 7u) & ~(uint64_t)7);
     l->table_off[0] = l->count_off + 8 * (((uint64_t)h->count_blocks + 1) / 2);
@@ -403,7 +403,7 @@ int mmtb_tf_layout(const struct mmtb_tf_header *h, struct mmtb_tf_layout *l)
     l->meta_end = l->table_off[1] + MMTB_TF_TABLE_ENTRY * l->nblocks[1];
     l->data_off[0] = l->meta_end;
     l->data_off[1] = l->data_off[0] + h->wdl_data_bytes;
-    l->footer_off = l->data_off[1] + h->dtc_data_bytes;
+    l->footer_off = l->data_off[1] + h->dtw_data_bytes;
     l->file_size = l->footer_off + MMTB_TF_FOOTER_SIZE;
     return MMTB_OK;
 }
@@ -415,7 +415,7 @@ uint64_t mmtb_tf_meta_size(const struct mmtb_tf_layout *l)
 
 uint64_t mmtb_tf_meta_encode(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
                              const char *descriptor, const uint32_t *counts,
-                             const struct mmtb_tf_block *wdl, const struct mmtb_tf_block *dtc,
+                             const struct mmtb_tf_block *wdl, const struct mmtb_tf_block *dtw,
                              uint8_t *out)
 {
     uint64_t size = mmtb_tf_meta_size(l);
@@ -424,7 +424,7 @@ uint64_t mmtb_tf_meta_encode(const struct mmtb_tf_header *h, const struct mmtb_t
     for (uint64_t k = 0; k < h->count_blocks; k++)
         put32(out + (l->count_off - MMTB_TF_HEADER_SIZE) + 4 * k, counts[k]);
     for (int pl = 0; pl < 2; pl++) {
-        const struct mmtb_tf_block *t = pl ? dtc : wdl;
+        const struct mmtb_tf_block *t = pl ? dtw : wdl;
         uint8_t *p = out + (l->table_off[pl] - MMTB_TF_HEADER_SIZE);
         for (uint64_t i = 0; i < l->nblocks[pl]; i++) {
             uint8_t *e = p + MMTB_TF_TABLE_ENTRY * i;
@@ -438,7 +438,7 @@ uint64_t mmtb_tf_meta_encode(const struct mmtb_tf_header *h, const struct mmtb_t
 
 int mmtb_tf_meta_decode(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
                         const uint8_t *buf, size_t len, const char **descriptor,
-                        uint32_t *counts, struct mmtb_tf_block *wdl, struct mmtb_tf_block *dtc)
+                        uint32_t *counts, struct mmtb_tf_block *wdl, struct mmtb_tf_block *dtw)
 {
     uint64_t size = mmtb_tf_meta_size(l);
     if (len != size || mmtb_xxh64(buf, len, 0) != h->meta_hash)
@@ -462,10 +462,10 @@ int mmtb_tf_meta_decode(const struct mmtb_tf_header *h, const struct mmtb_tf_lay
     if (h->count_blocks % 2 && get32(ct + 4 * (uint64_t)h->count_blocks) != 0)
         return MMTB_ERR_CORRUPT;
     for (int pl = 0; pl < 2; pl++) {
-        struct mmtb_tf_block *t = pl ? dtc : wdl;
+        struct mmtb_tf_block *t = pl ? dtw : wdl;
         const uint8_t *p = buf + (l->table_off[pl] - MMTB_TF_HEADER_SIZE);
         uint64_t off = l->data_off[pl];
-        uint64_t end = off + (pl ? h->dtc_data_bytes : h->wdl_data_bytes);
+        uint64_t end = off + (pl ? h->dtw_data_bytes : h->wdl_data_bytes);
         for (uint64_t i = 0; i < l->nblocks[pl]; i++) {
             const uint8_t *e = p + MMTB_TF_TABLE_ENTRY * i;
             t[i].offset = off;
@@ -473,10 +473,10 @@ int mmtb_tf_meta_decode(const struct mmtb_tf_header *h, const struct mmtb_tf_lay
             t[i].raw_size = get32(e + 4);
             t[i].hash = get32(e + 8);
             size_t max = mmtb_tf_block_raw_max(h, l, pl, i);
-            /* W/D/L: exactly the derived size; DTC: whole values, any
+            /* W/D/L: exactly the derived size; DTW: whole values, any
              * number of them up to every slot; stored: 0 only when empty. */
             if (get32(e + 12) != 0 || t[i].raw_size > max ||
-                (pl == MMTB_TF_WDL ? t[i].raw_size != max : t[i].raw_size % h->dtc_width != 0) ||
+                (pl == MMTB_TF_WDL ? t[i].raw_size != max : t[i].raw_size % h->dtw_width != 0) ||
                 t[i].csize > t[i].raw_size || (t[i].csize == 0) != (t[i].raw_size == 0))
                 return MMTB_ERR_CORRUPT;
             off += t[i].csize;
@@ -533,7 +533,7 @@ size_t mmtb_tf_block_raw_max(const struct mmtb_tf_header *h, const struct mmtb_t
                              int plane, uint64_t b)
 {
     uint64_t n = mmtb_tf_block_nslots(h, l, plane, b);
-    return plane == MMTB_TF_WDL ? (size_t)((n + 3) / 4) : (size_t)(n * h->dtc_width);
+    return plane == MMTB_TF_WDL ? (size_t)((n + 3) / 4) : (size_t)(n * h->dtw_width);
 }
 
 void mmtb_tf_pack_wdl(const uint8_t *wdl, size_t n, uint8_t *raw)
@@ -547,16 +547,16 @@ void mmtb_tf_pack_wdl(const uint8_t *wdl, size_t n, uint8_t *raw)
     }
 }
 
-size_t mmtb_tf_pack_dtc(const uint8_t *wdl, const uint16_t *dtc, size_t n, int width,
+size_t mmtb_tf_pack_dtw(const uint8_t *wdl, const uint16_t *dtw, size_t n, int width,
                         uint8_t *raw)
 {
     size_t k = 0;
     for (size_t j = 0; j < n; j++) {
         if (wdl[j] != MMTB_TF_LOSS && wdl[j] != MMTB_TF_WIN)
             continue;
-        raw[k++] = (uint8_t)dtc[j];
+        raw[k++] = (uint8_t)dtw[j];
         if (width == 2)
-            raw[k++] = (uint8_t)(dtc[j] >> 8);
+            raw[k++] = (uint8_t)(dtw[j] >> 8);
     }
     return k;
 }
@@ -630,10 +630,10 @@ int mmtb_tf_check_wdl(const uint8_t *raw, size_t n)
     return MMTB_OK;
 }
 
-int mmtb_tf_check_dtc(const uint8_t *raw, size_t n, int width, uint32_t max_dtc)
+int mmtb_tf_check_dtw(const uint8_t *raw, size_t n, int width, uint32_t max_dtw)
 {
     for (size_t j = 0; j < n; j++)
-        if (mmtb_tf_dtc_get(raw, j, width) > max_dtc)
+        if (mmtb_tf_dtw_get(raw, j, width) > max_dtw)
             return MMTB_ERR_CORRUPT;
     return MMTB_OK;
 }

@@ -18,15 +18,15 @@
 #define MMTB_TF_VERSION 1
 #define MMTB_TF_HEADER_SIZE 160
 #define MMTB_TF_FOOTER_SIZE 32
-#define MMTB_TF_VALUE_ENCODING 1  /* 2-bit W/D/L plane + DTC of decided slots */
+#define MMTB_TF_VALUE_ENCODING 1  /* 2-bit W/D/L plane + DTW of decided slots */
 #define MMTB_TF_MAX_DESCRIPTOR 65536
 #define MMTB_TF_MAX_SLOTS ((uint64_t)1 << 40)
 #define MMTB_TF_MIN_BLOCK_LOG2 10
 #define MMTB_TF_MAX_BLOCK_LOG2 22
 #define MMTB_TF_WDL_BLOCK_LOG2 18 /* writer default: 262,144 slots = 64 KiB */
-#define MMTB_TF_DTC_BLOCK_LOG2 14 /* writer default: 16,384 slots */
+#define MMTB_TF_DTW_BLOCK_LOG2 14 /* writer default: 16,384 slots */
 #define MMTB_TF_WDL_LEVEL 15      /* writer default zstd levels per plane */
-#define MMTB_TF_DTC_LEVEL 6
+#define MMTB_TF_DTW_LEVEL 6
 #define MMTB_TF_TABLE_ENTRY 16    /* bytes per block table entry */
 #define MMTB_TF_MIN_COUNT_LOG2 8  /* the count table's blocks: 2^8 .. 2^22 scheme 1 slots */
 #define MMTB_TF_MAX_COUNT_LOG2 22
@@ -35,7 +35,7 @@
 #define MMTB_MANIFEST_VERSION 1
 
 /* Planes of a sector file. */
-enum mmtb_tf_plane { MMTB_TF_WDL = 0, MMTB_TF_DTC = 1 };
+enum mmtb_tf_plane { MMTB_TF_WDL = 0, MMTB_TF_DTW = 1 };
 
 /* Stored W/D/L codes (2 bits per slot). */
 enum { MMTB_TF_LOSS = 0, MMTB_TF_DRAW = 1, MMTB_TF_WIN = 2, MMTB_TF_UNUSED = 3 };
@@ -49,13 +49,13 @@ struct mmtb_tf_header {
     struct mmtb_sector sector;
     uint16_t index_scheme;
     uint8_t value_encoding;
-    uint8_t dtc_width;        /* 0, 1 or 2 */
-    uint8_t wdl_block_log2, dtc_block_log2; /* dtc_block_log2 <= wdl_block_log2 */
+    uint8_t dtw_width;        /* 0, 1 or 2 */
+    uint8_t wdl_block_log2, dtw_block_log2; /* dtw_block_log2 <= wdl_block_log2 */
     uint8_t count_block_log2; /* the count table's blocks: 2^this scheme 1 slots; 0: no table */
     uint32_t count_blocks;    /* entries of the count table (0 exactly without one) */
     uint64_t slots, canonical, wins, draws, losses;
     int32_t max_win, max_loss;
-    uint64_t wdl_data_bytes, dtc_data_bytes;
+    uint64_t wdl_data_bytes, dtw_data_bytes;
     uint64_t meta_hash;       /* XXH64 of bytes [MMTB_TF_HEADER_SIZE, meta_end) */
     uint64_t header_hash;     /* XXH64 of bytes [0, 152); set by encode and decode */
 };
@@ -78,7 +78,7 @@ struct mmtb_tf_layout {
 struct mmtb_tf_block {
     uint64_t offset;
     uint32_t csize;    /* stored bytes; == raw_size: stored raw, < raw_size: a zstd frame */
-    uint32_t raw_size; /* bytes after decompression (DTC: width x decided slots, may be 0) */
+    uint32_t raw_size; /* bytes after decompression (DTW: width x decided slots, may be 0) */
     uint32_t hash;     /* low 32 bits of the XXH64 of the stored bytes */
 };
 
@@ -113,7 +113,7 @@ void mmtb_tf_header_encode(struct mmtb_tf_header *h, uint8_t out[MMTB_TF_HEADER_
  * Parse and validate a fixed header from len bytes: magic, version
  * (MMTB_ERR_UNSUPPORTED when not MMTB_TF_VERSION), header hash, reserved
  * fields zero, every field within its range and consistent with the others
- * (counts, depths, DTC width, sizes).  Returns MMTB_OK or MMTB_ERR_CORRUPT
+ * (counts, depths, DTW width, sizes).  Returns MMTB_OK or MMTB_ERR_CORRUPT
  * (MMTB_ERR_UNSUPPORTED for a newer version or value encoding).
  */
 int mmtb_tf_header_decode(const uint8_t *buf, size_t len, struct mmtb_tf_header *h);
@@ -135,7 +135,7 @@ uint64_t mmtb_tf_meta_size(const struct mmtb_tf_layout *l);
  */
 uint64_t mmtb_tf_meta_encode(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
                              const char *descriptor, const uint32_t *counts,
-                             const struct mmtb_tf_block *wdl, const struct mmtb_tf_block *dtc,
+                             const struct mmtb_tf_block *wdl, const struct mmtb_tf_block *dtw,
                              uint8_t *out);
 
 /*
@@ -143,15 +143,15 @@ uint64_t mmtb_tf_meta_encode(const struct mmtb_tf_header *h, const struct mmtb_t
  * checks meta_hash, zero padding, descriptor text without NUL bytes, the
  * count table (each entry at most 255 * 2^count_block_log2; copied into
  * counts, h->count_blocks entries, when counts is not NULL), each
- * block's sizes (W/D/L raw size as derived; DTC raw size a multiple of the
+ * block's sizes (W/D/L raw size as derived; DTW raw size a multiple of the
  * width up to width x slots; stored size up to the raw size, 0 only for an
  * empty block), reserved fields, and that the stored sizes add up to the
- * header's data sizes.  Fills wdl[] and dtc[] (nblocks entries each; caller
+ * header's data sizes.  Fills wdl[] and dtw[] (nblocks entries each; caller
  * allocates) with offsets, sizes and hashes; *descriptor points into buf.  Returns MMTB_OK or MMTB_ERR_CORRUPT.
  */
 int mmtb_tf_meta_decode(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
                         const uint8_t *buf, size_t len, const char **descriptor,
-                        uint32_t *counts, struct mmtb_tf_block *wdl, struct mmtb_tf_block *dtc);
+                        uint32_t *counts, struct mmtb_tf_block *wdl, struct mmtb_tf_block *dtw);
 
 void mmtb_tf_footer_encode(const struct mmtb_tf_footer *f, uint8_t out[MMTB_TF_FOOTER_SIZE]);
 
@@ -163,16 +163,16 @@ int mmtb_tf_footer_decode(const uint8_t *buf, size_t len, const struct mmtb_tf_h
 /* ---- Value planes and blocks ---- */
 
 /* Slots in block b of a plane, and the largest raw (uncompressed) size of
- * the block in bytes: exact for the W/D/L plane, width x slots for the DTC
+ * the block in bytes: exact for the W/D/L plane, width x slots for the DTW
  * plane (whose blocks hold only the decided slots). */
 uint64_t mmtb_tf_block_nslots(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
                               int plane, uint64_t b);
 size_t mmtb_tf_block_raw_max(const struct mmtb_tf_header *h, const struct mmtb_tf_layout *l,
                              int plane, uint64_t b);
 
-/* DTC width a sector with these largest depths must use (FORMAT.md): 0 when
+/* DTW width a sector with these largest depths must use (FORMAT.md): 0 when
  * no win and no loss deeper than 0, 1 up to 255, else 2. */
-int mmtb_tf_dtc_width(int32_t max_win, int32_t max_loss);
+int mmtb_tf_dtw_width(int32_t max_win, int32_t max_loss);
 
 /*
  * Pack n slot values into a raw W/D/L block: 4 slots per byte, slot j in
@@ -181,30 +181,30 @@ int mmtb_tf_dtc_width(int32_t max_win, int32_t max_loss);
  */
 void mmtb_tf_pack_wdl(const uint8_t *wdl, size_t n, uint8_t *raw);
 
-/* Pack the DTC values of the decided slots (wdl 0 or 2) among n, in slot
+/* Pack the DTW values of the decided slots (wdl 0 or 2) among n, in slot
  * order, width 1 or 2 bytes little-endian; draws and unused slots are
  * skipped.  Returns the bytes written (width x decided slots). */
-size_t mmtb_tf_pack_dtc(const uint8_t *wdl, const uint16_t *dtc, size_t n, int width,
+size_t mmtb_tf_pack_dtw(const uint8_t *wdl, const uint16_t *dtw, size_t n, int width,
                         uint8_t *raw);
 
 /* Number of decided slots (code loss or win) among slots [from, to) of a
- * raw W/D/L block: where a slot's depth sits in its DTC block. */
+ * raw W/D/L block: where a slot's depth sits in its DTW block. */
 uint64_t mmtb_tf_count_decided(const uint8_t *raw, uint64_t from, uint64_t to);
 /* Number of won slots (code win) among slots [from, to) of a raw W/D/L
  * block. */
 uint64_t mmtb_tf_count_wins(const uint8_t *raw, uint64_t from, uint64_t to);
 
 /* Validate a raw W/D/L block of n slots (no code 3, padding bits zero) /
- * a raw DTC block (no value above max_dtc).  MMTB_OK or MMTB_ERR_CORRUPT. */
+ * a raw DTW block (no value above max_dtw).  MMTB_OK or MMTB_ERR_CORRUPT. */
 int mmtb_tf_check_wdl(const uint8_t *raw, size_t n);
-int mmtb_tf_check_dtc(const uint8_t *raw, size_t n, int width, uint32_t max_dtc);
+int mmtb_tf_check_dtw(const uint8_t *raw, size_t n, int width, uint32_t max_dtw);
 
 /* One value from a raw block. */
 static inline unsigned mmtb_tf_wdl_get(const uint8_t *raw, uint64_t j)
 {
     return (raw[j >> 2] >> (2 * (j & 3))) & 3u;
 }
-static inline unsigned mmtb_tf_dtc_get(const uint8_t *raw, uint64_t j, int width)
+static inline unsigned mmtb_tf_dtw_get(const uint8_t *raw, uint64_t j, int width)
 {
     return width == 1 ? raw[j] : (unsigned)raw[2 * j] | (unsigned)raw[2 * j + 1] << 8;
 }
@@ -213,7 +213,7 @@ static inline unsigned mmtb_tf_dtc_get(const uint8_t *raw, uint64_t j, int width
 size_t mmtb_tf_block_bound(size_t n);
 
 /*
- * Compress a raw block of n bytes (n may be 0: an empty DTC block, stored
+ * Compress a raw block of n bytes (n may be 0: an empty DTW block, stored
  * as nothing) with zstd at `level` into dst (cap >= mmtb_tf_block_bound(n));
  * when the frame would not be smaller than the block, store it raw.
  * Writes the stored size and its 32-bit hash.  Returns MMTB_OK, or

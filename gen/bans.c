@@ -202,7 +202,7 @@ static uint8_t state_value(struct job *j, int mi, uint64_t slot, int f, int t, i
         e->have = true;
         e->capture = x->capture;
         e->w = x->hs->wdl[r];
-        e->dtc = x->hs->dtc ? x->hs->dtc[r] : 0;
+        e->dtw = x->hs->dtw ? x->hs->dtw[r] : 0;
     }
     if (!moves) {
         *rd = 0;

@@ -39,7 +39,7 @@ static const char usage_gen[] =
     "                           (such as 50M) by all ranks together, each holding a\n"
     "                           part of its states\n"
     "      --level N            zstd level of both planes (default: 15 for W/D/L, 6 for depths)\n"
-    "      --dtc-level N        zstd level of the depth plane only (12: a few % smaller,\n"
+    "      --dtw-level N        zstd level of the depth plane only (12: a few % smaller,\n"
     "                           the write about twice as slow)\n"
     "      --quiet              no progress display and no per-sector lines\n"
     "      --json               print the summary as one JSON object\n"
@@ -244,9 +244,9 @@ int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FIL
                 say(msg, "%s: --level: expected a zstd level 1..22, got '%s'\n", cmd, val);
                 return 1;
             }
-        } else if (!strcmp(a, "--dtc-level") && val) {
-            if (parse_int(argv[++i], 1, 22, &o->dtc_zstd_level)) {
-                say(msg, "%s: --dtc-level: expected a zstd level 1..22, got '%s'\n", cmd, val);
+        } else if (!strcmp(a, "--dtw-level") && val) {
+            if (parse_int(argv[++i], 1, 22, &o->dtw_zstd_level)) {
+                say(msg, "%s: --dtw-level: expected a zstd level 1..22, got '%s'\n", cmd, val);
                 return 1;
             }
         } else if (!strcmp(a, "--memory") && val) {

@@ -16,7 +16,7 @@
 /* The sectors outside the pair that moves of member s lead to (the sector
  * graph of sector_index.c), and whether a placement that removes nothing
  * leads there, so that its depths are needed too. */
-static void add_deps(struct job *j, struct mmtb_sector s, bool need_dtc[16])
+static void add_deps(struct job *j, struct mmtb_sector s, bool need_dtw[16])
 {
     struct mmtb_sector t[8];
     int n = mmtb_sector_moves_to(j->v, s, t);
@@ -30,35 +30,35 @@ static void add_deps(struct job *j, struct mmtb_sector s, bool need_dtc[16])
                 break;
         if (k == j->ndeps) {
             j->deps[j->ndeps].s = t[i];
-            need_dtc[j->ndeps++] = false;
+            need_dtw[j->ndeps++] = false;
         }
-        need_dtc[k] = need_dtc[k] || (s.w_hand > 0 && mmtb_sector_eq(t[i], quiet_place));
+        need_dtw[k] = need_dtw[k] || (s.w_hand > 0 && mmtb_sector_eq(t[i], quiet_place));
     }
 }
 
 /* The solved sectors j's members read, listed in a copy *t of j (j keeps
- * no deps), with need_dtc of each. */
-static void list_deps(const struct job *j, struct job *t, bool need_dtc[16])
+ * no deps), with need_dtw of each. */
+static void list_deps(const struct job *j, struct job *t, bool need_dtw[16])
 {
     *t = *j;
     t->ndeps = 0;
-    memset(need_dtc, 0, 16 * sizeof *need_dtc);
+    memset(need_dtw, 0, 16 * sizeof *need_dtw);
     for (int i = 0; i < t->nm; i++)
-        add_deps(t, t->m[i].s, need_dtc);
+        add_deps(t, t->m[i].s, need_dtw);
 }
 
 /* Load an already solved sector fully into memory (in parallel ranges). */
-static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, bool need_dtc,
+static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, bool need_dtw,
                     uint64_t lo, uint64_t hi, char *err, size_t errlen)
 {
     d->slots = mmtb_index_slots(ix, d->s);
     d->wdl = gen_alloc_big(d->slots);
-    d->dtc = need_dtc ? gen_alloc_big(d->slots * sizeof *d->dtc) : NULL;
-    if (!d->wdl || (need_dtc && !d->dtc))
+    d->dtw = need_dtw ? gen_alloc_big(d->slots * sizeof *d->dtw) : NULL;
+    if (!d->wdl || (need_dtw && !d->dtw))
         return MMTB_ERR_NOMEM;
     /* (a split rank reads its run only; the rest of the arrays is never
      * touched, so never resident) */
-    int rc = gen_read_range(tb, d->s, lo, hi < d->slots ? hi : d->slots, d->wdl, d->dtc);
+    int rc = gen_read_range(tb, d->s, lo, hi < d->slots ? hi : d->slots, d->wdl, d->dtw);
     if (rc != MMTB_OK) {
         char name[32];
         mmtb_sector_format(d->s, name, sizeof name);
@@ -127,9 +127,9 @@ static int dep_swap(const struct job *j, struct dep *d)
  * the init pass. */
 int deps_load(struct job *j, const char *dir, bool swap, char *err, size_t errlen)
 {
-    bool need_dtc[16] = {false};
+    bool need_dtw[16] = {false};
     for (int i = 0; i < j->nm; i++)
-        add_deps(j, j->m[i].s, need_dtc);
+        add_deps(j, j->m[i].s, need_dtw);
     if (!j->ndeps)
         return MMTB_OK;
     mmtb_tb *tb = NULL;
@@ -146,12 +146,12 @@ int deps_load(struct job *j, const char *dir, bool swap, char *err, size_t errle
                                &lo, &hi) != MMTB_OK)
             rc = MMTB_ERR_NOMEM;
         if (rc == MMTB_OK)
-            rc = load_dep(tb, &j->deps[i], j->ix, need_dtc[i], lo, hi, err, errlen);
+            rc = load_dep(tb, &j->deps[i], j->ix, need_dtw[i], lo, hi, err, errlen);
     }
     mmtb_tb_close(tb);
     /* (a split rank holds a run of each: nothing to re-file) */
     for (int i = 0; i < j->ndeps && rc == MMTB_OK && swap && !j->sp; i++)
-        if (!j->deps[i].dtc)
+        if (!j->deps[i].dtw)
             rc = dep_swap(j, &j->deps[i]);
     return rc;
 }
@@ -162,14 +162,14 @@ int deps_load(struct job *j, const char *dir, bool swap, char *err, size_t errle
 uint64_t deps_bytes(const struct job *j, bool swap)
 {
     struct job t;
-    bool need_dtc[16];
-    list_deps(j, &t, need_dtc);
+    bool need_dtw[16];
+    list_deps(j, &t, need_dtw);
     uint64_t held = 0, peak = 0, size[16], swapped[16];
     for (int i = 0; i < t.ndeps; i++) {
         size[i] = mmtb_index_slots(t.ix, t.deps[i].s);
-        swapped[i] = swap && !need_dtc[i] ? mmtb_index_slots(t.ix, sector_partner(t.deps[i].s))
+        swapped[i] = swap && !need_dtw[i] ? mmtb_index_slots(t.ix, sector_partner(t.deps[i].s))
                                           : 0;
-        held += size[i] * (need_dtc[i] ? 1 + sizeof(uint16_t) : 1);
+        held += size[i] * (need_dtw[i] ? 1 + sizeof(uint16_t) : 1);
     }
     peak = held;
     for (int i = 0; i < t.ndeps; i++) {
@@ -184,9 +184,9 @@ uint64_t deps_bytes(const struct job *j, bool swap)
 
 int deps_load_held(struct job *j, const char *dir, char *err, size_t errlen)
 {
-    bool need_dtc[16] = {false};
+    bool need_dtw[16] = {false};
     for (int i = 0; i < j->nm; i++)
-        add_deps(j, j->m[i].s, need_dtc);
+        add_deps(j, j->m[i].s, need_dtw);
     if (!j->ndeps)
         return MMTB_OK;
     int rc = mmtb_tb_open(&j->tb, dir, NULL);
@@ -195,7 +195,7 @@ int deps_load_held(struct job *j, const char *dir, char *err, size_t errlen)
         return rc;
     }
     for (int i = 0; i < j->ndeps && rc == MMTB_OK; i++) {
-        rc = held_load(&j->held, j->tb, j->ix, j->deps[i].s, need_dtc[i]);
+        rc = held_load(&j->held, j->tb, j->ix, j->deps[i].s, need_dtw[i]);
         if (rc != MMTB_OK) {
             char name[32];
             mmtb_sector_format(j->deps[i].s, name, sizeof name);
@@ -208,12 +208,12 @@ int deps_load_held(struct job *j, const char *dir, char *err, size_t errlen)
 uint64_t deps_held_bytes(const struct job *j, uint64_t visit)
 {
     struct job t;
-    bool need_dtc[16];
-    list_deps(j, &t, need_dtc);
+    bool need_dtw[16];
+    list_deps(j, &t, need_dtw);
     uint64_t held = 0;
     for (int i = 0; i < t.ndeps; i++) {
         struct mmtb_sector s = t.deps[i].s;
-        held += mmtb_ban_index_count(t.ix, s, visit, NULL) * (need_dtc[i] ? 3 : 1);
+        held += mmtb_ban_index_count(t.ix, s, visit, NULL) * (need_dtw[i] ? 3 : 1);
         /* an index with restrictions: a byte per position of the sector */
         if (t.v->no_reclose)
             held += mmtb_index_slots(t.ix, s);
@@ -229,6 +229,6 @@ void deps_free(struct job *j)
     j->tb = NULL;
     for (int i = 0; i < j->ndeps; i++) {
         free(j->deps[i].wdl);
-        free(j->deps[i].dtc);
+        free(j->deps[i].dtw);
     }
 }

@@ -20,11 +20,11 @@ const struct held_sector *held_find(const struct held *h, struct mmtb_sector s)
 }
 
 int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
-              bool need_dtc)
+              bool need_dtw)
 {
     const struct held_sector *had = held_find(h, s);
     if (had) /* (held without its depths when they are asked for: a caller's error) */
-        return !need_dtc || had->dtc ? MMTB_OK : MMTB_ERR_INVALID;
+        return !need_dtw || had->dtw ? MMTB_OK : MMTB_ERR_INVALID;
     if (h->n == HELD_MAX)
         return MMTB_ERR_INVALID;
     struct held_sector *hs = &h->h[h->n++];
@@ -38,10 +38,10 @@ int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sec
     }
     hs->slots = hs->bx ? mmtb_ban_index_slots(hs->bx) : mmtb_index_slots(ix, s);
     hs->wdl = gen_alloc_big(hs->slots);
-    hs->dtc = need_dtc ? gen_alloc_big(hs->slots * sizeof *hs->dtc) : NULL;
-    if (!hs->wdl || (need_dtc && !hs->dtc))
+    hs->dtw = need_dtw ? gen_alloc_big(hs->slots * sizeof *hs->dtw) : NULL;
+    if (!hs->wdl || (need_dtw && !hs->dtw))
         return MMTB_ERR_NOMEM;
-    return gen_read_range(tb, s, 0, hs->slots, hs->wdl, hs->dtc);
+    return gen_read_range(tb, s, 0, hs->slots, hs->wdl, hs->dtw);
 }
 
 uint64_t held_slot(const struct held_sector *hs, const mmtb_index *ix, const struct mmtb_pos *p)
@@ -82,7 +82,7 @@ void held_free(struct held *h)
     for (int i = 0; i < h->n; i++) {
         mmtb_ban_index_free(h->h[i].bx);
         free(h->h[i].wdl);
-        free(h->h[i].dtc);
+        free(h->h[i].dtw);
     }
     memset(h, 0, sizeof *h);
 }

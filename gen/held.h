@@ -19,14 +19,14 @@
 
 /* One solved sector in memory: its values in the writer's encoding (0 loss,
  * 1 draw, 2 win; 3 in a slot no position uses), its depths when asked for
- * (dtc NULL otherwise), and its index with the state its positions carry
+ * (dtw NULL otherwise), and its index with the state its positions carry
  * (bx) when mmtb_ban_index_applies, else NULL (plain sector index). */
 struct held_sector {
     struct mmtb_sector s;
     mmtb_ban_index *bx;
     uint64_t slots;
     uint8_t *wdl;
-    uint16_t *dtc;
+    uint16_t *dtw;
 };
 
 /* A set of them; zero-initialise before the first held_load. */
@@ -36,14 +36,14 @@ struct held {
 };
 
 /*
- * Read sector s of tb whole into the set (with its depths when need_dtc),
+ * Read sector s of tb whole into the set (with its depths when need_dtw),
  * unless it is there already.  Returns MMTB_OK, MMTB_ERR_NOMEM,
  * MMTB_ERR_INVALID when the set is full or s is held without the depths
  * asked for, or the reader's error.  Not thread-safe (it reads in parallel
  * itself).
  */
 int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
-              bool need_dtc);
+              bool need_dtw);
 
 /* The held sector s, or NULL. */
 const struct held_sector *held_find(const struct held *h, struct mmtb_sector s);
@@ -84,7 +84,7 @@ static inline void held_read(const struct held_sector *hs, uint64_t slot, struct
 {
     uint8_t w = hs->wdl[slot];
     val->wdl = w == 2 ? MMTB_WIN : w == 0 ? MMTB_LOSS : MMTB_DRAW;
-    val->dtc = w == 1 ? -1 : hs->dtc ? hs->dtc[slot] : 0;
+    val->dtw = w == 1 ? -1 : hs->dtw ? hs->dtw[slot] : 0;
 }
 
 /* Release every sector of the set and empty it. */

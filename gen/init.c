@@ -198,7 +198,7 @@ static uint8_t init_state_pos(struct job *j, int mi, uint64_t slot, const struct
         x->capture = mv[k].remove >= 0;
         if (tq == MMTB_DRAW) {
             x->w = 1;
-            x->dtc = 0;
+            x->dtw = 0;
             next++;
             continue;
         }
@@ -214,7 +214,7 @@ static uint8_t init_state_pos(struct job *j, int mi, uint64_t slot, const struct
             return ST_DRAWN;
         }
         x->w = val.wdl == MMTB_LOSS ? 0 : val.wdl == MMTB_DRAW ? 1 : 2;
-        x->dtc = (uint16_t)(val.wdl == MMTB_DRAW ? 0 : val.dtc);
+        x->dtw = (uint16_t)(val.wdl == MMTB_DRAW ? 0 : val.dtw);
         next++;
     }
     nin = u64_sort_unique(succ, nin);
@@ -475,7 +475,7 @@ static int split_lookups(struct job *j, struct gathered *g, int nth, struct per_
             break;
         }
         const struct dep *d = &j->deps[k];
-        a[x] = (uint32_t)d->wdl[r] | (uint32_t)(d->dtc ? d->dtc[r] : 0) << 8;
+        a[x] = (uint32_t)d->wdl[r] | (uint32_t)(d->dtw ? d->dtw[r] : 0) << 8;
     }
     size_t at = 0;
     for (int q = 0; q < K; q++) {
@@ -504,7 +504,7 @@ static int split_lookups(struct job *j, struct gathered *g, int nth, struct per_
             struct ext_look *e = &g[b >> 40].ext[b & (((uint64_t)1 << 40) - 1)];
             e->have = true;
             e->w = (uint8_t)an[at];
-            e->dtc = (uint16_t)(an[at] >> 8);
+            e->dtw = (uint16_t)(an[at] >> 8);
         }
     }
     free(ans);

@@ -81,7 +81,7 @@ struct dep {
     struct mmtb_sector s;
     uint64_t slots;
     uint8_t *wdl;  /* 0 loss, 1 draw, 2 win (for the side to move there) */
-    uint16_t *dtc; /* NULL when only captures lead there */
+    uint16_t *dtw; /* NULL when only captures lead there */
     /* wdl is held by the side NOT to move: the value of position (m, o) of
      * s is at the slot of (o, m) in the colour-swapped sector (see
      * dep_swap in deps.c) */
@@ -352,9 +352,9 @@ struct ext_look {
     const struct dep *d;
     uint64_t r;
     bool capture;
-    bool have; /* w and dtc hold the value */
+    bool have; /* w and dtw hold the value */
     uint8_t w;
-    uint16_t dtc;
+    uint16_t dtw;
 };
 
 /*
@@ -537,6 +537,6 @@ int split_write(struct job *j, const struct mmtb_solve_opts *o, const struct mmt
  * for the writers (pair.c, split.c); called in parallel for disjoint
  * ranges. */
 void state_values(const struct member *me, uint64_t first, uint64_t count, uint8_t *wdl,
-                  uint16_t *dtc);
+                  uint16_t *dtw);
 
 #endif

@@ -18,9 +18,9 @@
  * between the two orbits both ways, |orbit(Q)| * a = |orbit(P)| * b, so Q
  * has a = b * |Stab(Q)| / |Stab(P)| moves into P's orbit.
  *
- * Winners take the shortest and losers the longest way to the next capture
- * (depth to conversion), which the level order gives for free.
- * External results of depth > 1 (placements in Lasker-style games) enter
+ * Winners take the shortest and losers the longest way to the end of the
+ * game (depth to win), which the level order gives for free.
+ * External results of depth > 1 (every capture or placement not ending the game) enter
  * through per-level buckets as if they were in-pair successors resolved at
  * that level.  The result does not depend on thread scheduling: every
  * position's value and depth is a function of the levels alone.

@@ -19,9 +19,9 @@ struct fill_ctx {
     const struct member *me;
 };
 
-static void fill_values(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+static void fill_values(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtw)
 {
-    state_values(((const struct fill_ctx *)ctx)->me, first, count, wdl, dtc);
+    state_values(((const struct fill_ctx *)ctx)->me, first, count, wdl, dtw);
 }
 
 /* The count table of a member with restrictions (FORMAT.md), so that
@@ -261,7 +261,7 @@ static int write_members(struct job *j, const struct mmtb_solve_opts *o,
         struct mmtb_write_opts wo;
         memset(&wo, 0, sizeof wo);
         wo.zstd_level = o->zstd_level;
-        wo.dtc_zstd_level = o->dtc_zstd_level;
+        wo.dtw_zstd_level = o->dtw_zstd_level;
         uint32_t *counts = NULL;
         rc = count_table(&j->m[i], j->v, &wo, &counts);
         if (rc == MMTB_OK)

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 
 int gen_read_range(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
-                   uint8_t *wdl, uint16_t *dtc)
+                   uint8_t *wdl, uint16_t *dtw)
 {
     const uint64_t piece = (uint64_t)1 << 22;
     uint64_t slots = end > first ? end - first : 0;
@@ -24,7 +24,7 @@ int gen_read_range(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t e
             if (lrc != MMTB_OK)
                 continue;
             uint64_t lo = first + p * piece, n = lo + piece < end ? piece : end - lo;
-            lrc = mmtb_tb_read(ctx, s, lo, n, wdl + lo, dtc ? dtc + lo : NULL);
+            lrc = mmtb_tb_read(ctx, s, lo, n, wdl + lo, dtw ? dtw + lo : NULL);
         }
         if (lrc != MMTB_OK) {
 #pragma omp critical(mmtb_read_sector)

@@ -12,13 +12,13 @@
 
 /*
  * Read the values of slots [first, end) of sector s from tb into
- * wdl[first..end) (1 byte per slot: 0 loss, 1 draw, 2 win) and, when dtc is
- * not NULL, the depths into dtc[first..end); the arrays are indexed by slot
+ * wdl[first..end) (1 byte per slot: 0 loss, 1 draw, 2 win) and, when dtw is
+ * not NULL, the depths into dtw[first..end); the arrays are indexed by slot
  * as for the whole sector.  OpenMP threads each use their own libmmtb
  * context.  Returns MMTB_OK or the first error met.
  */
 int gen_read_range(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
-                   uint8_t *wdl, uint16_t *dtc);
+                   uint8_t *wdl, uint16_t *dtw);
 
 /* The block cache of each thread's probe context where the pairs with
  * state (init.c) and their verifier read solved sectors through mmtb_probe:

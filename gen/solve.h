@@ -61,7 +61,7 @@ struct mmtb_solve_opts {
     int n_only;
     int threads;         /* 0: OpenMP default */
     int zstd_level;      /* both planes; 0: writer default */
-    int dtc_zstd_level;  /* the DTC plane; 0: zstd_level, or the writer default */
+    int dtw_zstd_level;  /* the DTW plane; 0: zstd_level, or the writer default */
     bool quiet;          /* no progress display, no per-sector lines */
     FILE *report;        /* per-sector lines and the summary (NULL: stdout) */
     bool json;           /* summary as JSON on `report` */

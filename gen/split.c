@@ -168,24 +168,24 @@ int split_exchange_updates(struct job *j, int pi, uint64_t **got, size_t *ngot)
  * (mmtb_table_make_blocks: packed and compressed exactly as the writer
  * would) and sent to it compressed.  At the start of each plane rank 0
  * tells every other rank to make all its blocks of that plane (with the
- * DTC width, known once the W/D/L plane has been counted), and goes on
+ * DTW width, known once the W/D/L plane has been counted), and goes on
  * with its own meanwhile; then it asks for them a run at a time.  Blocks
  * never straddle two ranks: the runs are whole partitions.
  */
-_Static_assert(MMTB_TF_WDL_BLOCK_LOG2 <= PART_SHIFT && MMTB_TF_DTC_BLOCK_LOG2 <= PART_SHIFT,
+_Static_assert(MMTB_TF_WDL_BLOCK_LOG2 <= PART_SHIFT && MMTB_TF_DTW_BLOCK_LOG2 <= PART_SHIFT,
                "a block must lie in one partition");
 
 enum { REQ_DONE = 0, REQ_PLANE = 1, REQ_BLOCKS = 2 };
 
-/* A request of rank 0: REQ_PLANE (member, plane, count = DTC width) or
+/* A request of rank 0: REQ_PLANE (member, plane, count = DTW width) or
  * REQ_BLOCKS (member, plane, blocks [first, first + count)). */
 struct split_req {
     uint64_t op, mi, plane, first, count;
 };
 
-static void fill_member(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+static void fill_member(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtw)
 {
-    state_values(ctx, first, count, wdl, dtc);
+    state_values(ctx, first, count, wdl, dtw);
 }
 
 /* Rank 0's view of the other ranks' blocks of member mi. */
@@ -202,11 +202,11 @@ static bool src_remote(void *ctx, uint64_t first_slot)
     return split_owner(c->j->sp, c->mi, first_slot >> PART_SHIFT) != c->j->sp->rank;
 }
 
-static int src_plane_start(void *ctx, int plane, int dtc_width)
+static int src_plane_start(void *ctx, int plane, int dtw_width)
 {
     struct split_src *c = ctx;
     struct split *sp = c->j->sp;
-    struct split_req q = {REQ_PLANE, (uint64_t)c->mi, (uint64_t)plane, 0, (uint64_t)dtc_width};
+    struct split_req q = {REQ_PLANE, (uint64_t)c->mi, (uint64_t)plane, 0, (uint64_t)dtw_width};
     for (int r = 0; r < sp->nranks; r++) {
         if (r == sp->rank)
             continue;
@@ -222,7 +222,7 @@ static int src_get(void *ctx, int plane, uint64_t b, uint64_t n, uint8_t *buf, s
 {
     struct split_src *c = ctx;
     struct split *sp = c->j->sp;
-    int log = plane == MMTB_TF_WDL ? MMTB_TF_WDL_BLOCK_LOG2 : MMTB_TF_DTC_BLOCK_LOG2;
+    int log = plane == MMTB_TF_WDL ? MMTB_TF_WDL_BLOCK_LOG2 : MMTB_TF_DTW_BLOCK_LOG2;
     for (uint64_t k = 0; k < n;) {
         /* the blocks of one rank */
         int r = split_owner(sp, c->mi, ((b + k) << log) >> PART_SHIFT);
@@ -295,9 +295,9 @@ static int serve(struct job *j, const struct mmtb_write_opts *wo)
             bytes = NULL;
             mi = q.mi;
             plane = q.plane;
-            int log = plane == MMTB_TF_WDL ? MMTB_TF_WDL_BLOCK_LOG2 : MMTB_TF_DTC_BLOCK_LOG2;
+            int log = plane == MMTB_TF_WDL ? MMTB_TF_WDL_BLOCK_LOG2 : MMTB_TF_DTW_BLOCK_LOG2;
             uint64_t bs = (uint64_t)1 << log, slots = j->m[mi].slots;
-            uint64_t nblocks = plane == MMTB_TF_DTC && q.count == 0 ? 0 : (slots + bs - 1) >> log;
+            uint64_t nblocks = plane == MMTB_TF_DTW && q.count == 0 ? 0 : (slots + bs - 1) >> log;
             ob0 = (sp->lo[mi] + bs - 1) >> log;
             ob1 = (sp->hi[mi] + bs - 1) >> log;
             ob1 = ob1 < nblocks ? ob1 : nblocks;
@@ -363,7 +363,7 @@ int split_write(struct job *j, const struct mmtb_solve_opts *o, const struct mmt
     struct mmtb_write_opts wo;
     memset(&wo, 0, sizeof wo);
     wo.zstd_level = o->zstd_level;
-    wo.dtc_zstd_level = o->dtc_zstd_level;
+    wo.dtw_zstd_level = o->dtw_zstd_level;
     if (sp->rank == 0) {
         for (int i = 0; i < j->nm && res.rc == MMTB_OK; i++) {
             struct split_src c = {j, i, NULL, 0};

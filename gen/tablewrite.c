@@ -404,7 +404,7 @@ struct bstats {
 /* Per-thread scratch: fill buffers, a raw block, a compressed block. */
 struct scratch {
     uint8_t *wdl;
-    uint16_t *dtc;
+    uint16_t *dtw;
     uint8_t *raw, *raw2;
     ZSTD_CCtx *cctx;
     ZSTD_DCtx *dctx;
@@ -438,19 +438,19 @@ struct writer {
 };
 
 /* Fill n slots from first and, with bs, check the values against the
- * rules, counting them into *bs (the W/D/L pass; the DTC pass fills the
+ * rules, counting them into *bs (the W/D/L pass; the DTW pass fills the
  * same values again). */
 static void fill_checked(struct writer *w, struct scratch *sc, uint64_t first, uint64_t n,
                          struct bstats *bs)
 {
-    memset(sc->dtc, 0, n * sizeof *sc->dtc);
-    w->fill(w->fctx, first, n, sc->wdl, sc->dtc);
+    memset(sc->dtw, 0, n * sizeof *sc->dtw);
+    w->fill(w->fctx, first, n, sc->wdl, sc->dtw);
     if (!bs)
         return;
     memset(bs, 0, sizeof *bs);
     bs->max_win = bs->max_loss = -1;
     for (uint64_t i = 0; i < n; i++) {
-        int d = sc->dtc[i];
+        int d = sc->dtw[i];
         switch (sc->wdl[i]) {
         case MMTB_TF_LOSS:
             bs->losses++;
@@ -493,15 +493,15 @@ static void merge_stats(struct bstats *a, const struct bstats *b)
 }
 
 /* Fill and pack block b of a plane into sc->raw; returns its raw size
- * (for the DTC plane: width x the decided slots). */
+ * (for the DTW plane: width x the decided slots). */
 static size_t pack_block(struct writer *w, struct scratch *sc, int plane, uint64_t b,
                          struct bstats *bs)
 {
     uint64_t first = b * w->l.block_slots[plane];
     uint64_t n = mmtb_tf_block_nslots(&w->h, &w->l, plane, b);
     fill_checked(w, sc, first, n, bs);
-    if (plane == MMTB_TF_DTC)
-        return mmtb_tf_pack_dtc(sc->wdl, sc->dtc, n, w->h.dtc_width, sc->raw);
+    if (plane == MMTB_TF_DTW)
+        return mmtb_tf_pack_dtw(sc->wdl, sc->dtw, n, w->h.dtw_width, sc->raw);
     mmtb_tf_pack_wdl(sc->wdl, n, sc->raw);
     return mmtb_tf_block_raw_max(&w->h, &w->l, plane, b);
 }
@@ -510,7 +510,7 @@ static size_t pack_block(struct writer *w, struct scratch *sc, int plane, uint64
  * write the batch in block order from the plane's data offset.  Fills the
  * plane's block table and its data size.  With total (the W/D/L plane)
  * the blocks' statistics are summed there, and a block whose values break
- * the rules ends the pass with total->rc set; without it (the DTC plane,
+ * the rules ends the pass with total->rc set; without it (the DTW plane,
  * written after the W/D/L plane has checked the same values) nothing is
  * counted. */
 static int pass_plane(struct writer *w, int plane, uint64_t *bytes, struct bstats *total)
@@ -523,7 +523,7 @@ static int pass_plane(struct writer *w, int plane, uint64_t *bytes, struct bstat
     uint64_t per_batch = (uint64_t)w->nthreads * BLOCKS_PER_THREAD;
     uint64_t off = w->l.data_off[plane];
     if (w->src) {
-        int rc = w->src->plane_start(w->src->ctx, plane, w->h.dtc_width);
+        int rc = w->src->plane_start(w->src->ctx, plane, w->h.dtw_width);
         if (rc != MMTB_OK)
             return rc;
     }
@@ -601,7 +601,7 @@ static int pass_plane(struct writer *w, int plane, uint64_t *bytes, struct bstat
 
 /* The last pass: read the file back through the format decoders exactly as a
  * reader would, hash it, and compare every block with the hash of the raw
- * bytes it was compressed from; the wins, losses and DTC entries are
+ * bytes it was compressed from; the wins, losses and DTW entries are
  * counted again from the decompressed blocks.  Returns the XXH64 of bytes
  * [0, footer_off). */
 static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t whylen)
@@ -667,7 +667,7 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
                     r = mmtb_tf_block_decompress(sc->dctx, w->batch + (t[b].offset - start), &t[b],
                                                  sc->raw2);
                 if (r == MMTB_OK)
-                    r = plane ? mmtb_tf_check_dtc(sc->raw2, n / h.dtc_width, h.dtc_width,
+                    r = plane ? mmtb_tf_check_dtw(sc->raw2, n / h.dtw_width, h.dtw_width,
                                                   (uint32_t)(h.max_win > h.max_loss ? h.max_win
                                                                                    : h.max_loss))
                               : mmtb_tf_check_wdl(sc->raw2, ns);
@@ -684,7 +684,7 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
             for (uint64_t k = 0; k < nbatch; k++) {
                 if (w->brc[k] != MMTB_OK) {
                     rc = fail(why, whylen, MMTB_ERR_CORRUPT,
-                              "%s block %llu reads back wrong", plane ? "DTC" : "W/D/L",
+                              "%s block %llu reads back wrong", plane ? "DTW" : "W/D/L",
                               (unsigned long long)(b0 + k));
                     goto out;
                 }
@@ -692,15 +692,15 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
                     wins += w->bst[k].wins;
                     losses += w->bst[k].losses;
                 } else {
-                    entries += t[b0 + k].raw_size / h.dtc_width;
+                    entries += t[b0 + k].raw_size / h.dtw_width;
                 }
             }
         }
     }
     /* Counted again from the stored bytes: unused slots are stored as
      * draws, so the decided slots are the canonical wins and losses, and
-     * each has one DTC entry when there is a DTC plane. */
-    if (wins != h.wins || losses != h.losses || (h.dtc_width && entries != wins + losses)) {
+     * each has one DTW entry when there is a DTW plane. */
+    if (wins != h.wins || losses != h.losses || (h.dtw_width && entries != wins + losses)) {
         rc = fail(why, whylen, MMTB_ERR_CORRUPT, "counts differ on the second reading");
         goto out;
     }
@@ -719,7 +719,7 @@ static void free_writer(struct writer *w)
     if (w->sc) {
         for (int i = 0; i < w->nthreads; i++) {
             free(w->sc[i].wdl);
-            free(w->sc[i].dtc);
+            free(w->sc[i].dtw);
             free(w->sc[i].raw);
             free(w->sc[i].raw2);
             ZSTD_freeCCtx(w->sc[i].cctx);
@@ -763,12 +763,12 @@ static int alloc_writer(struct writer *w)
     for (int i = 0; i < w->nthreads; i++) {
         struct scratch *sc = &w->sc[i];
         sc->wdl = malloc(maxslots);
-        sc->dtc = malloc(maxslots * sizeof *sc->dtc);
+        sc->dtw = malloc(maxslots * sizeof *sc->dtw);
         sc->raw = malloc(maxraw);
         sc->raw2 = malloc(maxraw);
         sc->cctx = ZSTD_createCCtx();
         sc->dctx = ZSTD_createDCtx();
-        if (!sc->wdl || !sc->dtc || !sc->raw || !sc->raw2 || !sc->cctx || !sc->dctx)
+        if (!sc->wdl || !sc->dtw || !sc->raw || !sc->raw2 || !sc->cctx || !sc->dctx)
             return MMTB_ERR_NOMEM;
     }
     return MMTB_OK;
@@ -780,7 +780,7 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
                       uint64_t *hash, char *why, size_t whylen)
 {
     struct bstats total;
-    /* The scratch sizes do not depend on the statistics; the DTC width
+    /* The scratch sizes do not depend on the statistics; the DTW width
      * does (the provisional width 2 gives the largest scratch). */
     int rc = mmtb_tf_layout(&w->h, &w->l);
     if (rc == MMTB_OK)
@@ -788,9 +788,9 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
     if (rc != MMTB_OK)
         return fail(why, whylen, rc, "out of memory");
     /* The W/D/L plane first, counting the values on the way.  Its data
-     * start after the block tables, which for any DTC width but 0 take the
+     * start after the block tables, which for any DTW width but 0 take the
      * same room: only a sector with no decided position of depth above 0
-     * (no DTC plane) has them start earlier, and is written again. */
+     * (no DTW plane) has them start earlier, and is written again. */
     for (int again = 0; again < 2; again++) {
         uint64_t wdl_off = w->l.data_off[MMTB_TF_WDL];
         rc = pass_plane(w, MMTB_TF_WDL, &w->h.wdl_data_bytes, &total);
@@ -815,7 +815,7 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
         w->h.losses = total.losses;
         w->h.max_win = total.max_win;
         w->h.max_loss = total.max_loss;
-        w->h.dtc_width = (uint8_t)mmtb_tf_dtc_width(total.max_win, total.max_loss);
+        w->h.dtw_width = (uint8_t)mmtb_tf_dtw_width(total.max_win, total.max_loss);
         mmtb_tf_layout(&w->h, &w->l);
         if (w->l.data_off[MMTB_TF_WDL] == wdl_off)
             break;
@@ -830,8 +830,8 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
     w->raw_hash[1] = calloc(w->l.nblocks[1] + 1, sizeof *w->raw_hash[1]);
     if (!w->tab[1] || !w->raw_hash[1])
         return fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
-    /* the DTC data start after the W/D/L data */
-    rc = pass_plane(w, MMTB_TF_DTC, &w->h.dtc_data_bytes, NULL);
+    /* the DTW data start after the W/D/L data */
+    rc = pass_plane(w, MMTB_TF_DTW, &w->h.dtw_data_bytes, NULL);
     if (rc != MMTB_OK)
         return fail(why, whylen, rc, "writing blocks: %s",
                     rc == MMTB_ERR_IO ? strerror(errno) : mmtb_strerror(rc));
@@ -897,16 +897,16 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
         return fail(err, errlen, MMTB_ERR_INVALID, "bad arguments");
     mmtb_tf_sector_name(s, name, sizeof name);
     int level = o ? o->zstd_level : 0;
-    int dlevel = o && o->dtc_zstd_level ? o->dtc_zstd_level : level;
+    int dlevel = o && o->dtw_zstd_level ? o->dtw_zstd_level : level;
     if (level < 0 || level > ZSTD_maxCLevel() || dlevel < 0 || dlevel > ZSTD_maxCLevel())
         return fail(err, errlen, MMTB_ERR_INVALID, "zstd level %d outside 1..%d",
                     level < 0 || level > ZSTD_maxCLevel() ? level : dlevel, ZSTD_maxCLevel());
     int wlog = o && o->wdl_block_log2 ? o->wdl_block_log2 : MMTB_TF_WDL_BLOCK_LOG2;
-    int dlog = o && o->dtc_block_log2 ? o->dtc_block_log2 : MMTB_TF_DTC_BLOCK_LOG2;
+    int dlog = o && o->dtw_block_log2 ? o->dtw_block_log2 : MMTB_TF_DTW_BLOCK_LOG2;
     if (wlog < MMTB_TF_MIN_BLOCK_LOG2 || wlog > MMTB_TF_MAX_BLOCK_LOG2 ||
         dlog < MMTB_TF_MIN_BLOCK_LOG2 || dlog > wlog)
         return fail(err, errlen, MMTB_ERR_INVALID,
-                    "block sizes outside 2^%d..2^%d slots, or DTC blocks larger than W/D/L "
+                    "block sizes outside 2^%d..2^%d slots, or DTW blocks larger than W/D/L "
                     "blocks",
                     MMTB_TF_MIN_BLOCK_LOG2, MMTB_TF_MAX_BLOCK_LOG2);
     if (slots > MMTB_TF_MAX_SLOTS || v->text_len == 0 || v->text_len > MMTB_TF_MAX_DESCRIPTOR ||
@@ -926,7 +926,7 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
     w.fill = fill;
     w.fctx = ctx;
     w.level[MMTB_TF_WDL] = level ? level : MMTB_TF_WDL_LEVEL;
-    w.level[MMTB_TF_DTC] = dlevel ? dlevel : MMTB_TF_DTC_LEVEL;
+    w.level[MMTB_TF_DTW] = dlevel ? dlevel : MMTB_TF_DTW_LEVEL;
     w.nthreads = omp_get_max_threads();
     w.src = o ? o->remote : NULL;
     w.h.version = MMTB_TF_VERSION;
@@ -937,8 +937,8 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
     w.h.index_scheme = MMTB_INDEX_SCHEME;
     w.h.value_encoding = MMTB_TF_VALUE_ENCODING;
     w.h.wdl_block_log2 = (uint8_t)wlog;
-    w.h.dtc_block_log2 = (uint8_t)dlog;
-    w.h.dtc_width = 2; /* provisional, for the scratch sizes */
+    w.h.dtw_block_log2 = (uint8_t)dlog;
+    w.h.dtw_width = 2; /* provisional, for the scratch sizes */
     w.h.slots = slots;
     if (o && o->count_blocks) {
         w.counts = o->counts;
@@ -969,7 +969,7 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
 
 int mmtb_table_make_blocks(const struct mmtb_variant *v, struct mmtb_sector s, uint64_t slots,
                            mmtb_fill_fn fill, void *ctx, const struct mmtb_write_opts *o,
-                           int plane, int dtc_width, uint64_t b0, uint64_t b1, uint8_t **bytes,
+                           int plane, int dtw_width, uint64_t b0, uint64_t b1, uint8_t **bytes,
                            struct mmtb_made_block *made)
 {
     *bytes = NULL;
@@ -979,22 +979,22 @@ int mmtb_table_make_blocks(const struct mmtb_variant *v, struct mmtb_sector s, u
     w.fill = fill;
     w.fctx = ctx;
     int level = o ? o->zstd_level : 0;
-    int dlevel = o && o->dtc_zstd_level ? o->dtc_zstd_level : level;
+    int dlevel = o && o->dtw_zstd_level ? o->dtw_zstd_level : level;
     w.level[MMTB_TF_WDL] = level ? level : MMTB_TF_WDL_LEVEL;
-    w.level[MMTB_TF_DTC] = dlevel ? dlevel : MMTB_TF_DTC_LEVEL;
+    w.level[MMTB_TF_DTW] = dlevel ? dlevel : MMTB_TF_DTW_LEVEL;
     w.nthreads = omp_get_max_threads();
     w.h.sector = s;
     w.h.wdl_block_log2 = (uint8_t)(o && o->wdl_block_log2 ? o->wdl_block_log2
                                                          : MMTB_TF_WDL_BLOCK_LOG2);
-    w.h.dtc_block_log2 = (uint8_t)(o && o->dtc_block_log2 ? o->dtc_block_log2
-                                                         : MMTB_TF_DTC_BLOCK_LOG2);
-    w.h.dtc_width = 2; /* the scratch of the largest width, as the writer's */
+    w.h.dtw_block_log2 = (uint8_t)(o && o->dtw_block_log2 ? o->dtw_block_log2
+                                                         : MMTB_TF_DTW_BLOCK_LOG2);
+    w.h.dtw_width = 2; /* the scratch of the largest width, as the writer's */
     w.h.slots = slots;
     w.h.descriptor_len = (uint32_t)v->text_len;
     int rc = mmtb_tf_layout(&w.h, &w.l);
     if (rc == MMTB_OK)
         rc = alloc_writer(&w);
-    w.h.dtc_width = (uint8_t)dtc_width;
+    w.h.dtw_width = (uint8_t)dtw_width;
     if (rc == MMTB_OK)
         rc = mmtb_tf_layout(&w.h, &w.l);
     if (rc == MMTB_OK && (b1 > w.l.nblocks[plane] || b0 > b1))

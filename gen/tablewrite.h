@@ -13,15 +13,15 @@
 
 /*
  * Fill values for slots [first, first + count): wdl[i] 0 = loss, 1 = draw,
- * 2 = win, 3 = unused (a non-canonical slot); dtc[i] in plies (0 for draws
+ * 2 = win, 3 = unused (a non-canonical slot); dtw[i] in plies (0 for draws
  * and unused slots).  Called concurrently from several threads on disjoint
  * ranges, twice per slot (the writer makes separate passes for the
- * statistics and W/D/L plane and for the DTC plane; a sector without a DTC
+ * statistics and W/D/L plane and for the DTW plane; a sector without a DTW
  * plane gets its W/D/L pass twice), so it must return the same values each
  * time.
  */
 typedef void (*mmtb_fill_fn)(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl,
-                             uint16_t *dtc);
+                             uint16_t *dtw);
 
 /*
  * A block packed and compressed by another process (a pair split among
@@ -50,17 +50,17 @@ struct mmtb_made_block {
 struct mmtb_block_source {
     void *ctx;
     bool (*remote)(void *ctx, uint64_t first_slot);
-    int (*plane_start)(void *ctx, int plane, int dtc_width);
+    int (*plane_start)(void *ctx, int plane, int dtw_width);
     int (*get)(void *ctx, int plane, uint64_t b, uint64_t n, uint8_t *buf, size_t bound,
                struct mmtb_made_block *made);
 };
 
 /* Writer options; a NULL pointer or zeros mean the defaults. */
 struct mmtb_write_opts {
-    int zstd_level;     /* 1..22 for both planes; 0 = 15 for W/D/L, 6 for DTC */
+    int zstd_level;     /* 1..22 for both planes; 0 = 15 for W/D/L, 6 for DTW */
     int wdl_block_log2; /* slots per W/D/L block = 2^this, 10..22; 0 = 18 (64 KiB) */
-    int dtc_block_log2; /* slots per DTC block = 2^this, 10..wdl_block_log2; 0 = 14 */
-    int dtc_zstd_level; /* 1..22 for the DTC plane; 0 = zstd_level (or its default) */
+    int dtw_block_log2; /* slots per DTW block = 2^this, 10..wdl_block_log2; 0 = 14 */
+    int dtw_zstd_level; /* 1..22 for the DTW plane; 0 = zstd_level (or its default) */
     const struct mmtb_block_source *remote; /* NULL: every block is made here */
     /* The count table of a sector with re-close restrictions (FORMAT.md,
      * "Count table"; mmtb_ban_index_block_counts): count_blocks entries
@@ -132,14 +132,14 @@ int mmtb_table_sector_path(const char *dir, struct mmtb_sector s, char *buf, siz
 /*
  * The other side of a block source: make the blocks [b0, b1) of a plane of
  * sector s (slots slots) with the values of fill, as
- * mmtb_table_write_sector with the options o would for the DTC width
- * dtc_width, into *bytes (malloc'd, the blocks one after the other) and
+ * mmtb_table_write_sector with the options o would for the DTW width
+ * dtw_width, into *bytes (malloc'd, the blocks one after the other) and
  * made[0 .. b1 - b0).  Uses the OpenMP threads.  Returns MMTB_OK or a
  * status.
  */
 int mmtb_table_make_blocks(const struct mmtb_variant *v, struct mmtb_sector s, uint64_t slots,
                            mmtb_fill_fn fill, void *ctx, const struct mmtb_write_opts *o,
-                           int plane, int dtc_width, uint64_t b0, uint64_t b1, uint8_t **bytes,
+                           int plane, int dtw_width, uint64_t b0, uint64_t b1, uint8_t **bytes,
                            struct mmtb_made_block *made);
 
 #endif

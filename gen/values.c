@@ -8,7 +8,7 @@
 #include "job.h"
 
 void state_values(const struct member *me, uint64_t first, uint64_t count, uint8_t *wdl,
-                  uint16_t *dtc)
+                  uint16_t *dtw)
 {
     /* the first deep entry at or after `first` */
     size_t lo = 0, hi = me->ndeep;
@@ -23,15 +23,15 @@ void state_values(const struct member *me, uint64_t first, uint64_t count, uint8
         uint8_t x = me->st[first + i];
         if (x == ST_UNUSED) {
             wdl[i] = 3;
-            dtc[i] = 0;
+            dtw[i] = 0;
         } else if (x & ST_RESOLVED) {
             wdl[i] = (x & ST_WIN) ? 2 : 0;
-            dtc[i] = x & ST_DEPTH;
-            if (dtc[i] == ST_DEEP) /* there is one: see levels_finish */
-                dtc[i] = (uint16_t)(me->deep[lo++] & 0x3fff);
+            dtw[i] = x & ST_DEPTH;
+            if (dtw[i] == ST_DEEP) /* there is one: see levels_finish */
+                dtw[i] = (uint16_t)(me->deep[lo++] & 0x3fff);
         } else {
             wdl[i] = 1;
-            dtc[i] = 0;
+            dtw[i] = 0;
         }
     }
 }

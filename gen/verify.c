@@ -34,16 +34,16 @@
 #include "variant.h"
 
 /* Hold sector s and the sectors its moves lead to in h, with the depths of
- * all of them when all_dtc, else where a move that removes nothing leads
+ * all of them when all_dtw, else where a move that removes nothing leads
  * (held_quiet); on failure err names the file that could not be read. */
 static int hold_with_successors(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
-                                bool all_dtc, struct held *h, char *err, size_t errlen)
+                                bool all_dtw, struct held *h, char *err, size_t errlen)
 {
     struct mmtb_sector t[8], at = s; /* at: the sector being read */
     int nt = mmtb_sector_moves_to(mmtb_tb_variant(tb), s, t);
     int rc = held_load(h, tb, ix, s, true);
     for (int k = 0; k < nt && rc == MMTB_OK; k++)
-        rc = held_load(h, tb, ix, at = t[k], all_dtc || held_quiet(s, t[k]));
+        rc = held_load(h, tb, ix, at = t[k], all_dtw || held_quiet(s, t[k]));
     if (rc != MMTB_OK) {
         struct mmtb_sector_info info = {0};
         int ai = mmtb_tb_sector_find(tb, at);
@@ -136,7 +136,7 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
             r = mmtb_index_rank(ix, sc[i].t, sc[i].mover, sc[i].opp);
             __builtin_prefetch(&l->wdl[r]);
             if (!sc[i].capture)
-                __builtin_prefetch(&l->dtc[r]);
+                __builtin_prefetch(&l->dtw[r]);
         }
         lk[(*nlk)++] = (struct look){l, r, sc[i].capture};
         pd->nl++;
@@ -148,7 +148,7 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
             x->r = qr[k];
             __builtin_prefetch(&x->l->wdl[x->r]);
             if (!x->capture)
-                __builtin_prefetch(&x->l->dtc[x->r]);
+                __builtin_prefetch(&x->l->dtw[x->r]);
         }
     }
     return 0;
@@ -158,10 +158,10 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
  * the side to move) and depth (0 for a draw), from its successors' stored
  * values: the quickest win, else a draw, else the slowest loss. */
 static void derive_end(const struct pending *pd, const struct look *lk, int *out_wdl,
-                       int *out_dtc)
+                       int *out_dtw)
 {
     if (pd->w >= 0) {
-        *out_wdl = pd->w, *out_dtc = pd->d;
+        *out_wdl = pd->w, *out_dtw = pd->d;
         return;
     }
     int best_win = pd->win1 ? 1 : 0, worst_loss = 0;
@@ -170,7 +170,7 @@ static void derive_end(const struct pending *pd, const struct look *lk, int *out
         const struct held_sector *l = lk[k].l;
         uint64_t r = lk[k].r;
         int w = l->wdl[r];
-        int depth = lk[k].capture ? 1 : l->dtc[r] + 1;
+        int depth = lk[k].capture ? 1 : l->dtw[r] + 1;
         if (w == 0) {
             if (!best_win || depth < best_win)
                 best_win = depth;
@@ -181,11 +181,11 @@ static void derive_end(const struct pending *pd, const struct look *lk, int *out
         }
     }
     if (best_win)
-        *out_wdl = 2, *out_dtc = best_win;
+        *out_wdl = 2, *out_dtw = best_win;
     else if (draw)
-        *out_wdl = 1, *out_dtc = 0;
+        *out_wdl = 1, *out_dtw = 0;
     else
-        *out_wdl = 0, *out_dtc = pd->nmoves ? worst_loss : 0;
+        *out_wdl = 0, *out_dtw = pd->nmoves ? worst_loss : 0;
 }
 
 /* A successor of a position of verify_reclose: over by the rules (tq), or
@@ -343,8 +343,8 @@ static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, st
                         lk[k].hs = held_locate(&h, ix, &q, &lk[k].slot);
                         if (lk[k].hs) {
                             __builtin_prefetch(&lk[k].hs->wdl[lk[k].slot]);
-                            if (lk[k].hs->dtc && mv[k].remove < 0)
-                                __builtin_prefetch(&lk[k].hs->dtc[lk[k].slot]);
+                            if (lk[k].hs->dtw && mv[k].remove < 0)
+                                __builtin_prefetch(&lk[k].hs->dtw[lk[k].slot]);
                         } else {
                             lrc = mmtb_probe(ctx, &q, &lk[k].probed);
                         }
@@ -352,14 +352,14 @@ static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, st
                     for (int k = 0; k < n && lrc == MMTB_OK; k++) {
                         struct mmtb_value qv;
                         if (lk[k].tq == MMTB_LOSS)
-                            qv = (struct mmtb_value){.wdl = MMTB_LOSS, .dtc = 0};
+                            qv = (struct mmtb_value){.wdl = MMTB_LOSS, .dtw = 0};
                         else if (lk[k].tq == MMTB_DRAW)
-                            qv = (struct mmtb_value){.wdl = MMTB_DRAW, .dtc = -1};
+                            qv = (struct mmtb_value){.wdl = MMTB_DRAW, .dtw = -1};
                         else if (lk[k].hs)
                             held_read(lk[k].hs, lk[k].slot, &qv);
                         else
                             qv = lk[k].probed;
-                        int depth = mv[k].remove >= 0 ? 1 : qv.dtc + 1;
+                        int depth = mv[k].remove >= 0 ? 1 : qv.dtw + 1;
                         if (qv.wdl == MMTB_LOSS)
                             best_win = !best_win || depth < best_win ? depth : best_win;
                         else if (qv.wdl == MMTB_DRAW)
@@ -377,7 +377,7 @@ static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, st
                 if (lrc != MMTB_OK)
                     break;
                 nc++;
-                if (w != me->wdl[i] || d != me->dtc[i]) {
+                if (w != me->wdl[i] || d != me->dtw[i]) {
                     nb++;
 #pragma omp critical(mmtb_vbad)
                     if (i < fb)
@@ -457,7 +457,7 @@ static int verify_plain(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
                 if (more && canonical) {
                     uint64_t sl = mmtb_index_rank(ix, s, m_, o_);
                     __builtin_prefetch(&me->wdl[sl]);
-                    __builtin_prefetch(&me->dtc[sl]);
+                    __builtin_prefetch(&me->dtw[sl]);
                     pd[np].slot = sl;
                     visited++;
                     if (derive_begin(v, ix, s, m_, o_, &h, sc, lk, &nlk, &pd[np]) == 0)
@@ -470,7 +470,7 @@ static int verify_plain(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
                         derive_end(&pd[k], lk, &w, &d);
                         uint64_t sl = pd[k].slot;
                         checked++;
-                        if (w != me->wdl[sl] || d != me->dtc[sl]) {
+                        if (w != me->wdl[sl] || d != me->dtw[sl]) {
                             bad++;
 #pragma omp critical(mmtb_vbad)
                             if (sl < first_bad)

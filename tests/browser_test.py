@@ -186,7 +186,7 @@ class Browser:
 READ_PAGE = """(() => {
   const v = document.getElementById('value');
   const rows = [...document.querySelectorAll('#moves tr')].map((tr) =>
-      [tr.dataset.move, tr.dataset.wdl, tr.dataset.dtc === '' ? null : +tr.dataset.dtc,
+      [tr.dataset.move, tr.dataset.wdl, tr.dataset.dtw === '' ? null : +tr.dataset.dtw,
        tr.cells[1].textContent]);
   const marks = {};
   for (const m of document.querySelectorAll('[data-mark]'))
@@ -194,7 +194,7 @@ READ_PAGE = """(() => {
   const stones = {};
   for (const s of document.querySelectorAll('[data-stone]'))
     stones[s.closest('[data-point]').dataset.point] = s.dataset.stone;
-  return {wdl: v.dataset.wdl, dtc: v.dataset.dtc === '' ? null : +v.dataset.dtc,
+  return {wdl: v.dataset.wdl, dtw: v.dataset.dtw === '' ? null : +v.dataset.dtw,
           text: v.textContent, rows, marks, stones,
           position: document.getElementById('postext').value,
           error: document.getElementById('error').textContent,
@@ -240,24 +240,24 @@ def same_position(a, b):
         for i, (x, y) in enumerate(zip(fa, fb)))
 
 
-def value_text(wdl, dtc):
-    return "draw" if wdl == "draw" else "%s in %d" % (wdl, dtc)
+def value_text(wdl, dtw):
+    return "draw" if wdl == "draw" else "%s in %d" % (wdl, dtw)
 
 
 def check_against_cli(page, tables):
     """The value and every move value shown equal `mmtb-probe probe`."""
     ref = su.cli_probe(PROBE, tables, page["position"])
     check(ref is not None, "mmtb-probe probe cannot answer %r" % page["position"])
-    check((page["wdl"], page["dtc"]) == (ref["wdl"], ref["dtc"]),
-          "%s: page shows %s %s, probe says %s %s" % (page["position"], page["wdl"], page["dtc"],
-                                                    ref["wdl"], ref["dtc"]))
+    check((page["wdl"], page["dtw"]) == (ref["wdl"], ref["dtw"]),
+          "%s: page shows %s %s, probe says %s %s" % (page["position"], page["wdl"], page["dtw"],
+                                                    ref["wdl"], ref["dtw"]))
     shown = [tuple(r[:3]) for r in page["rows"]]
-    want = [(m["move"], m["wdl"], m["dtc"]) for m in ref["moves"]]
+    want = [(m["move"], m["wdl"], m["dtw"]) for m in ref["moves"]]
     check(shown == want, "%s: moves shown %s, probe says %s" % (page["position"], shown, want))
     for r in page["rows"]:
         check(r[3] == value_text(r[1], r[2]), "row text %r for %r" % (r[3], r))
     if ref["moves"] and not ref.get("game_over"):
-        check(value_text(ref["wdl"], ref["dtc"]) in page["text"],
+        check(value_text(ref["wdl"], ref["dtw"]) in page["text"],
               "value line %r for %s" % (page["text"], ref["wdl"]))
     return ref
 
@@ -320,7 +320,7 @@ def three_diag(b, server):
         check(white == set(want.split()[0].split(",")) - {"-"}, "white stones drawn %s" % white)
         history.append(page["position"])
         print("ply %d: %-8s -> %s (%s)" % (ply + 1, m["move"], page["position"],
-                                           value_text(ref["wdl"], ref["dtc"])))
+                                           value_text(ref["wdl"], ref["dtw"])))
     check(len(history) >= 8, "the game ended after %d plies" % (len(history) - 1))
     b.screenshot("three-diag-game.png")
 

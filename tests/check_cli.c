@@ -571,7 +571,7 @@ START_TEST(probe_fig9_loses_in_26)
     ck_assert_msg(j != NULL, "not JSON: %s", r.out);
     ck_assert_str_eq(tl_jget_s(j, "position"), FIG9);
     ck_assert_str_eq(tl_jget_s(j, "wdl"), "loss");
-    ck_assert_uint_eq(tl_jget_u(j, "dtc"), 26);
+    ck_assert_uint_eq(tl_jget_u(j, "dtw"), 26);
     const struct tl_jv *mv = tl_jget(j, "moves");
     ck_assert(mv && mv->t == J_ARR);
     ck_assert_int_eq(mv->n, 54);
@@ -580,12 +580,12 @@ START_TEST(probe_fig9_loses_in_26)
         const struct tl_jv *m = &mv->item[i];
         /* a lost position has only losing moves; the best delays longest */
         ck_assert_str_eq(tl_jget_s(m, "wdl"), "loss");
-        unsigned long long d = tl_jget_u(m, "dtc");
+        unsigned long long d = tl_jget_u(m, "dtw");
         ck_assert(d <= 26);
         if (i == 0)
             ck_assert_uint_eq(d, 26);
         else
-            ck_assert(d <= tl_jget_u(&mv->item[i - 1], "dtc"));
+            ck_assert(d <= tl_jget_u(&mv->item[i - 1], "dtw"));
         const char *tok = tl_jget_s(m, "move");
         ck_assert(bsearch(&tok, want, 54, sizeof *want, cmp_str) != NULL);
     }
@@ -618,7 +618,7 @@ START_TEST(probe_pv_and_wdl_only)
     bool found = false;
     for (int i = 0; i < mv->n; i++)
         if (strcmp(tl_jget_s(&mv->item[i], "move"), pv->item[0].s) == 0)
-            found = tl_jget_u(&mv->item[i], "dtc") == 26;
+            found = tl_jget_u(&mv->item[i], "dtw") == 26;
     ck_assert(found);
     tl_json_free(j);
     tl_result_free(&r);
@@ -792,7 +792,7 @@ START_TEST(bench_reports_the_warm_cache)
         struct tl_jv *j = tl_json_parse(r.out);
         ck_assert_msg(j != NULL, "not JSON: %s", r.out);
         for (int d = 0; d < 2; d++) {
-            const struct tl_jv *h = tl_jget(j, d ? "warm_cache_dtc" : "warm_cache_wdl");
+            const struct tl_jv *h = tl_jget(j, d ? "warm_cache_dtw" : "warm_cache_wdl");
             ck_assert_msg(h && h->t == J_OBJ, "%s", r.out);
             unsigned long long bytes = tl_jget_u(h, "bytes"), blocks = tl_jget_u(h, "blocks");
             ck_assert_msg(blocks >= 1 && bytes >= blocks, "%s", r.out);
@@ -1318,7 +1318,7 @@ START_TEST(gen_shah_from_the_empty_board)
 
     static const struct {
         const char *pos, *wdl;
-        unsigned dtc;
+        unsigned dtw;
     } want[] = {
         {"a7,d7,g7 a1,d1,g1 w first-mill=w", "win", 1},
         {"a7,d7,g7 a1,d1,g1 w first-mill=b", "loss", 2},
@@ -1332,7 +1332,7 @@ START_TEST(gen_shah_from_the_empty_board)
         struct tl_jv *j = tl_json_parse(r.out);
         ck_assert_msg(j != NULL, "not JSON: %s", r.out);
         ck_assert_str_eq(tl_jget_s(j, "wdl"), want[i].wdl);
-        ck_assert_uint_eq(tl_jget_u(j, "dtc"), want[i].dtc);
+        ck_assert_uint_eq(tl_jget_u(j, "dtw"), want[i].dtw);
         tl_json_free(j);
         tl_result_free(&r);
     }

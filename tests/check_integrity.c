@@ -50,11 +50,11 @@ static void put_byte(const char *path, uint64_t off, uint8_t b)
 struct sample {
     uint64_t slot;
     uint8_t wdl;
-    uint16_t dtc;
+    uint16_t dtw;
 };
 
 /* The slots every flip of a sector reads back: the first slot of every
- * W/D/L block, a decided slot of every DTC block that has one, and random
+ * W/D/L block, a decided slot of every DTW block that has one, and random
  * canonical slots, with their values from the undamaged tables. */
 struct sector_samples {
     struct mmtb_sector s;
@@ -81,7 +81,7 @@ static void make_samples(mmtb_tb *tb, mmtb_ctx *ctx, int si, struct sector_sampl
     ck_assert_int_eq(mmtb_tb_read(ctx, ss->s, 0, slots, w, d), MMTB_OK);
     ss->v = malloc(sizeof *ss->v * (slots / 1024 + 200));
     ss->n = 0;
-    uint64_t wb = (uint64_t)1 << MMTB_TF_WDL_BLOCK_LOG2, db = (uint64_t)1 << MMTB_TF_DTC_BLOCK_LOG2;
+    uint64_t wb = (uint64_t)1 << MMTB_TF_WDL_BLOCK_LOG2, db = (uint64_t)1 << MMTB_TF_DTW_BLOCK_LOG2;
     for (uint64_t a = 0; a < slots; a += wb)
         ss->v[ss->n++] = (struct sample){a, w[a], d[a]};
     for (uint64_t a = 0; a < slots; a += db)
@@ -127,9 +127,9 @@ static int read_back(const char *dir, const struct sector_samples *ss, const cha
         uint16_t d = 9999;
         int rc = mmtb_tb_read(ctx, ss->s, ss->v[k].slot, 1, &w, &d);
         if (rc == MMTB_OK) {
-            ck_assert_msg(w == ss->v[k].wdl && d == ss->v[k].dtc,
+            ck_assert_msg(w == ss->v[k].wdl && d == ss->v[k].dtw,
                           "%s: slot %llu reads %u/%u, undamaged %u/%u", what,
-                          (unsigned long long)ss->v[k].slot, w, d, ss->v[k].wdl, ss->v[k].dtc);
+                          (unsigned long long)ss->v[k].slot, w, d, ss->v[k].wdl, ss->v[k].dtw);
         } else {
             ck_assert_msg(rc == MMTB_ERR_CORRUPT || rc == MMTB_ERR_MISMATCH ||
                               rc == MMTB_ERR_UNSUPPORTED,
@@ -141,9 +141,9 @@ static int read_back(const char *dir, const struct sector_samples *ss, const cha
         struct mmtb_value v = {7, 7};
         int rc = mmtb_probe(ctx, &ss->pos[k], &v);
         if (rc == MMTB_OK)
-            ck_assert_msg(v.wdl == ss->val[k].wdl && v.dtc == ss->val[k].dtc,
-                          "%s: position %d probes %d/%d, undamaged %d/%d", what, k, v.wdl, v.dtc,
-                          ss->val[k].wdl, ss->val[k].dtc);
+            ck_assert_msg(v.wdl == ss->val[k].wdl && v.dtw == ss->val[k].dtw,
+                          "%s: position %d probes %d/%d, undamaged %d/%d", what, k, v.wdl, v.dtw,
+                          ss->val[k].wdl, ss->val[k].dtw);
         else
             ck_assert_msg(rc == MMTB_ERR_CORRUPT || rc == MMTB_ERR_MISMATCH ||
                               rc == MMTB_ERR_UNSUPPORTED,

@@ -120,14 +120,14 @@ START_TEST(nine_movement_up_to_4)
 
     struct mmtb_value v = probe_text(tb, "d7,g7,g1 a4,g4,d5 b");
     ck_assert_int_eq(v.wdl, MMTB_LOSS);
-    ck_assert_int_eq(v.dtc, 26);
+    ck_assert_int_eq(v.dtw, 26);
     /* the same position as FEN, and with colours and sides mirrored */
     v = probe_text(tb, "@*******/********/OO@O**@* b m s 3 0 3 0 0 0 0 0 0 0 0 0 1");
     ck_assert_int_eq(v.wdl, MMTB_LOSS);
-    ck_assert_int_eq(v.dtc, 26);
+    ck_assert_int_eq(v.dtw, 26);
     v = probe_text(tb, "a4,g4,d5 d7,g7,g1 w");
     ck_assert_int_eq(v.wdl, MMTB_LOSS);
-    ck_assert_int_eq(v.dtc, 26);
+    ck_assert_int_eq(v.dtw, 26);
 
     mmtb_tb_close(tb);
     remove_dir(dir);
@@ -284,21 +284,21 @@ struct tamper {
     const mmtb_index *ix;
     struct mmtb_sector s;
     uint8_t *wdl;
-    uint16_t *dtc;
+    uint16_t *dtw;
     uint64_t flip;
 };
 
-static void tamper_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+static void tamper_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtw)
 {
     const struct tamper *t = ctx;
     for (uint64_t i = 0; i < count; i++) {
         wdl[i] = t->wdl[first + i];
-        dtc[i] = t->dtc[first + i];
+        dtw[i] = t->dtw[first + i];
         if (!mmtb_index_slot_is_canonical(t->ix, t->s, first + i))
-            wdl[i] = 3, dtc[i] = 0; /* unused slot */
+            wdl[i] = 3, dtw[i] = 0; /* unused slot */
         if (first + i == t->flip) {
             wdl[i] = wdl[i] == 2 ? 0 : 2; /* a win becomes a loss, anything else a win */
-            dtc[i] = wdl[i] == 2 ? 1 : 2;
+            dtw[i] = wdl[i] == 2 ? 1 : 2;
         }
     }
 }
@@ -313,10 +313,10 @@ static uint64_t tamper_setup(mmtb_tb *tb, struct mmtb_sector s, uint64_t part, s
     t->s = s;
     uint64_t slots = mmtb_index_slots(ix, s);
     t->wdl = malloc(slots);
-    t->dtc = malloc(slots * sizeof *t->dtc);
+    t->dtw = malloc(slots * sizeof *t->dtw);
     mmtb_ctx *ctx = NULL;
     ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
-    ck_assert_int_eq(mmtb_tb_read(ctx, s, 0, slots, t->wdl, t->dtc), MMTB_OK);
+    ck_assert_int_eq(mmtb_tb_read(ctx, s, 0, slots, t->wdl, t->dtw), MMTB_OK);
     mmtb_ctx_free(ctx);
     t->flip = slots / part;
     while (!mmtb_index_slot_is_canonical(ix, s, t->flip))
@@ -339,9 +339,9 @@ static void write_and_find(const char *dir, const struct mmtb_variant *v, struct
                                           sizeof err) == MMTB_OK,
                   "%s", err);
     free(t->wdl);
-    free(t->dtc);
+    free(t->dtw);
     t->wdl = NULL;
-    t->dtc = NULL;
+    t->dtw = NULL;
     *vo->mismatches = 0;
     ck_assert_msg(mmtb_verify(vo, err, sizeof err) == MMTB_OK, "%s", err);
     ck_assert_uint_ge(*vo->mismatches, 1);
@@ -486,7 +486,7 @@ START_TEST(verify_ledger_rechecks_what_changed)
                                           sizeof err) == MMTB_OK,
                   "%s", err);
     free(t.wdl);
-    free(t.dtc);
+    free(t.dtw);
 
     int lines = 1 + lr.n;
     for (int round = 0; round < 2; round++) {
@@ -523,11 +523,11 @@ END_TEST
  * (a win becomes a loss in 2, a loss a win in 1), or only its depth
  * changed by 2 when depth_only; verify must find it. */
 static void used_slots_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl,
-                            uint16_t *dtc)
+                            uint16_t *dtw)
 {
     const struct tamper *t = ctx;
     memcpy(wdl, t->wdl + first, count);
-    memcpy(dtc, t->dtc + first, count * sizeof *dtc);
+    memcpy(dtw, t->dtw + first, count * sizeof *dtw);
 }
 
 static void tamper_plain(const char *variant, int wh, int bh, int max_stones, bool depth_only)
@@ -555,10 +555,10 @@ static void tamper_plain(const char *variant, int wh, int bh, int max_stones, bo
         ck_assert_int_eq(mmtb_ban_index_create(&bx, ix, key), MMTB_OK);
         slots = mmtb_ban_index_slots(bx);
         free(t.wdl);
-        free(t.dtc);
+        free(t.dtw);
         t.wdl = malloc(slots);
-        t.dtc = malloc(slots * sizeof *t.dtc);
-        ck_assert_int_eq(mmtb_tb_read(ctx, key, 0, slots, t.wdl, t.dtc), MMTB_OK);
+        t.dtw = malloc(slots * sizeof *t.dtw);
+        ck_assert_int_eq(mmtb_tb_read(ctx, key, 0, slots, t.wdl, t.dtw), MMTB_OK);
         for (uint64_t i = slots / 3; i < slots && t.flip == UINT64_MAX; i++) {
             struct mmtb_pos p;
             memset(&p, 0, sizeof p);
@@ -575,10 +575,10 @@ static void tamper_plain(const char *variant, int wh, int bh, int max_stones, bo
     ck_assert_msg(t.flip != UINT64_MAX, "%s: no decided position in a sector with more state",
                   variant);
     if (depth_only) {
-        t.dtc[t.flip] += 2;
+        t.dtw[t.flip] += 2;
     } else {
         t.wdl[t.flip] = t.wdl[t.flip] == 2 ? 0 : 2;
-        t.dtc[t.flip] = t.wdl[t.flip] == 2 ? 1 : 2;
+        t.dtw[t.flip] = t.wdl[t.flip] == 2 ? 1 : 2;
     }
     struct mmtb_sector only[1];
     write_and_find(dir, v, &t, slots, used_slots_fill, &vo, only);
@@ -619,10 +619,10 @@ START_TEST(verify_checks_the_count_table)
     ck_assert_int_eq(mmtb_ban_index_create(&bx, ix, t.s), MMTB_OK);
     uint64_t slots = mmtb_ban_index_slots(bx);
     t.wdl = malloc(slots);
-    t.dtc = malloc(slots * sizeof *t.dtc);
+    t.dtw = malloc(slots * sizeof *t.dtw);
     mmtb_ctx *ctx = NULL;
     ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, 0), MMTB_OK);
-    ck_assert_int_eq(mmtb_tb_read(ctx, t.s, 0, slots, t.wdl, t.dtc), MMTB_OK);
+    ck_assert_int_eq(mmtb_tb_read(ctx, t.s, 0, slots, t.wdl, t.dtw), MMTB_OK);
     mmtb_ctx_free(ctx);
     /* the solver's file has the table, of the default block size */
     char path[512];
@@ -660,7 +660,7 @@ START_TEST(verify_checks_the_count_table)
     mmtb_tb_close(tb);
     free(c);
     free(t.wdl);
-    free(t.dtc);
+    free(t.dtw);
     mmtb_ban_index_free(bx);
     remove_dir(dir);
 }

@@ -196,9 +196,9 @@ static void compare_with_tables(struct naive *n, const struct mmtb_variant *v, c
             uint64_t size = naive_sector_size(n, w, b);
             for (uint64_t i = 0; i < size; i++) {
                 uint32_t mover, opp;
-                int wdl, dtc;
+                int wdl, dtw;
                 naive_unrank(n, w, b, i, &mover, &opp);
-                naive_value_at(n, w, b, i, &wdl, &dtc);
+                naive_value_at(n, w, b, i, &wdl, &dtw);
                 struct mmtb_pos p;
                 memset(&p, 0, sizeof p);
                 p.stones[MMTB_WHITE] = mover;
@@ -208,7 +208,7 @@ static void compare_with_tables(struct naive *n, const struct mmtb_variant *v, c
                 struct mmtb_value val = {0, 0};
                 int prc = mmtb_probe(ctx, &p, &val);
                 probed++;
-                if (prc == MMTB_OK && val.wdl == wdl && val.dtc == dtc)
+                if (prc == MMTB_OK && val.wdl == wdl && val.dtw == dtw)
                     continue;
                 if (bad++ < 10) {
                     char buf[200];
@@ -218,7 +218,7 @@ static void compare_with_tables(struct naive *n, const struct mmtb_variant *v, c
                                 mmtb_strerror(prc));
                     else
                         fprintf(stderr, "%s: %s: naive %s %d, tables %s %d\n", v->name, buf,
-                                wdl_name(wdl), dtc, wdl_name(val.wdl), val.dtc);
+                                wdl_name(wdl), dtw, wdl_name(val.wdl), val.dtw);
                 }
             }
         }
@@ -544,11 +544,11 @@ START_TEST(test_nine_known_results)
 
     /* Gasser's Fig. 9: White d7 g7 g1, Black a4 g4 d5, Black to move: Black
      * loses in 26 plies. */
-    int wdl, dtc;
+    int wdl, dtw;
     ck_assert_int_eq(
-        naive_value(nine_n, points(nine_v, "a4 g4 d5"), points(nine_v, "d7 g7 g1"), &wdl, &dtc), 0);
+        naive_value(nine_n, points(nine_v, "a4 g4 d5"), points(nine_v, "d7 g7 g1"), &wdl, &dtw), 0);
     ck_assert_int_eq(wdl, MMTB_LOSS);
-    ck_assert_int_eq(dtc, 26);
+    ck_assert_int_eq(dtw, 26);
 
     /* Canonical (orbit) counts: 140,621 / 28,736 / 269 for 3-3. */
     ck_assert_uint_eq(naive_orbits(nine_n), 0);
@@ -682,20 +682,20 @@ static struct naive_ban *agree_reclose(const struct mmtb_variant *v)
     t0 = now_seconds();
     for (uint64_t i = 0; i < n; i++) {
         struct mmtb_pos p;
-        int wdl, dtc;
-        naive_ban_state(nb, i, &p, &wdl, &dtc);
+        int wdl, dtw;
+        naive_ban_state(nb, i, &p, &wdl, &dtw);
         struct mmtb_value val = {0, 0};
         int prc = mmtb_probe(ctx, &p, &val);
         bool ban = p.ban_from >= 0 || p.ban_to >= 0;
         banned += ban;
         banned_nondraw += ban && wdl != MMTB_DRAW;
-        if (prc == MMTB_OK && val.wdl == wdl && val.dtc == dtc)
+        if (prc == MMTB_OK && val.wdl == wdl && val.dtw == dtw)
             continue;
         if (bad++ < 10) {
             char buf[200];
             mmtb_pos_format(v, &p, buf, sizeof buf);
             fprintf(stderr, "%s: %s: naive %s %d, tables %s %d (%s)\n", name, buf,
-                    wdl_name(wdl), dtc, wdl_name(val.wdl), val.dtc, mmtb_strerror(prc));
+                    wdl_name(wdl), dtw, wdl_name(val.wdl), val.dtw, mmtb_strerror(prc));
         }
     }
     fprintf(stderr,
@@ -836,8 +836,8 @@ static void agree_shah_game(const char *text, int stones, struct shah_seen *seen
     seen->states = n;
     for (uint64_t i = 0; i < n; i++) {
         struct mmtb_pos p;
-        int wdl, dtc;
-        naive_game_state(g, i, &p, &wdl, &dtc);
+        int wdl, dtw;
+        naive_game_state(g, i, &p, &wdl, &dtw);
         int s = p.side;
         bool placing = p.hand[0] > 0 || p.hand[1] > 0;
         bool both = mmtb_variant_in_mill(v, p.stones[0]) && mmtb_variant_in_mill(v, p.stones[1]);
@@ -871,13 +871,13 @@ static void agree_shah_game(const char *text, int stones, struct shah_seen *seen
         }
         struct mmtb_value val = {0, 0};
         int prc = mmtb_probe(ctx, &p, &val);
-        if (prc == MMTB_OK && val.wdl == wdl && val.dtc == dtc)
+        if (prc == MMTB_OK && val.wdl == wdl && val.dtw == dtw)
             continue;
         if (bad++ < 10) {
             char buf[200];
             mmtb_pos_format(v, &p, buf, sizeof buf);
             fprintf(stderr, "%s: %s: naive %s %d, tables %s %d (%s)\n", v->name, buf,
-                    wdl_name(wdl), dtc, wdl_name(val.wdl), val.dtc, mmtb_strerror(prc));
+                    wdl_name(wdl), dtw, wdl_name(val.wdl), val.dtw, mmtb_strerror(prc));
         }
     }
     fprintf(stderr,

@@ -67,19 +67,19 @@ static mmtb_tb *open_tb(const char *dir)
 
 static bool same_value(const struct mmtb_value *a, const struct mmtb_value *b)
 {
-    return a->wdl == b->wdl && a->dtc == b->dtc;
+    return a->wdl == b->wdl && a->dtw == b->dtw;
 }
 
 /* ---- patterned values --------------------------------------------------- */
 
 /* Values of slot i of a synthetic sector: a mix of runs and scatter, depths
- * below 200 (one-byte DTC plane). */
-static void pattern_value(uint64_t i, uint8_t *wdl, uint16_t *dtc)
+ * below 200 (one-byte DTW plane). */
+static void pattern_value(uint64_t i, uint8_t *wdl, uint16_t *dtw)
 {
     uint64_t h = (i * 0x9E3779B97F4A7C15ULL) >> 40;
     unsigned c = (i / 11) % 5 == 0 ? (unsigned)(h % 3) : (unsigned)((i / 400) % 3);
     *wdl = (uint8_t)c;
-    *dtc = c == 2 ? (uint16_t)(1 + h % 150) : c == 0 ? (uint16_t)(h % 180) : 0;
+    *dtw = c == 2 ? (uint16_t)(1 + h % 150) : c == 0 ? (uint16_t)(h % 180) : 0;
 }
 
 struct pattern {
@@ -87,15 +87,15 @@ struct pattern {
     struct mmtb_sector s;
 };
 
-static void pattern_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+static void pattern_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtw)
 {
     const struct pattern *pt = ctx;
     for (uint64_t k = 0; k < count; k++) {
         if (!mmtb_index_slot_is_canonical(pt->ix, pt->s, first + k)) {
             wdl[k] = 3;
-            dtc[k] = 0;
+            dtw[k] = 0;
         } else {
-            pattern_value(first + k, &wdl[k], &dtc[k]);
+            pattern_value(first + k, &wdl[k], &dtw[k]);
         }
     }
 }
@@ -108,19 +108,19 @@ static struct mmtb_value pattern_expect(const struct mmtb_variant *v, const stru
     int t = mmtb_pos_terminal(v, p);
     if (t == MMTB_LOSS) {
         e.wdl = MMTB_LOSS;
-        e.dtc = 0;
+        e.dtw = 0;
         return e;
     }
     if (t == MMTB_DRAW) {
         e.wdl = MMTB_DRAW;
-        e.dtc = -1;
+        e.dtw = -1;
         return e;
     }
     uint8_t w;
     uint16_t d;
     pattern_value(slot, &w, &d);
     e.wdl = (int)w - 1;
-    e.dtc = w == 1 ? -1 : d;
+    e.dtw = w == 1 ? -1 : d;
     return e;
 }
 
@@ -150,7 +150,7 @@ static void write_pattern(const char *dir, const struct mmtb_variant *v, const m
                           int block_log2)
 {
     struct pattern pt = {ix, s};
-    struct mmtb_write_opts wo = {.wdl_block_log2 = block_log2, .dtc_block_log2 = block_log2};
+    struct mmtb_write_opts wo = {.wdl_block_log2 = block_log2, .dtw_block_log2 = block_log2};
     char err[256] = "";
     int rc = mmtb_table_write_manifest(dir, v, game, ngame, err, sizeof err);
     ck_assert_msg(rc == MMTB_OK, "manifest: %s", err);
@@ -199,7 +199,7 @@ START_TEST(synthetic_every_position)
     struct mmtb_sector_info info;
     ck_assert_int_eq(mmtb_tb_sector_info(tb, 0, &info), MMTB_OK);
     ck_assert_int_eq(info.status, MMTB_OK);
-    ck_assert_int_eq(info.dtc_width, 1);
+    ck_assert_int_eq(info.dtw_width, 1);
     ck_assert_uint_eq(info.stats.wins, st.wins);
     ck_assert_int_eq(mmtb_tb_sector_info(tb, 1, &info), MMTB_ERR_INVALID);
     struct mmtb_sector key;
@@ -236,7 +236,7 @@ START_TEST(synthetic_every_position)
                 int wdl;
                 ck_assert_int_eq(mmtb_probe(ctx, &p, &got), MMTB_OK);
                 ck_assert_msg(same_value(&got, &want), "slot %llu sym %d: %d/%d, want %d/%d",
-                              (unsigned long long)i, g, got.wdl, got.dtc, want.wdl, want.dtc);
+                              (unsigned long long)i, g, got.wdl, got.dtw, want.wdl, want.dtw);
                 ck_assert_int_eq(mmtb_probe_wdl(ctx, &p, &wdl), MMTB_OK);
                 ck_assert_int_eq(wdl, want.wdl);
                 probes++;
@@ -256,12 +256,12 @@ START_TEST(synthetic_every_position)
 END_TEST
 
 /* A win in 0 plies at slot 1000: against the rules. */
-static void bad_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+static void bad_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtw)
 {
     (void)ctx;
     for (uint64_t k = 0; k < count; k++) {
         wdl[k] = first + k == 1000 ? 2 : 1;
-        dtc[k] = 0;
+        dtw[k] = 0;
     }
 }
 
@@ -371,7 +371,7 @@ static uint8_t *write_with_threads(int n, const struct mmtb_variant *v, const mm
     tl_make_tmpdir(dir, sizeof dir, "probe");
     omp_set_num_threads(n);
     struct pattern pt = {ix, s};
-    struct mmtb_write_opts wo = {.zstd_level = 3, .wdl_block_log2 = 10, .dtc_block_log2 = 10};
+    struct mmtb_write_opts wo = {.zstd_level = 3, .wdl_block_log2 = 10, .dtw_block_log2 = 10};
     ck_assert_int_eq(mmtb_table_write_sector(dir, v, s, mmtb_index_slots(ix, s), pattern_fill, &pt,
                                              &wo, NULL, err, sizeof err),
                      MMTB_OK);
@@ -404,21 +404,21 @@ START_TEST(thread_count_independent)
 END_TEST
 
 /* Every canonical slot a draw, or (with ctx) a loss in 0 at every slot
- * whose number is a multiple of 7: no depth above 0, so no DTC plane. */
-static void flat_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+ * whose number is a multiple of 7: no depth above 0, so no DTW plane. */
+static void flat_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtw)
 {
     const struct pattern *pt = ctx;
     for (uint64_t k = 0; k < count; k++) {
         bool canon = mmtb_index_slot_is_canonical(pt->ix, pt->s, first + k);
         wdl[k] = !canon ? 3 : (first + k) % 7 == 0 ? 0 : 1;
-        dtc[k] = 0;
+        dtw[k] = 0;
     }
 }
 
-/* A sector without a DTC plane has its block tables end, and its W/D/L
+/* A sector without a DTW plane has its block tables end, and its W/D/L
  * data start, earlier than the writer first assumes: the plane is written
  * again in its place, and the file reads back whole. */
-START_TEST(no_dtc_plane)
+START_TEST(no_dtw_plane)
 {
     struct mmtb_variant *v = tl_load_variant("nine");
     mmtb_index *ix = NULL;
@@ -428,7 +428,7 @@ START_TEST(no_dtc_plane)
     tl_make_tmpdir(dir, sizeof dir, "probe");
     ck_assert_int_eq(mmtb_table_write_manifest(dir, v, &s, 1, err, sizeof err), MMTB_OK);
     struct pattern pt = {ix, s};
-    struct mmtb_write_opts wo = {.wdl_block_log2 = 10, .dtc_block_log2 = 10};
+    struct mmtb_write_opts wo = {.wdl_block_log2 = 10, .dtw_block_log2 = 10};
     int rc = mmtb_table_write_sector(dir, v, s, mmtb_index_slots(ix, s), flat_fill, &pt, &wo,
                                      NULL, err, sizeof err);
     ck_assert_msg(rc == MMTB_OK, "write: %s", err);
@@ -436,7 +436,7 @@ START_TEST(no_dtc_plane)
     struct mmtb_sector_info info;
     ck_assert_int_eq(mmtb_tb_sector_info(tb, 0, &info), MMTB_OK);
     ck_assert_int_eq(info.status, MMTB_OK);
-    ck_assert_int_eq(info.dtc_width, 0);
+    ck_assert_int_eq(info.dtw_width, 0);
     uint64_t slots = mmtb_index_slots(ix, s), losses = 0, draws = 0;
     uint8_t *w = malloc(slots);
     uint16_t *d = malloc(slots * sizeof *d);
@@ -549,9 +549,9 @@ START_TEST(threads_and_tiny_cache)
             ck_assert(same_value(&o1[k], &want[k]));
             ck_assert(same_value(&o2[k], &want[k]));
         }
-        if (o1[k].wdl || o1[k].dtc)
+        if (o1[k].wdl || o1[k].dtw)
             ck_assert(same_value(&o1[k], &want[k]));
-        if (o2[k].wdl || o2[k].dtc)
+        if (o2[k].wdl || o2[k].dtw)
             ck_assert(same_value(&o2[k], &want[k]));
     }
     /* A single context with a large cache agrees, and keeps every block it
@@ -576,7 +576,7 @@ START_TEST(threads_and_tiny_cache)
     }
     ck_assert_uint_gt(most, budget / 2); /* the budget is used, not just respected */
     mmtb_ctx_cache_usage(ctx, &bytes, &blocks);
-    ck_assert_uint_gt(bytes, 20 * budget); /* ~170 W/D/L blocks and their DTC blocks */
+    ck_assert_uint_gt(bytes, 20 * budget); /* ~170 W/D/L blocks and their DTW blocks */
     ck_assert_uint_ge(blocks, 170);
     mmtb_ctx_free(small);
     mmtb_ctx_free(ctx);
@@ -600,12 +600,12 @@ struct naive_fill {
 };
 
 /* Values from the naive oracle, slot by slot. */
-static void naive_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+static void naive_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtw)
 {
     const struct naive_fill *nf = ctx;
     for (uint64_t k = 0; k < count; k++) {
         wdl[k] = 3;
-        dtc[k] = 0;
+        dtw[k] = 0;
         if (!mmtb_index_slot_is_canonical(nf->ix, nf->s, first + k))
             continue;
         uint32_t m, o;
@@ -614,7 +614,7 @@ static void naive_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, 
         if (naive_value(nf->n, m, o, &w, &d) != 0)
             continue; /* leaves an unused slot: the stats check catches it */
         wdl[k] = (uint8_t)(w + 1);
-        dtc[k] = d < 0 ? 0 : (uint16_t)d;
+        dtw[k] = d < 0 ? 0 : (uint16_t)d;
     }
 }
 
@@ -669,8 +669,8 @@ START_TEST(nine_33_solved)
         struct mmtb_pos p = make_pos(m, o, (int)(i & 1));
         struct mmtb_value got;
         ck_assert_int_eq(mmtb_probe(ctx, &p, &got), MMTB_OK);
-        ck_assert_msg(got.wdl == w && got.dtc == d, "slot %llu: %d/%d, oracle %d/%d",
-                      (unsigned long long)i, got.wdl, got.dtc, w, d);
+        ck_assert_msg(got.wdl == w && got.dtw == d, "slot %llu: %d/%d, oracle %d/%d",
+                      (unsigned long long)i, got.wdl, got.dtw, w, d);
         ck_assert_int_eq(mmtb_probe_wdl(ctx, &p, &wdl), MMTB_OK);
         ck_assert_int_eq(wdl, w);
         if (i % MOVES_STRIDE != 0)
@@ -683,14 +683,14 @@ START_TEST(nine_33_solved)
         }
         ck_assert_int_gt(n, 0);
         ck_assert_msg(same_value(&mv[0].value, &got), "slot %llu: best move %d/%d, probe %d/%d",
-                      (unsigned long long)i, mv[0].value.wdl, mv[0].value.dtc, got.wdl, got.dtc);
+                      (unsigned long long)i, mv[0].value.wdl, mv[0].value.dtw, got.wdl, got.dtw);
         for (int k = 1; k < n; k++) {
             const struct mmtb_value *a = &mv[k - 1].value, *b = &mv[k].value;
             ck_assert(a->wdl >= b->wdl);
             if (a->wdl == b->wdl && a->wdl == MMTB_WIN)
-                ck_assert(a->dtc <= b->dtc);
+                ck_assert(a->dtw <= b->dtw);
             if (a->wdl == b->wdl && a->wdl == MMTB_LOSS)
-                ck_assert(a->dtc >= b->dtc);
+                ck_assert(a->dtw >= b->dtw);
         }
         /* cap smaller than the list: the best ones, the full count. */
         struct mmtb_move_value one;
@@ -739,7 +739,7 @@ START_TEST(nine_33_solved)
     struct mmtb_value val;
     ck_assert_int_eq(mmtb_probe(ctx, &p, &val), MMTB_OK);
     ck_assert_int_eq(val.wdl, MMTB_LOSS);
-    ck_assert_int_eq(val.dtc, 26);
+    ck_assert_int_eq(val.dtw, 26);
     struct mmtb_move pv[64];
     int npv = mmtb_probe_pv(ctx, &p, pv, 64);
     ck_assert_int_eq(npv, 26);
@@ -747,7 +747,7 @@ START_TEST(nine_33_solved)
     for (int k = 0; k < npv; k++) {
         struct mmtb_value vk;
         ck_assert_int_eq(mmtb_probe(ctx, &cur, &vk), MMTB_OK);
-        ck_assert_int_eq(vk.dtc, 26 - k); /* one ply closer each move */
+        ck_assert_int_eq(vk.dtw, 26 - k); /* one ply closer each move */
         ck_assert_int_eq(vk.wdl, k % 2 ? MMTB_WIN : MMTB_LOSS);
         struct mmtb_pos next;
         mmtb_pos_apply(v, &cur, &pv[k], &next);
@@ -771,11 +771,11 @@ END_TEST
 
 /* Every slot of a sector with restrictions: the pattern's value (no slot
  * marked unused: the index with restrictions has no closed-form count). */
-static void ban_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+static void ban_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtw)
 {
     (void)ctx;
     for (uint64_t k = 0; k < count; k++)
-        pattern_value(first + k, &wdl[k], &dtc[k]);
+        pattern_value(first + k, &wdl[k], &dtw[k]);
 }
 
 /* Write twelve's sectors ss[0..n) into dir, with a count table of blocks
@@ -787,7 +787,7 @@ static void write_ban_dir(const char *dir, const struct mmtb_variant *v, mmtb_ba
     int rc = mmtb_table_write_manifest(dir, v, ss, n, err, sizeof err);
     ck_assert_msg(rc == MMTB_OK, "manifest: %s", err);
     for (int i = 0; i < n; i++) {
-        struct mmtb_write_opts wo = {.wdl_block_log2 = 10, .dtc_block_log2 = 10};
+        struct mmtb_write_opts wo = {.wdl_block_log2 = 10, .dtw_block_log2 = 10};
         uint32_t *counts = NULL;
         if (log2) {
             uint64_t nb = mmtb_ban_index_blocks(bx[i], log2);
@@ -863,7 +863,7 @@ START_TEST(reclose_count_table)
             ck_assert_int_eq(mmtb_probe(co, &p, &b), MMTB_OK);
             if (!same_value(&a, &e) || !same_value(&b, &e))
                 ck_abort_msg("sector %d slot %llu: %d/%d and %d/%d, expected %d/%d", i,
-                             (unsigned long long)slot, a.wdl, a.dtc, b.wdl, b.dtc, e.wdl, e.dtc);
+                             (unsigned long long)slot, a.wdl, a.dtw, b.wdl, b.dtw, e.wdl, e.dtw);
             probed++;
             if (p.ban_from >= 0 || p.ban_to >= 0) {
                 if (banned < MAXB) {
@@ -1051,7 +1051,7 @@ static Suite *suite(void)
     tcase_add_test(tc, synthetic_every_position);
     tcase_add_test(tc, errors);
     tcase_add_test(tc, thread_count_independent);
-    tcase_add_test(tc, no_dtc_plane);
+    tcase_add_test(tc, no_dtw_plane);
     tcase_add_test(tc, threads_and_tiny_cache);
     tcase_add_test(tc, more_sectors_than_descriptors);
     suite_add_tcase(s, tc);

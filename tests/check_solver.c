@@ -544,9 +544,9 @@ static bool better(struct mmtb_value a, struct mmtb_value b)
     if (a.wdl != b.wdl)
         return a.wdl > b.wdl;
     if (a.wdl == MMTB_WIN)
-        return a.dtc < b.dtc;
+        return a.dtw < b.dtw;
     if (a.wdl == MMTB_LOSS)
-        return a.dtc > b.dtc;
+        return a.dtw > b.dtw;
     return false;
 }
 
@@ -611,13 +611,13 @@ START_TEST(test_three_diag_consistent)
                 struct mmtb_value e, qv;
                 int qt = mmtb_pos_terminal(v, &q);
                 if (qt == MMTB_LOSS) {
-                    e.wdl = MMTB_WIN, e.dtc = 1;
+                    e.wdl = MMTB_WIN, e.dtw = 1;
                 } else if (qt == MMTB_DRAW) {
-                    e.wdl = MMTB_DRAW, e.dtc = -1;
+                    e.wdl = MMTB_DRAW, e.dtw = -1;
                 } else {
                     REQUIRE(mmtb_probe(ctx, &q, &qv) == MMTB_OK);
                     e.wdl = -qv.wdl;
-                    e.dtc = qv.wdl == MMTB_DRAW ? -1 : moves[i].remove >= 0 ? 1 : qv.dtc + 1;
+                    e.dtw = qv.wdl == MMTB_DRAW ? -1 : moves[i].remove >= 0 ? 1 : qv.dtw + 1;
                 }
                 if (i == 0 || better(e, best))
                     best = e;
@@ -626,7 +626,7 @@ START_TEST(test_three_diag_consistent)
                 for (int k = 0; k < nmv && !found; k++)
                     found = mv[k].move.from == moves[i].from && mv[k].move.to == moves[i].to &&
                             mv[k].move.remove == moves[i].remove && mv[k].value.wdl == e.wdl &&
-                            mv[k].value.dtc == e.dtc;
+                            mv[k].value.dtw == e.dtw;
                 ok = found;
             }
             /* best first */
@@ -635,16 +635,16 @@ START_TEST(test_three_diag_consistent)
             if (ok) {
                 if (nm == 0)
                     ok = mmtb_pos_terminal(v, &p) != MMTB_NOT_TERMINAL && pv.wdl == MMTB_LOSS &&
-                         pv.dtc == 0;
+                         pv.dtw == 0;
                 else
-                    ok = pv.wdl == best.wdl && pv.dtc == best.dtc && mv[0].value.wdl == pv.wdl &&
-                         mv[0].value.dtc == pv.dtc;
+                    ok = pv.wdl == best.wdl && pv.dtw == best.dtw && mv[0].value.wdl == pv.wdl &&
+                         mv[0].value.dtw == pv.dtw;
             }
             if (!ok && bad++ < 10) {
                 char buf[128];
                 mmtb_pos_format(v, &p, buf, sizeof buf);
                 fprintf(stderr, "three-diag %s: value %d/%d inconsistent with its moves\n", buf,
-                        pv.wdl, pv.dtc);
+                        pv.wdl, pv.dtw);
             }
         }
     }

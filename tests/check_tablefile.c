@@ -70,28 +70,28 @@ static uint64_t rnd(void)
 /* ---- patterned sector values (the golden file and the fixtures) --------- */
 
 /* The values of slot i: runs of losses, draws and wins; depths up to 299
- * (two-byte DTC plane); non-canonical slots unused. */
+ * (two-byte DTW plane); non-canonical slots unused. */
 struct pattern {
     const mmtb_index *ix;
     struct mmtb_sector s;
 };
 
-static void pattern_value(uint64_t i, uint8_t *wdl, uint16_t *dtc)
+static void pattern_value(uint64_t i, uint8_t *wdl, uint16_t *dtw)
 {
     unsigned c = (unsigned)((i / 7) % 3);
     *wdl = (uint8_t)c;
-    *dtc = c == 2 ? (uint16_t)(1 + i % 299) : c == 0 ? (uint16_t)(i % 290) : 0;
+    *dtw = c == 2 ? (uint16_t)(1 + i % 299) : c == 0 ? (uint16_t)(i % 290) : 0;
 }
 
-static void pattern_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtc)
+static void pattern_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtw)
 {
     const struct pattern *pt = ctx;
     for (uint64_t k = 0; k < count; k++) {
         if (!mmtb_index_slot_is_canonical(pt->ix, pt->s, first + k)) {
             wdl[k] = 3;
-            dtc[k] = 0;
+            dtw[k] = 0;
         } else {
-            pattern_value(first + k, &wdl[k], &dtc[k]);
+            pattern_value(first + k, &wdl[k], &dtw[k]);
         }
     }
 }
@@ -102,8 +102,8 @@ static void write_pattern(const char *dir, const struct mmtb_variant *v, const m
 {
     struct mmtb_sector s = {3, 3, 0, 0};
     struct pattern pt = {ix, s};
-    /* the writer settings of the golden file: W/D/L at zstd level 17, DTC at 12 */
-    struct mmtb_write_opts wo = {.zstd_level = 17, .wdl_block_log2 = 10, .dtc_block_log2 = 10, .dtc_zstd_level = 12};
+    /* the writer settings of the golden file: W/D/L at zstd level 17, DTW at 12 */
+    struct mmtb_write_opts wo = {.zstd_level = 17, .wdl_block_log2 = 10, .dtw_block_log2 = 10, .dtw_zstd_level = 12};
     char err[256] = "";
     int rc = mmtb_table_write_manifest(dir, v, &s, 1, err, sizeof err);
     ck_assert_msg(rc == MMTB_OK, "manifest: %s", err);
@@ -161,7 +161,7 @@ static struct mmtb_tf_header sample_header(void)
     h.index_scheme = 1;
     h.value_encoding = MMTB_TF_VALUE_ENCODING;
     h.wdl_block_log2 = 18;
-    h.dtc_block_log2 = 16;
+    h.dtw_block_log2 = 16;
     h.slots = 1000000;
     h.canonical = 999000;
     h.wins = 500000;
@@ -169,9 +169,9 @@ static struct mmtb_tf_header sample_header(void)
     h.losses = 99000;
     h.max_win = 301;
     h.max_loss = 12;
-    h.dtc_width = 2;
+    h.dtw_width = 2;
     h.wdl_data_bytes = 9999;
-    h.dtc_data_bytes = 77777;
+    h.dtw_data_bytes = 77777;
     h.meta_hash = 0xfeedfacecafebeefULL;
     return h;
 }
@@ -193,9 +193,9 @@ START_TEST(header_round_trip)
     ck_assert_uint_eq(d.losses, h.losses);
     ck_assert_int_eq(d.max_win, 301);
     ck_assert_int_eq(d.max_loss, 12);
-    ck_assert_uint_eq(d.dtc_width, 2);
+    ck_assert_uint_eq(d.dtw_width, 2);
     ck_assert_uint_eq(d.wdl_data_bytes, 9999);
-    ck_assert_uint_eq(d.dtc_data_bytes, 77777);
+    ck_assert_uint_eq(d.dtw_data_bytes, 77777);
     ck_assert_uint_eq(d.meta_hash, h.meta_hash);
     ck_assert_uint_eq(d.header_hash, h.header_hash);
     /* Byte positions the spec pins (FORMAT.md, "Sector header"). */
@@ -238,8 +238,8 @@ START_TEST(header_rejects)
     expect_header(x, MMTB_ERR_CORRUPT, "counts do not add up");
     x = h, x.canonical = x.slots + 1, x.draws += x.slots + 1 - h.canonical;
     expect_header(x, MMTB_ERR_CORRUPT, "more canonical than slots");
-    x = h, x.dtc_width = 1;
-    expect_header(x, MMTB_ERR_CORRUPT, "DTC width too small for the depths");
+    x = h, x.dtw_width = 1;
+    expect_header(x, MMTB_ERR_CORRUPT, "DTW width too small for the depths");
     x = h, x.max_win = 0;
     expect_header(x, MMTB_ERR_CORRUPT, "a win in 0");
     x = h, x.max_loss = -1;
@@ -248,10 +248,10 @@ START_TEST(header_rejects)
     expect_header(x, MMTB_ERR_CORRUPT, "block too small");
     x = h, x.wdl_block_log2 = 23;
     expect_header(x, MMTB_ERR_CORRUPT, "block too large");
-    x = h, x.dtc_block_log2 = 19;
-    expect_header(x, MMTB_ERR_CORRUPT, "DTC blocks larger than W/D/L blocks");
-    x = h, x.dtc_data_bytes = 2 * (h.wins + h.losses + h.slots - h.canonical) + 1;
-    expect_header(x, MMTB_ERR_CORRUPT, "DTC data larger than the decided slots allow");
+    x = h, x.dtw_block_log2 = 19;
+    expect_header(x, MMTB_ERR_CORRUPT, "DTW blocks larger than W/D/L blocks");
+    x = h, x.dtw_data_bytes = 2 * (h.wins + h.losses + h.slots - h.canonical) + 1;
+    expect_header(x, MMTB_ERR_CORRUPT, "DTW data larger than the decided slots allow");
     x = h, x.wdl_data_bytes = (h.slots + 3) / 4 + 1;
     expect_header(x, MMTB_ERR_CORRUPT, "W/D/L data larger than raw");
     x = h, x.descriptor_len = 0;
@@ -307,11 +307,11 @@ static uint64_t meta_with_counts(struct mmtb_tf_header *h, const uint32_t *c, ui
     memset(desc, 'd', h->descriptor_len);
     struct mmtb_tf_block *t0 = calloc(l->nblocks[0] + 1, sizeof *t0);
     struct mmtb_tf_block *t1 = calloc(l->nblocks[1] + 1, sizeof *t1);
-    /* W/D/L blocks of their derived raw size, stored raw; DTC blocks empty */
+    /* W/D/L blocks of their derived raw size, stored raw; DTW blocks empty */
     for (uint64_t i = 0; i < l->nblocks[0]; i++)
         t0[i].csize = t0[i].raw_size = (uint32_t)mmtb_tf_block_raw_max(h, l, 0, i);
     h->wdl_data_bytes = (h->slots + 3) / 4;
-    h->dtc_data_bytes = 0;
+    h->dtw_data_bytes = 0;
     *out = malloc(size);
     h->meta_hash = mmtb_tf_meta_encode(h, l, desc, c, t0, t1, *out);
     free(desc);
@@ -420,34 +420,34 @@ START_TEST(pack_wdl_round_trip)
 }
 END_TEST
 
-START_TEST(pack_dtc_round_trip)
+START_TEST(pack_dtw_round_trip)
 {
     for (int width = 1; width <= 2; width++) {
         uint8_t wdl[100], raw[200];
-        uint16_t dtc[100];
+        uint16_t dtw[100];
         for (int i = 0; i < 100; i++) {
             wdl[i] = (uint8_t)(rnd() % 4);
-            dtc[i] = (uint16_t)(rnd() % (width == 1 ? 256 : 65536));
+            dtw[i] = (uint16_t)(rnd() % (width == 1 ? 256 : 65536));
         }
-        size_t bytes = mmtb_tf_pack_dtc(wdl, dtc, 100, width, raw);
+        size_t bytes = mmtb_tf_pack_dtw(wdl, dtw, 100, width, raw);
         uint64_t k = 0;
         for (int i = 0; i < 100; i++) {
             if (wdl[i] != MMTB_TF_WIN && wdl[i] != MMTB_TF_LOSS)
                 continue; /* draws and unused slots have no entry */
-            ck_assert_uint_eq(mmtb_tf_dtc_get(raw, k, width), dtc[i]);
+            ck_assert_uint_eq(mmtb_tf_dtw_get(raw, k, width), dtw[i]);
             k++;
         }
         ck_assert_uint_eq(bytes, k * (uint64_t)width);
-        ck_assert_int_eq(mmtb_tf_check_dtc(raw, k, width, 65535), MMTB_OK);
+        ck_assert_int_eq(mmtb_tf_check_dtw(raw, k, width, 65535), MMTB_OK);
     }
     uint8_t raw[4] = {5, 0, 7, 1}; /* 5 and 263 */
-    ck_assert_int_eq(mmtb_tf_check_dtc(raw, 2, 2, 263), MMTB_OK);
-    ck_assert_int_eq(mmtb_tf_check_dtc(raw, 2, 2, 262), MMTB_ERR_CORRUPT);
-    ck_assert_int_eq(mmtb_tf_dtc_width(-1, -1), 0);
-    ck_assert_int_eq(mmtb_tf_dtc_width(-1, 0), 0);
-    ck_assert_int_eq(mmtb_tf_dtc_width(1, -1), 1);
-    ck_assert_int_eq(mmtb_tf_dtc_width(255, 3), 1);
-    ck_assert_int_eq(mmtb_tf_dtc_width(3, 256), 2);
+    ck_assert_int_eq(mmtb_tf_check_dtw(raw, 2, 2, 263), MMTB_OK);
+    ck_assert_int_eq(mmtb_tf_check_dtw(raw, 2, 2, 262), MMTB_ERR_CORRUPT);
+    ck_assert_int_eq(mmtb_tf_dtw_width(-1, -1), 0);
+    ck_assert_int_eq(mmtb_tf_dtw_width(-1, 0), 0);
+    ck_assert_int_eq(mmtb_tf_dtw_width(1, -1), 1);
+    ck_assert_int_eq(mmtb_tf_dtw_width(255, 3), 1);
+    ck_assert_int_eq(mmtb_tf_dtw_width(3, 256), 2);
 }
 END_TEST
 
@@ -491,7 +491,7 @@ START_TEST(block_round_trips)
 {
     enum { N = 65536 };
     uint8_t *wdl = malloc(4 * N), *raw = malloc(2 * 4 * N);
-    uint16_t *dtc = malloc(4 * N * sizeof *dtc);
+    uint16_t *dtw = malloc(4 * N * sizeof *dtw);
     /* Random bytes do not compress: stored raw. */
     for (int i = 0; i < N; i++)
         raw[i] = (uint8_t)rnd();
@@ -505,17 +505,17 @@ START_TEST(block_round_trips)
     memset(wdl, MMTB_TF_DRAW, 4 * N);
     mmtb_tf_pack_wdl(wdl, 4 * N, raw);
     ck_assert_uint_lt(block_round_trip(raw, N), 100);
-    /* One- and two-byte DTC, odd lengths. */
+    /* One- and two-byte DTW, odd lengths. */
     for (int i = 0; i < N; i++) {
         wdl[i] = (uint8_t)(rnd() % 3);
-        dtc[i] = wdl[i] == 1 ? 0 : (uint16_t)(rnd() % 40);
+        dtw[i] = wdl[i] == 1 ? 0 : (uint16_t)(rnd() % 40);
     }
-    block_round_trip(raw, mmtb_tf_pack_dtc(wdl, dtc, N - 3, 1, raw));
+    block_round_trip(raw, mmtb_tf_pack_dtw(wdl, dtw, N - 3, 1, raw));
     for (int i = 0; i < N; i++)
-        dtc[i] = (uint16_t)(dtc[i] * 97);
-    block_round_trip(raw, mmtb_tf_pack_dtc(wdl, dtc, N - 5, 2, raw));
+        dtw[i] = (uint16_t)(dtw[i] * 97);
+    block_round_trip(raw, mmtb_tf_pack_dtw(wdl, dtw, N - 5, 2, raw));
     block_round_trip(raw, 1);
-    /* An empty block (a DTC block of draws) is stored as nothing. */
+    /* An empty block (a DTW block of draws) is stored as nothing. */
     {
         ZSTD_CCtx *c = ZSTD_createCCtx();
         ZSTD_DCtx *d = ZSTD_createDCtx();
@@ -532,7 +532,7 @@ START_TEST(block_round_trips)
     }
     free(wdl);
     free(raw);
-    free(dtc);
+    free(dtw);
 }
 END_TEST
 
@@ -659,7 +659,7 @@ static void check_pattern_file(const uint8_t *f, size_t len, const mmtb_index *i
     ck_assert_uint_eq(l.file_size, len);
     ck_assert_str_eq(h.name, "three-diag");
     ck_assert(h.sector.w == 3 && h.sector.b == 3);
-    ck_assert_uint_eq(h.dtc_width, 2);
+    ck_assert_uint_eq(h.dtw_width, 2);
     struct mmtb_tf_block *t0 = calloc(l.nblocks[0] + 1, sizeof *t0);
     struct mmtb_tf_block *t1 = calloc(l.nblocks[1] + 1, sizeof *t1);
     ck_assert_int_eq(mmtb_tf_meta_decode(&h, &l, f + 160, mmtb_tf_meta_size(&l), &desc, NULL, t0, t1),
@@ -668,7 +668,7 @@ static void check_pattern_file(const uint8_t *f, size_t len, const mmtb_index *i
     ck_assert_uint_eq(ft.file_hash, mmtb_xxh64(f, l.footer_off, 0));
     ZSTD_DCtx *d = ZSTD_createDCtx();
     uint64_t wins = 0, draws = 0, losses = 0;
-    /* One block per plane at this size: the DTC entries follow the
+    /* One block per plane at this size: the DTW entries follow the
      * decided slots of the W/D/L block in order. */
     ck_assert_uint_eq(l.nblocks[0], 1);
     ck_assert_uint_eq(l.nblocks[1], 1);
@@ -680,7 +680,7 @@ static void check_pattern_file(const uint8_t *f, size_t len, const mmtb_index *i
         unsigned code = mmtb_tf_wdl_get(wraw, slot);
         uint16_t depth = 0;
         if (code != MMTB_TF_DRAW)
-            depth = (uint16_t)mmtb_tf_dtc_get(draw, k++, 2);
+            depth = (uint16_t)mmtb_tf_dtw_get(draw, k++, 2);
         if (ix && !mmtb_index_slot_is_canonical(ix, s, slot)) {
             ck_assert_uint_eq(code, MMTB_TF_DRAW); /* the writer's choice for unused slots */
             continue;
@@ -989,21 +989,21 @@ static bool far_remote(void *ctx, uint64_t first_slot)
     return (first_slot >> 12) & 1;
 }
 
-static int far_plane_start(void *ctx, int plane, int dtc_width)
+static int far_plane_start(void *ctx, int plane, int dtw_width)
 {
     struct far_src *f = ctx;
     free(f->bytes);
     free(f->made);
     free(f->at);
-    int log = plane ? f->wo->dtc_block_log2 : f->wo->wdl_block_log2;
-    f->nblocks = plane && !dtc_width ? 0 : (f->slots + ((uint64_t)1 << log) - 1) >> log;
+    int log = plane ? f->wo->dtw_block_log2 : f->wo->wdl_block_log2;
+    f->nblocks = plane && !dtw_width ? 0 : (f->slots + ((uint64_t)1 << log) - 1) >> log;
     f->made = calloc(f->nblocks + 1, sizeof *f->made);
     f->at = calloc(f->nblocks + 1, sizeof *f->at);
     ck_assert(f->made && f->at);
     f->plane = plane;
     f->starts++;
     int rc = mmtb_table_make_blocks(f->v, f->pt.s, f->slots, pattern_fill, &f->pt, f->wo, plane,
-                                    dtc_width, 0, f->nblocks, &f->bytes, f->made);
+                                    dtw_width, 0, f->nblocks, &f->bytes, f->made);
     for (uint64_t k = 0; rc == MMTB_OK && k < f->nblocks; k++)
         f->at[k + 1] = f->at[k] + f->made[k].csize;
     return rc;
@@ -1038,9 +1038,9 @@ START_TEST(blocks_made_elsewhere)
     tl_make_tmpdir(d1, sizeof d1, "tf");
     tl_make_tmpdir(d2, sizeof d2, "tf");
     tl_make_tmpdir(d3, sizeof d3, "tf");
-    /* W/D/L and DTC blocks of 1,024 slots: both planes have
+    /* W/D/L and DTW blocks of 1,024 slots: both planes have
      * blocks on both sides of every 4,096-slot boundary */
-    struct mmtb_write_opts wo = {.zstd_level = 3, .wdl_block_log2 = 10, .dtc_block_log2 = 10};
+    struct mmtb_write_opts wo = {.zstd_level = 3, .wdl_block_log2 = 10, .dtw_block_log2 = 10};
     struct mmtb_sector_stats st1, st2;
     ck_assert_msg(mmtb_table_write_sector(d1, v, s, slots, pattern_fill, &pt, &wo, &st1, err,
                                           sizeof err) == MMTB_OK,
@@ -1091,7 +1091,7 @@ static Suite *suite(void)
     tcase_add_test(tc, header_rejects);
     tcase_add_test(tc, count_table);
     tcase_add_test(tc, pack_wdl_round_trip);
-    tcase_add_test(tc, pack_dtc_round_trip);
+    tcase_add_test(tc, pack_dtw_round_trip);
     tcase_add_test(tc, block_round_trips);
     tcase_add_test(tc, sector_names);
     tcase_add_test(tc, manifest_round_trip);

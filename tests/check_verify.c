@@ -74,7 +74,7 @@ static struct expect expect_move(const char *dir, const char *pos, const char *m
             found = true;
         }
     ck_assert_msg(found, "%s is not a legal move of %s", mv, pos);
-    e.best = e.move.wdl == e.pos.wdl && (e.pos.wdl == MMTB_DRAW || e.move.dtc == e.pos.dtc);
+    e.best = e.move.wdl == e.pos.wdl && (e.pos.wdl == MMTB_DRAW || e.move.dtw == e.pos.dtw);
     free(all);
     mmtb_ctx_free(ctx);
     mmtb_tb_close(tb);
@@ -86,18 +86,18 @@ static const char *wdl_name(int wdl)
     return wdl > 0 ? "win" : wdl < 0 ? "loss" : "draw";
 }
 
-/* A JSON value object {"wdl":..,"dtc":..} must equal v. */
+/* A JSON value object {"wdl":..,"dtw":..} must equal v. */
 static void assert_value(const struct tl_jv *j, const struct mmtb_value *v, const char *what)
 {
     ck_assert_msg(j && j->t == J_OBJ, "%s: not an object", what);
     ck_assert_str_eq(tl_jget_s(j, "wdl"), wdl_name(v->wdl));
-    const struct tl_jv *d = tl_jget(j, "dtc");
-    ck_assert_msg(d != NULL, "%s: no dtc", what);
+    const struct tl_jv *d = tl_jget(j, "dtw");
+    ck_assert_msg(d != NULL, "%s: no dtw", what);
     if (v->wdl == MMTB_DRAW)
-        ck_assert_msg(d->t == J_NULL, "%s: a draw's dtc must be null", what);
+        ck_assert_msg(d->t == J_NULL, "%s: a draw's dtw must be null", what);
     else
-        ck_assert_msg(d->t == J_NUM && d->is_uint && (int)d->u == v->dtc,
-                      "%s: dtc %g, expected %d", what, d->num, v->dtc);
+        ck_assert_msg(d->t == J_NUM && d->is_uint && (int)d->u == v->dtw,
+                      "%s: dtw %g, expected %d", what, d->num, v->dtw);
 }
 
 /* Item i of a JSON array member. */
@@ -206,7 +206,7 @@ START_TEST(annotate_recorded_result_against_the_tables)
         const struct tl_jv *fin = tl_jget(s, "final");
         ck_assert_str_eq(tl_jget_s(fin, "side"), "black");
         ck_assert_str_eq(tl_jget_s(fin, "wdl"), "loss");
-        ck_assert_int_eq(tl_jget_u(fin, "dtc"), 0); /* lost by the rules */
+        ck_assert_int_eq(tl_jget_u(fin, "dtw"), 0); /* lost by the rules */
         const struct tl_jv *ag = tl_jget(s, "result_agrees");
         ck_assert(ag && ag->t == J_BOOL);
         ck_assert_int_eq(ag->b, gi == 1);
@@ -514,7 +514,7 @@ START_TEST(check_every_move_agrees_with_the_move_list)
                     ck_assert((text = realloc(text, cap *= 2)) != NULL);
                 len += (size_t)sprintf(text + len, "%s ; %s\n", ps, mb);
                 const struct mmtb_value *a = &all[i].value, *b = &all[0].value;
-                bool best = a->wdl == b->wdl && (a->wdl == MMTB_DRAW || a->dtc == b->dtc);
+                bool best = a->wdl == b->wdl && (a->wdl == MMTB_DRAW || a->dtw == b->dtw);
                 snprintf(want[nl++], 8, "%s", best ? "best" : a->wdl == b->wdl ? "keeps" : "error");
             }
             seed = seed * 1103515245u + 12345u;
@@ -603,8 +603,8 @@ START_TEST(engine_three_diag_answers_the_centre)
     ck_assert_str_eq(best[0], "b2");
     struct expect e = expect_move(t3d, "- - w 3 3", "b2");
     char want[128];
-    snprintf(want, sizeof want, "info depth %d score mate %d wdl 1000 0 0 pv b2\n", e.pos.dtc,
-             (e.pos.dtc + 1) / 2);
+    snprintf(want, sizeof want, "info depth %d score mate %d wdl 1000 0 0 pv b2\n", e.pos.dtw,
+             (e.pos.dtw + 1) / 2);
     ck_assert_int_eq(e.pos.wdl, MMTB_WIN);
     ck_assert_msg(strstr(r.out, want), "no '%s' in:\n%s", want, r.out);
     /* nothing after quit was read */
@@ -645,7 +645,7 @@ START_TEST(engine_removal_in_two_actions)
     struct expect e = expect_move(tn3, fen, best[4]);
     ck_assert(e.best);
     ck_assert_int_eq(e.move.wdl, MMTB_WIN);
-    ck_assert_int_eq(e.move.dtc, 1);
+    ck_assert_int_eq(e.move.dtw, 1);
     tl_result_free(&r);
 }
 END_TEST
@@ -717,7 +717,7 @@ START_TEST(engine_answers_are_best_moves)
     mmtb_pos_format(v, &start, sp, sizeof sp);
     int n = mmtb_probe_moves(ctx, &start, all, MMTB_MAX_MOVES), nbest = 0;
     while (nbest < n && all[nbest].value.wdl == all[0].value.wdl &&
-           (all[0].value.wdl == MMTB_DRAW || all[nbest].value.dtc == all[0].value.dtc))
+           (all[0].value.wdl == MMTB_DRAW || all[nbest].value.dtw == all[0].value.dtw))
         nbest++;
     ck_assert_int_gt(nbest, 1);
     int distinct = 0;

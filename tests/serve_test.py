@@ -60,13 +60,13 @@ class ServeTest(unittest.TestCase):
         return json.loads(body)
 
     def assert_same_as_cli(self, answer, tables, position):
-        """wdl, dtc and every move's value equal `mmtb-probe probe --json`."""
+        """wdl, dtw and every move's value equal `mmtb-probe probe --json`."""
         ref = su.cli_probe(PROBE, tables, position)
         self.assertIsNotNone(ref, position)
         self.assertEqual(answer["wdl"], ref["wdl"], position)
-        self.assertEqual(answer["dtc"], ref["dtc"], position)
-        self.assertEqual([(m["move"], m["wdl"], m["dtc"]) for m in answer["moves"]],
-                         [(m["move"], m["wdl"], m["dtc"]) for m in ref["moves"]], position)
+        self.assertEqual(answer["dtw"], ref["dtw"], position)
+        self.assertEqual([(m["move"], m["wdl"], m["dtw"]) for m in answer["moves"]],
+                         [(m["move"], m["wdl"], m["dtw"]) for m in ref["moves"]], position)
 
     # ---- known answers -------------------------------------------------
 
@@ -83,7 +83,7 @@ class ServeTest(unittest.TestCase):
             wins = [m["move"] for m in a["moves"] if m["wdl"] == "win"]
             self.assertEqual(wins, ["b2"])
             self.assertEqual(a["moves"][0]["move"], "b2")
-            self.assertEqual(a["moves"][0]["dtc"], a["dtc"])
+            self.assertEqual(a["moves"][0]["dtw"], a["dtw"])
             self.assertEqual(len(a["moves"]), 9)
             self.assert_same_as_cli(a, T3D, "- - w 3 3")
 
@@ -93,16 +93,16 @@ class ServeTest(unittest.TestCase):
         a = su.get_json(port, "/api/probe?position=d7,g7,g1+a4,g4,d5+b")[1]
         b = su.get_json(port, "/api/probe?position=d7%2Cg7%2Cg1%20a4%2Cg4%2Cd5%20b")[1]
         self.assertEqual(a, b)
-        self.assertEqual((a["wdl"], a["dtc"]), ("loss", 26))
+        self.assertEqual((a["wdl"], a["dtw"]), ("loss", 26))
 
     def test_six_start_is_a_draw(self):
         a = self.probe("t6", "- - w 6 6", pv=30)
         self.assertEqual(a["wdl"], "draw")
-        self.assertIsNone(a["dtc"])
+        self.assertIsNone(a["dtw"])
         self.assertEqual(a["white_hand"], 6)
         self.assertEqual(a["black_hand"], 6)
         self.assertEqual(len(a["moves"]), 16)
-        self.assertTrue(all(m["wdl"] == "draw" and m["dtc"] is None for m in a["moves"]))
+        self.assertTrue(all(m["wdl"] == "draw" and m["dtw"] is None for m in a["moves"]))
         self.assertEqual(len(a["pv"]), 20)  # a drawn line: at most 20 plies
         self.assert_same_as_cli(a, T6, "- - w 6 6")
 
@@ -110,7 +110,7 @@ class ServeTest(unittest.TestCase):
         a = self.probe("t9", FIG9, pv=200)
         b = self.probe("t9", FIG9_FEN, pv=200)
         for x in (a, b):
-            self.assertEqual((x["side"], x["wdl"], x["dtc"]), ("black", "loss", 26))
+            self.assertEqual((x["side"], x["wdl"], x["dtw"]), ("black", "loss", 26))
             self.assertEqual(x["moves"][0]["move"], "d5-a7")
             self.assertEqual(x["fen"], FIG9_FEN)
             self.assertEqual(sorted(x["white"]), ["d7", "g1", "g7"])
@@ -128,8 +128,8 @@ class ServeTest(unittest.TestCase):
             self.assertEqual(nxt["side"], "white")
             flip = {"win": "loss", "loss": "win", "draw": "draw"}[m["wdl"]]
             self.assertEqual(nxt["wdl"], flip, m)
-            if m["dtc"] is not None and nxt["game_over"] is None:
-                self.assertEqual(nxt["dtc"] + 1, m["dtc"], m)
+            if m["dtw"] is not None and nxt["game_over"] is None:
+                self.assertEqual(nxt["dtw"] + 1, m["dtw"], m)
 
     def test_answers_equal_the_cli_on_a_random_walk(self):
         rng = random.Random(20)
@@ -146,7 +146,7 @@ class ServeTest(unittest.TestCase):
         # three-diag: White has a mill; Black to move has lost by the rules
         a = self.probe("t3d", "a1,b2,c3 a2,b1 b 0 1")
         self.assertEqual(a["game_over"], "loss")
-        self.assertEqual((a["wdl"], a["dtc"], a["moves"]), ("loss", 0, []))
+        self.assertEqual((a["wdl"], a["dtw"], a["moves"]), ("loss", 0, []))
 
     # ---- errors --------------------------------------------------------
 

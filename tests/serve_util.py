@@ -89,7 +89,7 @@ def get_json(port, path, conn=None):
 
 def cli_probe(probe, tables, position):
     """`mmtb-probe probe --json POSITION`: the reference answer (a dict with
-    wdl, dtc and moves), or None when it fails."""
+    wdl, dtw and moves), or None when it fails."""
     r = subprocess.run([probe, "probe", "-t", tables, "--json", position],
                        capture_output=True, text=True, timeout=60)
     if r.returncode != 0:

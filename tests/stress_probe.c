@@ -63,7 +63,7 @@ static uint64_t hash_moves(const struct mmtb_move_value *mv, int n)
     uint64_t h = 1469598103934665603ull;
     for (int i = 0; i < n; i++) {
         int f[5] = {mv[i].move.from, mv[i].move.to, mv[i].move.remove, mv[i].value.wdl,
-                    mv[i].value.dtc};
+                    mv[i].value.dtw};
         for (int k = 0; k < 5; k++)
             h = (h ^ (uint64_t)(uint32_t)f[k]) * 1099511628211ull;
     }
@@ -78,7 +78,7 @@ static int probe_one(mmtb_ctx *ctx, int i, struct mmtb_move_value *mv, const cha
     struct mmtb_value val;
     int wdl, bad = 0;
     int rc = mmtb_probe(ctx, &e->p, &val);
-    if (rc != MMTB_OK || val.wdl != e->val.wdl || val.dtc != e->val.dtc)
+    if (rc != MMTB_OK || val.wdl != e->val.wdl || val.dtw != e->val.dtw)
         bad++;
     rc = mmtb_probe_wdl(ctx, &e->p, &wdl);
     if (rc != MMTB_OK || wdl != e->wdl)

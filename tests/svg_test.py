@@ -45,7 +45,7 @@ def marks(root):
 
 
 def label(m):
-    return "=" if m["wdl"] == "draw" else ("+" if m["wdl"] == "win" else "-") + str(m["dtc"])
+    return "=" if m["wdl"] == "draw" else ("+" if m["wdl"] == "win" else "-") + str(m["dtw"])
 
 
 class SvgTest(unittest.TestCase):
@@ -85,7 +85,7 @@ class SvgTest(unittest.TestCase):
         listed = [g.get("data-wdl") for g in root.iter(NS + "g") if g.get("class") == "move"]
         self.assertEqual(listed, [x["wdl"] for x in ref["moves"]])
         caption = next(root.iter(NS + "text")).text
-        self.assertIn("white to move, win in %d" % ref["dtc"], caption)
+        self.assertIn("white to move, win in %d" % ref["dtw"], caption)
 
     def test_fig9(self):
         t = os.path.join(TOP, "nine-3")
@@ -108,8 +108,8 @@ class SvgTest(unittest.TestCase):
         losses = sum(int(r.get("data-count")) for r in rects if r.get("class") == "loss")
         # the published counts of sector 3-3: 140,621 wins, 28,736 losses, longest 25 / 26
         self.assertEqual((wins, losses), (140621, 28736))
-        self.assertEqual(max(int(r.get("data-dtc")) for r in rects if r.get("class") == "win"), 25)
-        self.assertEqual(max(int(r.get("data-dtc")) for r in rects if r.get("class") == "loss"), 26)
+        self.assertEqual(max(int(r.get("data-dtw")) for r in rects if r.get("class") == "win"), 25)
+        self.assertEqual(max(int(r.get("data-dtw")) for r in rects if r.get("class") == "loss"), 26)
         texts = {t.get("class"): "".join(t.itertext()) for t in root.iter(NS + "text") if t.get("class")}
         self.assertIn("longest win: 25 plies", texts["longest-win"])
         self.assertIn("longest loss: 26 plies", texts["longest-loss"])

@@ -626,29 +626,29 @@ uint64_t naive_rank(const struct naive *n, uint32_t mover, uint32_t opp)
 }
 
 /* Decode a value word. */
-static void decode(uint16_t y, int *wdl, int *dtc)
+static void decode(uint16_t y, int *wdl, int *dtw)
 {
     if (!(y & V_DECIDED)) {
         *wdl = MMTB_DRAW;
-        *dtc = -1;
+        *dtw = -1;
     } else {
         *wdl = (y & V_WIN) ? MMTB_WIN : MMTB_LOSS;
-        *dtc = y & V_DEPTH;
+        *dtw = y & V_DEPTH;
     }
 }
 
-int naive_value(const struct naive *n, uint32_t mover, uint32_t opp, int *wdl, int *dtc)
+int naive_value(const struct naive *n, uint32_t mover, uint32_t opp, int *wdl, int *dtw)
 {
     if ((mover & opp) || ((mover | opp) & ~n->v->full) ||
         !in_range(n, __builtin_popcount(mover), __builtin_popcount(opp)))
         return -1;
-    decode(n->val[gindex(n, mover, opp)], wdl, dtc);
+    decode(n->val[gindex(n, mover, opp)], wdl, dtw);
     return 0;
 }
 
-void naive_value_at(const struct naive *n, int w, int b, uint64_t i, int *wdl, int *dtc)
+void naive_value_at(const struct naive *n, int w, int b, uint64_t i, int *wdl, int *dtw)
 {
-    decode(n->val[n->sec[w][b].off + i], wdl, dtc);
+    decode(n->val[n->sec[w][b].off + i], wdl, dtw);
 }
 
 int naive_sector_stats(const struct naive *n, int w, int b, struct naive_stats *out)
@@ -864,7 +864,7 @@ static uint64_t nb_state(const struct naive_ban *nb, uint32_t m, uint32_t o, int
 }
 
 void naive_ban_state(const struct naive_ban *nb, uint64_t i, struct mmtb_pos *p, int *wdl,
-                     int *dtc)
+                     int *dtw)
 {
     /* the arrangement: the last one whose first state is <= i */
     uint64_t lo = 0, hi = nb->npos;
@@ -887,10 +887,10 @@ void naive_ban_state(const struct naive_ban *nb, uint64_t i, struct mmtb_pos *p,
     uint16_t x = nb->val[i];
     if (!(x & V_DECIDED)) {
         *wdl = MMTB_DRAW;
-        *dtc = -1;
+        *dtw = -1;
     } else {
         *wdl = (x & V_WIN) ? MMTB_WIN : MMTB_LOSS;
-        *dtc = x & V_DEPTH;
+        *dtw = x & V_DEPTH;
     }
 }
 

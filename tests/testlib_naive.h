@@ -16,7 +16,7 @@ struct naive;
 /*
  * Counts of one movement sector (w stones for the side to move, b for its
  * opponent, nothing in hand).  positions/wins/draws/losses count every
- * arrangement of the stones; max_win/max_loss are the largest DTC of a
+ * arrangement of the stones; max_win/max_loss are the largest DTW of a
  * win/loss in plies (-1 when none).  The canonical fields count symmetry
  * orbits (one position per orbit of v->sym) and are filled only after
  * naive_orbits().
@@ -53,14 +53,14 @@ uint64_t naive_rank(const struct naive *n, uint32_t mover, uint32_t opp);
 
 /*
  * Value of a position for the side to move (mover's stones, opp's stones):
- * *wdl is MMTB_WIN/MMTB_DRAW/MMTB_LOSS and *dtc the depth to conversion in
+ * *wdl is MMTB_WIN/MMTB_DRAW/MMTB_LOSS and *dtw the depth to win in
  * plies, -1 for a draw.  Returns 0, or -1 when the position is outside the
  * solved sectors or malformed.
  */
-int naive_value(const struct naive *n, uint32_t mover, uint32_t opp, int *wdl, int *dtc);
+int naive_value(const struct naive *n, uint32_t mover, uint32_t opp, int *wdl, int *dtw);
 
 /* As naive_value, for the i-th position of sector (w, b). */
-void naive_value_at(const struct naive *n, int w, int b, uint64_t i, int *wdl, int *dtc);
+void naive_value_at(const struct naive *n, int w, int b, uint64_t i, int *wdl, int *dtw);
 
 /* Counts of sector (w, b); returns 0, or -1 when the sector was not solved. */
 int naive_sector_stats(const struct naive *n, int w, int b, struct naive_stats *out);
@@ -99,10 +99,10 @@ struct naive_ban *naive_ban_solve(const struct mmtb_variant *v, int stones, char
 void naive_ban_free(struct naive_ban *nb);
 
 /* Number of states, and state i: the position (White to move, the mover)
- * and its value for the side to move (dtc -1 for a draw). */
+ * and its value for the side to move (dtw -1 for a draw). */
 uint64_t naive_ban_states(const struct naive_ban *nb);
 void naive_ban_state(const struct naive_ban *nb, uint64_t i, struct mmtb_pos *p, int *wdl,
-                     int *dtc);
+                     int *dtw);
 
 /*
  * The whole-game oracle (testlib_naive_game.c): every position reachable
@@ -120,9 +120,9 @@ uint64_t naive_game_states(const struct naive_game *g);
 double naive_game_seconds(const struct naive_game *g);
 
 /* State i (0 <= i < naive_game_states): the position and its value for the
- * side to move (dtc -1 for a draw). */
+ * side to move (dtw -1 for a draw). */
 void naive_game_state(const struct naive_game *g, uint64_t i, struct mmtb_pos *p, int *wdl,
-                      int *dtc);
+                      int *dtw);
 
 /* The moves of state i as edges: successor state << 1 | 1 when the move
  * removed a stone; at most cap of them into out.  Returns the count. */

@@ -39,7 +39,7 @@ struct naive_game {
     uint32_t *edge;
     uint64_t nedges, edge_cap;
     uint8_t *val;
-    int32_t *dtc;
+    int32_t *dtw;
     double seconds;
 };
 
@@ -129,7 +129,7 @@ void naive_game_free(struct naive_game *g)
     free(g->first);
     free(g->edge);
     free(g->val);
-    free(g->dtc);
+    free(g->dtw);
     free(g);
 }
 
@@ -149,7 +149,7 @@ static int evaluate(const struct naive_game *g, uint64_t i, int L, int *d)
     for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++) {
         uint32_t t = g->edge[k] >> 1;
         bool removes = g->edge[k] & 1;
-        int depth = removes ? 1 : g->dtc[t] + 1;
+        int depth = removes ? 1 : g->dtw[t] + 1;
         switch (g->val[t]) {
         case G_LOSS:
             if (depth == L) {
@@ -246,13 +246,13 @@ struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, in
     uint64_t *rfirst = calloc(g->n + 1, sizeof *rfirst);
     uint32_t *redge = malloc((g->nedges + 1) * sizeof *redge);
     g->val = calloc(g->n, 1);
-    g->dtc = malloc(g->n * sizeof *g->dtc);
+    g->dtw = malloc(g->n * sizeof *g->dtw);
     uint32_t *order = malloc((g->n + 1) * sizeof *order);
     uint32_t *stamp = calloc(g->n, sizeof *stamp);
     uint32_t *cand = malloc((g->n + 1) * sizeof *cand), *next = malloc((g->n + 1) * sizeof *next);
     uint32_t *dec = malloc((g->n + 1) * sizeof *dec);
     uint8_t *decv = malloc(g->n + 1);
-    if (!rfirst || !redge || !g->val || !g->dtc || !order || !stamp || !cand || !next || !dec ||
+    if (!rfirst || !redge || !g->val || !g->dtw || !order || !stamp || !cand || !next || !dec ||
         !decv) {
         free(rfirst), free(redge), free(order), free(stamp), free(cand), free(next);
         free(dec), free(decv);
@@ -298,7 +298,7 @@ struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, in
             uint32_t i = order[k];
             int t = mmtb_pos_terminal(v, &g->pos[i]);
             g->val[i] = t == MMTB_LOSS ? G_LOSS : t == MMTB_DRAW ? G_DRAW : G_OPEN;
-            g->dtc[i] = t == MMTB_LOSS ? 0 : -1;
+            g->dtw[i] = t == MMTB_LOSS ? 0 : -1;
             if (g->val[i] == G_OPEN)
                 cand[nc++] = i;
         }
@@ -315,7 +315,7 @@ struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, in
             }
             for (uint64_t k = 0; k < nd; k++) {
                 g->val[dec[k]] = decv[k];
-                g->dtc[dec[k]] = L;
+                g->dtw[dec[k]] = L;
             }
             round++;
             uint64_t nn = 0;
@@ -355,11 +355,11 @@ double naive_game_seconds(const struct naive_game *g)
 }
 
 void naive_game_state(const struct naive_game *g, uint64_t i, struct mmtb_pos *p, int *wdl,
-                      int *dtc)
+                      int *dtw)
 {
     *p = g->pos[i];
     *wdl = g->val[i] == G_WIN ? MMTB_WIN : g->val[i] == G_LOSS ? MMTB_LOSS : MMTB_DRAW;
-    *dtc = g->val[i] == G_DRAW ? -1 : g->dtc[i];
+    *dtw = g->val[i] == G_DRAW ? -1 : g->dtw[i];
 }
 
 int naive_game_edges(const struct naive_game *g, uint64_t i, uint64_t *out, int cap)

@@ -155,7 +155,7 @@ static int tokenize(char *s, char ***out)
 /* One value cell of the text table. */
 static void value_cell(const struct mmtb_value *val, char *buf, size_t len)
 {
-    cli_format_value(val->wdl, val->dtc, true, buf, len);
+    cli_format_value(val->wdl, val->dtw, true, buf, len);
 }
 
 /* Print one judged ply (text or JSON). */
@@ -390,11 +390,11 @@ static void print_game_end_json(const struct game *g, const char *final_pos)
     cli_json_str(stdout, final_pos);
     printf(",\"side\":\"%s\",", cli_colour_name(g->p.side, false));
     if (g->frc != MMTB_OK)
-        printf("\"wdl\":null,\"dtc\":null");
+        printf("\"wdl\":null,\"dtw\":null");
     else if (g->fin.wdl == MMTB_DRAW)
-        printf("\"wdl\":\"draw\",\"dtc\":null");
+        printf("\"wdl\":\"draw\",\"dtw\":null");
     else
-        printf("\"wdl\":\"%s\",\"dtc\":%d", cli_wdl_name(g->fin.wdl), g->fin.dtc);
+        printf("\"wdl\":\"%s\",\"dtw\":%d", cli_wdl_name(g->fin.wdl), g->fin.dtw);
     printf("},\"predicted_result\":");
     if (g->predicted)
         printf("\"%s\"", g->predicted);

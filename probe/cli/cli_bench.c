@@ -101,17 +101,17 @@ enum {
     R_OPEN,
     R_CTX,
     R_FIRST1_WDL,
-    R_FIRST1_DTC,
+    R_FIRST1_DTW,
     R_FIRST_WDL,
-    R_FIRST_DTC,
+    R_FIRST_DTW,
     R_FRESH_WDL,
-    R_FRESH_DTC,
+    R_FRESH_DTW,
     R_WARM_WDL,
-    R_WARM_DTC,
+    R_WARM_DTW,
     R_SMALL_WDL,
-    R_SMALL_DTC,
+    R_SMALL_DTW,
     R_THR_WDL,
-    R_THR_DTC,
+    R_THR_DTW,
     R_COUNT
 };
 
@@ -121,7 +121,7 @@ struct bench_state {
     const char *cmd;
     const struct mmtb_variant *v;
     int nsectors, usable, dropped;
-    uint64_t canonical, slots, bytes, wdl_bytes, dtc_bytes;
+    uint64_t canonical, slots, bytes, wdl_bytes, dtw_bytes;
     uint64_t wins, draws, losses, terminal;
     uint64_t restricted;         /* sample positions with a re-close restriction */
     struct mmtb_sector *present; /* usable sectors */
@@ -205,9 +205,9 @@ static int probe_failed(struct bench_state *st, const struct mmtb_pos *p, int rc
 }
 
 /* Probe one position: W/D/L only, or with depth (the W/D/L is kept). */
-static int probe1(mmtb_ctx *ctx, const struct mmtb_pos *p, bool dtc, int *wdl)
+static int probe1(mmtb_ctx *ctx, const struct mmtb_pos *p, bool dtw, int *wdl)
 {
-    if (!dtc)
+    if (!dtw)
         return mmtb_probe_wdl(ctx, p, wdl);
     struct mmtb_value val = {MMTB_DRAW, -1};
     int rc = mmtb_probe(ctx, p, &val);
@@ -220,14 +220,14 @@ static int probe1(mmtb_ctx *ctx, const struct mmtb_pos *p, bool dtc, int *wdl)
  * out[] and the elapsed time to *ns.  Returns MMTB_OK or the first failing
  * status (*bad = its position).
  */
-static int run_pass(mmtb_ctx *ctx, const struct mmtb_pos *pos, long n, long first, bool dtc,
+static int run_pass(mmtb_ctx *ctx, const struct mmtb_pos *pos, long n, long first, bool dtw,
                     int8_t *out, uint64_t *ns, long *bad)
 {
     uint64_t t0 = now_ns();
     for (long k = 0; k < n; k++) {
         long i = first + k < n ? first + k : first + k - n;
         int wdl = MMTB_DRAW;
-        int rc = probe1(ctx, &pos[i], dtc, &wdl);
+        int rc = probe1(ctx, &pos[i], dtw, &wdl);
         if (rc != MMTB_OK) {
             *bad = i;
             return rc;
@@ -238,13 +238,13 @@ static int run_pass(mmtb_ctx *ctx, const struct mmtb_pos *pos, long n, long firs
     return MMTB_OK;
 }
 
-/* Whether the first pass of plane set dtc (0: W/D/L only, 1: with depth)
+/* Whether the first pass of plane set dtw (0: W/D/L only, 1: with depth)
  * left the cache full: one more block of the average charge would not fit,
  * so blocks may have been evicted and the warm passes may decompress some
  * again.  False before that pass ran (no block held). */
-static bool held_full(const struct bench_state *st, int dtc)
+static bool held_full(const struct bench_state *st, int dtw)
 {
-    size_t b = st->held[dtc].bytes, n = st->held[dtc].blocks;
+    size_t b = st->held[dtw].bytes, n = st->held[dtw].blocks;
     return n > 0 && b + b / n > st->o->cache;
 }
 
@@ -252,9 +252,9 @@ static bool held_full(const struct bench_state *st, int dtc)
  * 100000 probes, so that a small --count still gives a readable time; one
  * when the first pass filled the cache (its probes decompress blocks, so
  * one pass is readable and 100000 would take minutes). */
-static long warm_reps(const struct bench_state *st, bool dtc)
+static long warm_reps(const struct bench_state *st, bool dtw)
 {
-    if (held_full(st, dtc))
+    if (held_full(st, dtw))
         return 1;
     return (100000 + st->o->count - 1) / st->o->count;
 }
@@ -352,7 +352,7 @@ static int make_sample(struct bench_state *st, mmtb_tb *tb)
         drawn += bans ? mmtb_index_slots(ix, info.sector) : info.stats.slots;
         st->bytes += info.file_bytes;
         st->wdl_bytes += info.wdl_bytes;
-        st->dtc_bytes += info.dtc_bytes;
+        st->dtw_bytes += info.dtw_bytes;
     }
     cum[st->usable] = drawn;
     if (st->usable == 0 || !ix) {
@@ -492,35 +492,35 @@ static int fresh_handle(struct bench_state *st, mmtb_tb **tb, mmtb_ctx **ctx, bo
  * passes in the same context.  The handle stays open in *keep when keep is
  * not NULL (closed otherwise).
  */
-static int phase_first_warm(struct bench_state *st, bool dtc, mmtb_tb **keep)
+static int phase_first_warm(struct bench_state *st, bool dtw, mmtb_tb **keep)
 {
     const struct bench_opts *o = st->o;
     mmtb_tb *tb;
     mmtb_ctx *ctx;
     before_cold(st);
-    int ret = fresh_handle(st, &tb, &ctx, !dtc);
+    int ret = fresh_handle(st, &tb, &ctx, !dtw);
     if (ret != CLI_EXIT_OK)
         return ret;
-    int8_t *res = dtc ? st->out : st->ref;
+    int8_t *res = dtw ? st->out : st->ref;
     long bad = 0;
     uint64_t ns1 = 0, ns = 0, best = UINT64_MAX;
-    int rc = run_pass(ctx, st->pos, 1, 0, dtc, res, &ns1, &bad);
+    int rc = run_pass(ctx, st->pos, 1, 0, dtw, res, &ns1, &bad);
     if (rc == MMTB_OK && o->count > 1) {
-        rc = run_pass(ctx, st->pos + 1, o->count - 1, 0, dtc, res + 1, &ns, &bad);
+        rc = run_pass(ctx, st->pos + 1, o->count - 1, 0, dtw, res + 1, &ns, &bad);
         bad++; /* run_pass counted from pos + 1 */
     }
     if (rc != MMTB_OK) {
         ret = probe_failed(st, &st->pos[bad], rc);
         goto out;
     }
-    set_row(st, dtc ? R_FIRST1_DTC : R_FIRST1_WDL, "start: first probe", dtc ? "wdl+dtc" : "wdl", 1,
+    set_row(st, dtw ? R_FIRST1_DTW : R_FIRST1_WDL, "start: first probe", dtw ? "wdl+dtw" : "wdl", 1,
             ns1);
-    mmtb_ctx_cache_usage(ctx, &st->held[dtc].bytes, &st->held[dtc].blocks);
-    set_row(st, dtc ? R_FIRST_DTC : R_FIRST_WDL, "cold: first pass, fresh handle",
-            dtc ? "wdl+dtc" : "wdl", (uint64_t)o->count, ns1 + ns);
-    if (dtc && (ret = check_same(st, res, o->count, "mmtb_probe")) != CLI_EXIT_OK)
+    mmtb_ctx_cache_usage(ctx, &st->held[dtw].bytes, &st->held[dtw].blocks);
+    set_row(st, dtw ? R_FIRST_DTW : R_FIRST_WDL, "cold: first pass, fresh handle",
+            dtw ? "wdl+dtw" : "wdl", (uint64_t)o->count, ns1 + ns);
+    if (dtw && (ret = check_same(st, res, o->count, "mmtb_probe")) != CLI_EXIT_OK)
         goto out;
-    if (!dtc)
+    if (!dtw)
         for (long i = 0; i < o->count; i++) {
             st->wins += st->ref[i] == MMTB_WIN;
             st->draws += st->ref[i] == MMTB_DRAW;
@@ -528,8 +528,8 @@ static int phase_first_warm(struct bench_state *st, bool dtc, mmtb_tb **keep)
         }
     for (int rep = 0; rep < 3; rep++) {
         uint64_t sum = 0;
-        for (long k = 0; k < warm_reps(st, dtc); k++) {
-            rc = run_pass(ctx, st->pos, o->count, 0, dtc, st->out, &ns, &bad);
+        for (long k = 0; k < warm_reps(st, dtw); k++) {
+            rc = run_pass(ctx, st->pos, o->count, 0, dtw, st->out, &ns, &bad);
             if (rc != MMTB_OK) {
                 ret = probe_failed(st, &st->pos[bad], rc);
                 goto out;
@@ -541,8 +541,8 @@ static int phase_first_warm(struct bench_state *st, bool dtc, mmtb_tb **keep)
     }
     if ((ret = check_same(st, st->out, o->count, "warm pass")) != CLI_EXIT_OK)
         goto out;
-    set_row(st, dtc ? R_WARM_DTC : R_WARM_WDL, "warm: same context, best of 3",
-            dtc ? "wdl+dtc" : "wdl", (uint64_t)o->count * (uint64_t)warm_reps(st, dtc), best);
+    set_row(st, dtw ? R_WARM_DTW : R_WARM_WDL, "warm: same context, best of 3",
+            dtw ? "wdl+dtw" : "wdl", (uint64_t)o->count * (uint64_t)warm_reps(st, dtw), best);
 out:
     mmtb_ctx_free(ctx);
     if (keep && ret == CLI_EXIT_OK)
@@ -554,7 +554,7 @@ out:
 
 /* One probe in each of o->cold fresh contexts on an open handle (sector
  * files already open), each timed alone: mean, median and p99. */
-static int phase_fresh(struct bench_state *st, mmtb_tb *tb, bool dtc)
+static int phase_fresh(struct bench_state *st, mmtb_tb *tb, bool dtw)
 {
     long n = st->o->cold;
     if (n <= 0)
@@ -575,7 +575,7 @@ static int phase_fresh(struct bench_state *st, mmtb_tb *tb, bool dtc)
         }
         int wdl = MMTB_DRAW;
         uint64_t t0 = now_ns();
-        rc = probe1(ctx, &st->pos[i], dtc, &wdl);
+        rc = probe1(ctx, &st->pos[i], dtw, &wdl);
         t[i] = now_ns() - t0;
         mmtb_ctx_free(ctx);
         if (rc != MMTB_OK) {
@@ -591,8 +591,8 @@ static int phase_fresh(struct bench_state *st, mmtb_tb *tb, bool dtc)
         }
     }
     qsort(t, (size_t)n, sizeof *t, mmtb_cmp_u64);
-    int r = dtc ? R_FRESH_DTC : R_FRESH_WDL;
-    set_row(st, r, "cold: 1 probe per fresh context", dtc ? "wdl+dtc" : "wdl", (uint64_t)n, sum);
+    int r = dtw ? R_FRESH_DTW : R_FRESH_WDL;
+    set_row(st, r, "cold: 1 probe per fresh context", dtw ? "wdl+dtw" : "wdl", (uint64_t)n, sum);
     st->rows[r].median = (int64_t)t[n / 2];
     st->rows[r].p99 = (int64_t)t[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1];
     free(t);
@@ -601,7 +601,7 @@ static int phase_fresh(struct bench_state *st, mmtb_tb *tb, bool dtc)
 
 /* A context with the small cache: one pass to reach the steady state, then
  * a timed pass. */
-static int phase_small(struct bench_state *st, mmtb_tb *tb, bool dtc)
+static int phase_small(struct bench_state *st, mmtb_tb *tb, bool dtw)
 {
     mmtb_ctx *ctx;
     long bad = 0;
@@ -611,16 +611,16 @@ static int phase_small(struct bench_state *st, mmtb_tb *tb, bool dtc)
         cli_error(st->cmd, "cannot create a probe context: %s", mmtb_strerror(rc));
         return CLI_EXIT_TABLE;
     }
-    rc = run_pass(ctx, st->pos, st->o->count, 0, dtc, st->out, &ns, &bad);
+    rc = run_pass(ctx, st->pos, st->o->count, 0, dtw, st->out, &ns, &bad);
     if (rc == MMTB_OK)
-        rc = run_pass(ctx, st->pos, st->o->count, 0, dtc, st->out, &ns, &bad);
+        rc = run_pass(ctx, st->pos, st->o->count, 0, dtw, st->out, &ns, &bad);
     mmtb_ctx_free(ctx);
     if (rc != MMTB_OK)
         return probe_failed(st, &st->pos[bad], rc);
     if (check_same(st, st->out, st->o->count, "small cache") != CLI_EXIT_OK)
         return CLI_EXIT_TABLE;
-    set_row(st, dtc ? R_SMALL_DTC : R_SMALL_WDL, "small cache: second pass",
-            dtc ? "wdl+dtc" : "wdl", (uint64_t)st->o->count, ns);
+    set_row(st, dtw ? R_SMALL_DTW : R_SMALL_WDL, "small cache: second pass",
+            dtw ? "wdl+dtw" : "wdl", (uint64_t)st->o->count, ns);
     return CLI_EXIT_OK;
 }
 
@@ -630,7 +630,7 @@ struct thr {
     mmtb_tb *tb;
     pthread_barrier_t *bar;
     long first; /* where this thread starts in the sample */
-    bool dtc;
+    bool dtw;
     int rc;
     long bad, wrong;
     int8_t *out;
@@ -646,10 +646,10 @@ static void *thr_main(void *arg)
     uint64_t ns;
     t->rc = t->out ? mmtb_ctx_create(&ctx, t->tb, st->o->cache) : MMTB_ERR_NOMEM;
     if (t->rc == MMTB_OK)
-        t->rc = run_pass(ctx, st->pos, st->o->count, t->first, t->dtc, t->out, &ns, &t->bad);
+        t->rc = run_pass(ctx, st->pos, st->o->count, t->first, t->dtw, t->out, &ns, &t->bad);
     pthread_barrier_wait(t->bar);
-    for (long k = 0; k < warm_reps(st, t->dtc) && t->rc == MMTB_OK; k++)
-        t->rc = run_pass(ctx, st->pos, st->o->count, t->first, t->dtc, t->out, &ns, &t->bad);
+    for (long k = 0; k < warm_reps(st, t->dtw) && t->rc == MMTB_OK; k++)
+        t->rc = run_pass(ctx, st->pos, st->o->count, t->first, t->dtw, t->out, &ns, &t->bad);
     pthread_barrier_wait(t->bar);
     if (t->rc == MMTB_OK)
         t->wrong = mismatches(st, t->out, st->o->count);
@@ -659,7 +659,7 @@ static void *thr_main(void *arg)
 
 /* T threads on the shared handle, each probing the whole sample from its
  * own starting point; the aggregate rate over the measured passes. */
-static int phase_threads(struct bench_state *st, mmtb_tb *tb, bool dtc)
+static int phase_threads(struct bench_state *st, mmtb_tb *tb, bool dtw)
 {
     int nt = st->o->threads, ret = CLI_EXIT_OK;
     struct thr *t = calloc((size_t)nt, sizeof *t);
@@ -677,7 +677,7 @@ static int phase_threads(struct bench_state *st, mmtb_tb *tb, bool dtc)
         t[i].tb = tb;
         t[i].bar = &bar;
         t[i].first = (long)((uint64_t)st->o->count * (uint64_t)i / (uint64_t)nt);
-        t[i].dtc = dtc;
+        t[i].dtw = dtw;
         t[i].out = malloc((size_t)st->o->count);
         if (pthread_create(&id[i], NULL, thr_main, &t[i]) != 0)
             break;
@@ -708,9 +708,9 @@ static int phase_threads(struct bench_state *st, mmtb_tb *tb, bool dtc)
     free(t);
     free(id);
     if (ret == CLI_EXIT_OK)
-        set_row(st, dtc ? R_THR_DTC : R_THR_WDL, "threads: own contexts, warm",
-                dtc ? "wdl+dtc" : "wdl",
-                (uint64_t)st->o->count * (uint64_t)warm_reps(st, dtc) * (uint64_t)nt, ns);
+        set_row(st, dtw ? R_THR_DTW : R_THR_WDL, "threads: own contexts, warm",
+                dtw ? "wdl+dtw" : "wdl",
+                (uint64_t)st->o->count * (uint64_t)warm_reps(st, dtw) * (uint64_t)nt, ns);
     return ret;
 }
 
@@ -737,10 +737,10 @@ static double per_probe(const struct row *r)
 static const char *row_key(int r)
 {
     static const char *keys[R_COUNT] = {
-        "open",           "ctx_create",     "first_probe_wdl", "first_probe_dtc",
-        "first_pass_wdl", "first_pass_dtc", "fresh_ctx_wdl",   "fresh_ctx_dtc",
-        "warm_wdl",       "warm_dtc",       "small_cache_wdl", "small_cache_dtc",
-        "threads_wdl",    "threads_dtc"};
+        "open",           "ctx_create",     "first_probe_wdl", "first_probe_dtw",
+        "first_pass_wdl", "first_pass_dtw", "fresh_ctx_wdl",   "fresh_ctx_dtw",
+        "warm_wdl",       "warm_dtw",       "small_cache_wdl", "small_cache_dtw",
+        "threads_wdl",    "threads_dtw"};
     return keys[r];
 }
 
@@ -769,11 +769,11 @@ static void report_text(const struct bench_state *st, long rss_kib)
     printf("%-12s %" PRIu64 " canonical, %" PRIu64 " index slots\n", "positions", st->canonical,
            st->slots);
     printf("%-12s %" PRIu64 " bytes (%s) in sector files: W/D/L plane %" PRIu64
-           ", DTC plane %" PRIu64 "\n",
-           "on disk", st->bytes, db, st->wdl_bytes, st->dtc_bytes);
-    printf("%-12s %.3f per canonical position (W/D/L plane %.3f, DTC plane %.3f)\n", "bits",
+           ", DTW plane %" PRIu64 "\n",
+           "on disk", st->bytes, db, st->wdl_bytes, st->dtw_bytes);
+    printf("%-12s %.3f per canonical position (W/D/L plane %.3f, DTW plane %.3f)\n", "bits",
            bits(st->bytes, st->canonical), bits(st->wdl_bytes, st->canonical),
-           bits(st->dtc_bytes, st->canonical));
+           bits(st->dtw_bytes, st->canonical));
     printf("%-12s %ld positions, seed %" PRIu64 ": uniform over the canonical positions,\n",
            "sample", o->count, o->seed);
     printf("%-12s each a random symmetric image with White to move\n", "");
@@ -802,7 +802,7 @@ static void report_text(const struct bench_state *st, long rss_kib)
         if (!w->done)
             continue;
         char label[64], med[24] = "-", p99[24] = "-", rt[24] = "-";
-        if (r == R_THR_WDL || r == R_THR_DTC)
+        if (r == R_THR_WDL || r == R_THR_DTW)
             snprintf(label, sizeof label, "threads: %d, own contexts, warm", o->threads);
         else
             snprintf(label, sizeof label, "%s", w->phase);
@@ -816,13 +816,13 @@ static void report_text(const struct bench_state *st, long rss_kib)
                w->probes, (double)w->ns / 1e9, rt, per_probe(w), med, p99);
     }
     for (int d = 0; d < 2; d++) {
-        if (!st->rows[d ? R_FIRST_DTC : R_FIRST_WDL].done)
+        if (!st->rows[d ? R_FIRST_DTW : R_FIRST_WDL].done)
             continue;
         char hb[32];
         human_bytes(st->held[d].bytes, hb, sizeof hb);
         printf("%s%-12s %s in %zu block%s after the first pass (%s)%s\n", d ? "" : "\n",
                d ? "" : "warm cache", hb, st->held[d].blocks, st->held[d].blocks == 1 ? "" : "s",
-               d ? "wdl+dtc" : "wdl", held_full(st, d) ? ": FULL" : ", room left");
+               d ? "wdl+dtw" : "wdl", held_full(st, d) ? ": FULL" : ", room left");
     }
     if (held_full(st, 0) || held_full(st, 1))
         printf("%-12s the %s cache is full after the first pass, so the 'warm' rows may\n"
@@ -841,12 +841,12 @@ static void report_json(const struct bench_state *st, long rss_kib)
     printf(",\"variant\":");
     cli_json_str(stdout, st->v->name);
     printf(",\"sectors\":%d,\"sectors_usable\":%d,\"canonical\":%" PRIu64 ",\"slots\":%" PRIu64
-           ",\"bytes\":%" PRIu64 ",\"wdl_bytes\":%" PRIu64 ",\"dtc_bytes\":%" PRIu64
+           ",\"bytes\":%" PRIu64 ",\"wdl_bytes\":%" PRIu64 ",\"dtw_bytes\":%" PRIu64
            ",\"bits_per_position\":%.4f,\"wdl_bits_per_position\":%.4f"
-           ",\"dtc_bits_per_position\":%.4f",
+           ",\"dtw_bits_per_position\":%.4f",
            st->nsectors, st->usable, st->canonical, st->slots, st->bytes, st->wdl_bytes,
-           st->dtc_bytes, bits(st->bytes, st->canonical), bits(st->wdl_bytes, st->canonical),
-           bits(st->dtc_bytes, st->canonical));
+           st->dtw_bytes, bits(st->bytes, st->canonical), bits(st->wdl_bytes, st->canonical),
+           bits(st->dtw_bytes, st->canonical));
     printf(",\"count\":%ld,\"seed\":%" PRIu64 ",\"cache_bytes\":%zu,\"small_cache_bytes\":%zu"
            ",\"cold\":%ld,\"threads\":%d,\"drop_caches\":%s",
            o->count, o->seed, o->cache, o->small_cache, o->cold, o->threads,
@@ -870,8 +870,8 @@ static void report_json(const struct bench_state *st, long rss_kib)
         printf("}");
     }
     for (int d = 0; d < 2; d++) {
-        printf(",\"warm_cache_%s\":", d ? "dtc" : "wdl");
-        if (!st->rows[d ? R_FIRST_DTC : R_FIRST_WDL].done)
+        printf(",\"warm_cache_%s\":", d ? "dtw" : "wdl");
+        if (!st->rows[d ? R_FIRST_DTW : R_FIRST_WDL].done)
             printf("null");
         else
             printf("{\"bytes\":%zu,\"blocks\":%zu,\"full\":%s}", st->held[d].bytes,

@@ -235,8 +235,8 @@ static void free_slots(struct check *c)
 static long worst_key(const struct mmtb_value *before, const struct mmtb_value *after)
 {
     if (before->wdl == MMTB_WIN)
-        return (long)before->dtc * 4 + (after->wdl == MMTB_LOSS ? 0 : 1);
-    return 1000000L + (after->dtc < 0 ? 0 : after->dtc);
+        return (long)before->dtw * 4 + (after->wdl == MMTB_LOSS ? 0 : 1);
+    return 1000000L + (after->dtw < 0 ? 0 : after->dtw);
 }
 
 static void keep_worst(struct check *c, const struct item *it)
@@ -292,8 +292,8 @@ static void report_item(struct check *c, struct item *it)
                 c->kinds[!strcmp(k, "win->draw") ? 0 : !strcmp(k, "win->loss") ? 1 : 2]++;
                 keep_worst(c, it);
             }
-            cli_format_value(j->before.wdl, j->before.dtc, true, b, sizeof b);
-            cli_format_value(j->after.wdl, j->after.dtc, true, a, sizeof a);
+            cli_format_value(j->before.wdl, j->before.dtw, true, b, sizeof b);
+            cli_format_value(j->after.wdl, j->after.dtw, true, a, sizeof a);
             if (j->nbest)
                 cli_format_best(c->v, j, ", ", best, sizeof best);
         }
@@ -482,8 +482,8 @@ static void print_summary(const struct check *c)
         for (int i = 0; i < c->nw; i++) {
             const struct worst *w = &c->worst[i];
             char b[48], a[48];
-            cli_format_value(w->before.wdl, w->before.dtc, true, b, sizeof b);
-            cli_format_value(w->after.wdl, w->after.dtc, true, a, sizeof a);
+            cli_format_value(w->before.wdl, w->before.dtw, true, b, sizeof b);
+            cli_format_value(w->after.wdl, w->after.dtw, true, a, sizeof a);
             printf("    line %d: %s in '%s': %s -> %s; best: %s\n", w->line, w->move, w->pos, b,
                    a, w->best);
         }

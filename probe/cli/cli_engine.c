@@ -195,11 +195,11 @@ static void cmd_go(struct engine *e)
     if (val->wdl == MMTB_DRAW)
         printf("info depth 0 score cp 0 wdl 0 1000 0 pv %s\n", mb);
     else
-        printf("info depth %d score mate %d wdl %s pv %s\n", val->dtc,
-               val->wdl == MMTB_WIN ? (val->dtc + 1) / 2 : -((val->dtc + 1) / 2),
+        printf("info depth %d score mate %d wdl %s pv %s\n", val->dtw,
+               val->wdl == MMTB_WIN ? (val->dtw + 1) / 2 : -((val->dtw + 1) / 2),
                val->wdl == MMTB_WIN ? "1000 0 0" : "0 0 1000", mb);
     char vb[48];
-    cli_format_value(val->wdl, val->dtc, true, vb, sizeof vb);
+    cli_format_value(val->wdl, val->dtw, true, vb, sizeof vb);
     info_string("perfect play: %s%s for %s, %d best move%s of %d", vb,
                 val->wdl == MMTB_DRAW ? "" : " plies", cli_colour_name(e->pos.side, false), nbest,
                 nbest == 1 ? "" : "s", n);

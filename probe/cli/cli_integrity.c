@@ -39,7 +39,7 @@ static const char integrity_help[] =
     "  -t, --tables DIR   table directory (required)\n"
     "  -j, --json         one JSON object: files, bytes, seconds, unsolved,\n"
     "                     problems (array of {file, sector, plane, block,\n"
-    "                     message}; plane \"wdl\", \"dtc\" or null, block null\n"
+    "                     message}; plane \"wdl\", \"dtw\" or null, block null\n"
     "                     for the file as a whole) and ok\n"
     "  -n, --threads N    files checked at once (default: the number of processors)\n"
     "  -q, --quiet        no progress line on stderr (it is only shown on a terminal)\n"
@@ -170,7 +170,7 @@ static int cmp_problem(const void *a, const void *b)
 
 static const char *plane_json(int plane)
 {
-    return plane == MMTB_PLANE_WDL ? "\"wdl\"" : plane == MMTB_PLANE_DTC ? "\"dtc\"" : "null";
+    return plane == MMTB_PLANE_WDL ? "\"wdl\"" : plane == MMTB_PLANE_DTW ? "\"dtw\"" : "null";
 }
 
 /* Print the result: problem lines and a summary, or one JSON object. */

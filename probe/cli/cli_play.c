@@ -19,8 +19,8 @@ static const char play_help[] =
     "\n"
     "Play against perfect play from the solved tables in DIR.  The board is\n"
     "shown before every move with the value of the position (e.g. 'White wins\n"
-    "in 17 plies': plies to the next capture or the end of the game with best\n"
-    "play).  Type moves in standard notation: d6 (place), d6-d5 (slide or\n"
+    "in 17 plies': plies to the end of the game with best play,\n"
+    "the depth to win).  Type moves in standard notation: d6 (place), d6-d5 (slide or\n"
     "fly), d6xb4 or d6-d5xb4 (closing a mill and removing b4), xb4 (a\n"
     "pending removal).  Other input:\n"
     "  moves  list the legal moves      hint  show the value of every move\n"
@@ -85,8 +85,8 @@ static void print_value(const struct mmtb_pos *p, const struct mmtb_value *val)
         return;
     }
     int winner = val->wdl == MMTB_WIN ? p->side : p->side ^ 1;
-    printf("Value: %s wins in %d pl%s\n", cli_colour_name(winner, true), val->dtc,
-           val->dtc == 1 ? "y" : "ies");
+    printf("Value: %s wins in %d pl%s\n", cli_colour_name(winner, true), val->dtw,
+           val->dtw == 1 ? "y" : "ies");
 }
 
 static void list_moves(const struct mmtb_variant *v, const struct mmtb_move_value *mv, int n,
@@ -96,7 +96,7 @@ static void list_moves(const struct mmtb_variant *v, const struct mmtb_move_valu
     for (int i = 0; i < n; i++) {
         mmtb_move_format(v, &mv[i].move, mb, sizeof mb);
         if (values) {
-            cli_format_value(mv[i].value.wdl, mv[i].value.dtc, true, vb, sizeof vb);
+            cli_format_value(mv[i].value.wdl, mv[i].value.dtw, true, vb, sizeof vb);
             printf("  %-12s %s\n", mb, vb);
         } else {
             printf("%s%s", i ? " " : "", mb);

@@ -25,8 +25,8 @@ static const char probe_help[] =
     "       mmtb-probe probe -t DIR --svg POSITION\n"
     "\n"
     "Look positions up in the solved tables in DIR: the value for the side to\n"
-    "move (win, draw or loss) with the depth to conversion (DTC: plies until\n"
-    "the next capture or the end of the game), and every legal move with the\n"
+    "move (win, draw or loss) with the depth to win (DTW: plies until the\n"
+    "end of the game, the winner hurrying, the loser delaying), and every legal move with the\n"
     "value it leads to for the side that moves, best first.\n"
     "\n"
     "Each POSITION is one argument, in the simple form 'WHITE BLACK SIDE\n"
@@ -39,14 +39,14 @@ static const char probe_help[] =
     "  -t, --tables DIR   table directory (required)\n"
     "  -j, --json         one JSON object per line per position, with the\n"
     "                     fields position (as given), wdl (\"win\", \"draw\" or\n"
-    "                     \"loss\" for the side to move), dtc (plies, null for a\n"
-    "                     draw) and moves (array of {move, wdl, dtc}, the value\n"
+    "                     \"loss\" for the side to move), dtw (plies, null for a\n"
+    "                     draw) and moves (array of {move, wdl, dtw}, the value\n"
     "                     for the side that moves, best first)\n"
     "  -p, --pv           add the principal variation (JSON: pv, an array of\n"
     "                     moves), played to the end of the game, at most\n"
     "                     --pv-max plies (a draw: at most 20)\n"
     "      --pv-max N     longest principal variation (default 1000)\n"
-    "  -w, --wdl-only     only win/draw/loss: reads no depth data; dtc fields\n"
+    "  -w, --wdl-only     only win/draw/loss: reads no depth data; dtw fields\n"
     "                     are left out and moves are ordered wins, draws, losses\n"
     "  -s, --svg          an SVG picture of the one POSITION instead: the board,\n"
     "                     the stones, and every move's value marked on it as\n"
@@ -93,7 +93,7 @@ static int moves_wdl_only(mmtb_ctx *ctx, const struct mmtb_variant *v, const str
                 continue;
             out[k].move = mv[i];
             out[k].value.wdl = -wdl;
-            out[k].value.dtc = -1;
+            out[k].value.dtw = -1;
             k++;
         }
     }
@@ -107,7 +107,7 @@ static void print_text(const struct mmtb_variant *v, const char *given, const st
                        const struct mmtb_move *pv, int npv, const struct probe_opts *o)
 {
     char vb[64], mb[64];
-    cli_format_value(val->wdl, val->dtc, !o->wdl_only, vb, sizeof vb);
+    cli_format_value(val->wdl, val->dtw, !o->wdl_only, vb, sizeof vb);
     printf("%s\n", given);
     printf("%s to move: %s", cli_colour_name(p->side, true), vb);
     if (val->wdl != MMTB_DRAW && !o->wdl_only)
@@ -117,7 +117,7 @@ static void print_text(const struct mmtb_variant *v, const char *given, const st
     printf("\n");
     for (int i = 0; i < n; i++) {
         mmtb_move_format(v, &mv[i].move, mb, sizeof mb);
-        cli_format_value(mv[i].value.wdl, mv[i].value.dtc, !o->wdl_only, vb, sizeof vb);
+        cli_format_value(mv[i].value.wdl, mv[i].value.dtw, !o->wdl_only, vb, sizeof vb);
         printf("  %-12s %s\n", mb, vb);
     }
     if (o->pv) {
@@ -130,16 +130,16 @@ static void print_text(const struct mmtb_variant *v, const char *given, const st
     }
 }
 
-/* Write a value's "wdl" and (unless wdl-only) "dtc" members. */
+/* Write a value's "wdl" and (unless wdl-only) "dtw" members. */
 static void json_value(const struct mmtb_value *val, const struct probe_opts *o)
 {
     printf("\"wdl\":\"%s\"", cli_wdl_name(val->wdl));
     if (o->wdl_only)
         return;
     if (val->wdl == MMTB_DRAW)
-        printf(",\"dtc\":null");
+        printf(",\"dtw\":null");
     else
-        printf(",\"dtc\":%d", val->dtc);
+        printf(",\"dtw\":%d", val->dtw);
 }
 
 static void print_json(const struct mmtb_variant *v, const char *given,
@@ -376,7 +376,7 @@ static const char stats_help[] =
     "Per-sector statistics of the solved tables in DIR, read from the file\n"
     "headers: canonical positions (one per symmetry orbit) that are wins,\n"
     "draws and losses for the side to move, and the longest win and loss\n"
-    "(DTC in plies; -1 when there is none).  The text table adds the bytes on\n"
+    "(DTW in plies; -1 when there is none).  The text table adds the bytes on\n"
     "disk and the bits per canonical position (whole file, and the W/D/L\n"
     "plane alone) and a totals line.\n"
     "\n"
@@ -387,7 +387,7 @@ static const char stats_help[] =
     "                     max_win, max_loss (side to move first)\n"
     "  -s, --svg          an SVG picture instead: per sector the W/D/L shares\n"
     "                     and the longest win and loss, and the histogram of\n"
-    "                     wins and losses by DTC (reads every value)\n"
+    "                     wins and losses by DTW (reads every value)\n"
     "  -h, --help         show this help\n"
     "\n"
     "Exit codes:\n"

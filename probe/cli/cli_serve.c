@@ -271,14 +271,14 @@ static enum MHD_Result send_error(struct server *s, struct MHD_Connection *conn,
 /* /api/probe                                                              */
 /* ---------------------------------------------------------------------- */
 
-/* Write a value's "wdl" and "dtc" members (dtc null for a draw). */
+/* Write a value's "wdl" and "dtw" members (dtw null for a draw). */
 static void json_value_members(FILE *f, const struct mmtb_value *val)
 {
-    fprintf(f, "\"wdl\":\"%s\",\"dtc\":", cli_wdl_name(val->wdl));
+    fprintf(f, "\"wdl\":\"%s\",\"dtw\":", cli_wdl_name(val->wdl));
     if (val->wdl == MMTB_DRAW)
         fputs("null", f);
     else
-        fprintf(f, "%d", val->dtc);
+        fprintf(f, "%d", val->dtw);
 }
 
 /* A point's name as a JSON string, or null for -1 (none). */
@@ -307,7 +307,7 @@ static void json_points(FILE *f, const struct mmtb_variant *v, uint32_t mask)
 /*
  * The probe answer: position (simple form), fen (24-point boards, else
  * null), side, the stones (white, black, white_hand, black_hand, remove),
- * wdl, dtc, game_over, moves best first (move, wdl, dtc, from, to, remove,
+ * wdl, dtw, game_over, moves best first (move, wdl, dtw, from, to, remove,
  * after), pv when asked for, variant and fingerprint.
  */
 static void write_probe(FILE *f, const struct server *s, const struct mmtb_pos *p,

@@ -2,7 +2,7 @@
  * cli_svg.c - SVG pictures for papers and docs: a variant's board or a
  * position with the value of every move marked as serve's page marks them
  * (board --svg, probe --svg), and the statistics of a table directory,
- * per-sector W/D/L shares and the DTC histogram (stats --svg).  Standalone
+ * per-sector W/D/L shares and the DTW histogram (stats --svg).  Standalone
  * SVG 1.1 documents, no scripts, no external resources.  Depends on
  * format/ and mmtb.h.
  */
@@ -118,7 +118,7 @@ static void short_value(const struct mmtb_value *val, char *buf, size_t len)
     if (val->wdl == MMTB_DRAW)
         snprintf(buf, len, "=");
     else
-        snprintf(buf, len, "%c%d", val->wdl > 0 ? '+' : '-', val->dtc);
+        snprintf(buf, len, "%c%d", val->wdl > 0 ? '+' : '-', val->dtw);
 }
 
 /* A row of n stones of colour c in hand, with its label, at height y. */
@@ -253,7 +253,7 @@ static void draw_move_list(FILE *f, const struct mmtb_variant *v, const struct g
             break;
         }
         mmtb_move_format(v, &mv[k].move, buf, sizeof buf);
-        cli_format_value(mv[k].value.wdl, mv[k].value.dtc, true, vb, sizeof vb);
+        cli_format_value(mv[k].value.wdl, mv[k].value.dtw, true, vb, sizeof vb);
         fprintf(f, "<g class=\"move\" data-wdl=\"%s\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" fill=\"#222\">",
                 cli_wdl_name(mv[k].value.wdl), lx + 5, y - 4, wdl_colour(mv[k].value.wdl), lx + 16, y);
@@ -275,7 +275,7 @@ void cli_svg_position(FILE *f, const struct mmtb_variant *v, const struct mmtb_p
     char caption[256];
     vb[0] = '\0';
     if (p && val)
-        cli_format_value(val->wdl, val->dtc, true, vb, sizeof vb);
+        cli_format_value(val->wdl, val->dtw, true, vb, sizeof vb);
     snprintf(caption, sizeof caption, "%s%s%s%s%s", v->title, vb[0] ? ": " : "",
              vb[0] ? cli_colour_name(p->side, false) : "", vb[0] ? " to move, " : "", vb);
     double h = fmax(g.h + (p ? 20 : 0), g.top + 40 + 20.0 * nlist + 20);
@@ -322,7 +322,7 @@ static void commas(uint64_t x, char *buf, size_t len)
 }
 
 /*
- * Count the canonical positions of sector s by value and DTC: win_hist[d]
+ * Count the canonical positions of sector s by value and DTW: win_hist[d]
  * and loss_hist[d] (d <= maxd) grow by the wins and losses in d plies.
  * Reads the sector in chunks through ctx.  Returns MMTB_OK or the read's
  * error.
@@ -333,26 +333,26 @@ static int count_sector(mmtb_ctx *ctx, const mmtb_index *ix, struct mmtb_sector 
     enum { CHUNK = 1 << 16 };
     uint64_t slots = mmtb_index_slots(ix, s);
     uint8_t *wdl = malloc(CHUNK);
-    uint16_t *dtc = malloc(sizeof *dtc * CHUNK);
-    int rc = wdl && dtc ? MMTB_OK : MMTB_ERR_NOMEM;
+    uint16_t *dtw = malloc(sizeof *dtw * CHUNK);
+    int rc = wdl && dtw ? MMTB_OK : MMTB_ERR_NOMEM;
     struct mmtb_index_iter it;
     mmtb_index_iter_start(&it, ix, s, 0, slots);
     for (uint64_t lo = 0; rc == MMTB_OK && lo < slots; lo += CHUNK) {
         uint64_t cnt = slots - lo < CHUNK ? slots - lo : CHUNK;
-        rc = mmtb_tb_read(ctx, s, lo, cnt, wdl, dtc);
+        rc = mmtb_tb_read(ctx, s, lo, cnt, wdl, dtw);
         for (uint64_t i = 0; rc == MMTB_OK && i < cnt; i++) {
             uint64_t slot;
             uint32_t mover, opp;
             bool canonical;
             if (!mmtb_index_iter_next(&it, &slot, &mover, &opp, &canonical))
                 break;
-            if (!canonical || wdl[i] == 1 || dtc[i] > maxd)
-                continue; /* wasted slots, draws; dtc > maxd cannot be (header) */
-            (wdl[i] == 2 ? win_hist : loss_hist)[dtc[i]]++;
+            if (!canonical || wdl[i] == 1 || dtw[i] > maxd)
+                continue; /* wasted slots, draws; dtw > maxd cannot be (header) */
+            (wdl[i] == 2 ? win_hist : loss_hist)[dtw[i]]++;
         }
     }
     free(wdl);
-    free(dtc);
+    free(dtw);
     return rc;
 }
 
@@ -498,7 +498,7 @@ static void draw_histogram(FILE *f, const struct stats_pic *sp, const struct sta
     }
     /* bar height = hist_h * log10(1 + count) / log10(1 + hmax) */
     double scale = hist_h / log10(1.0 + (double)hmax);
-    fprintf(f, "<text x=\"10\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">Depth to conversion "
+    fprintf(f, "<text x=\"10\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">Depth to win "
                "(plies), canonical positions per depth, log scale</text>\n",
             hist_top - 22);
     commas(hmax, a, sizeof a);
@@ -511,11 +511,11 @@ static void draw_histogram(FILE *f, const struct stats_pic *sp, const struct sta
         double hw = scale * log10(1.0 + (double)win_hist[k]);
         double hl = scale * log10(1.0 + (double)loss_hist[k]);
         if (win_hist[k])
-            fprintf(f, "<rect class=\"win\" data-dtc=\"%d\" data-count=\"%" PRIu64 "\" x=\"%.2f\" y=\"%.2f\" "
+            fprintf(f, "<rect class=\"win\" data-dtw=\"%d\" data-count=\"%" PRIu64 "\" x=\"%.2f\" y=\"%.2f\" "
                        "width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
                     k, win_hist[k], x, axis - hw, binw * 0.85, hw, wdl_colour(MMTB_WIN));
         if (loss_hist[k])
-            fprintf(f, "<rect class=\"loss\" data-dtc=\"%d\" data-count=\"%" PRIu64 "\" x=\"%.2f\" y=\"%.2f\" "
+            fprintf(f, "<rect class=\"loss\" data-dtw=\"%d\" data-count=\"%" PRIu64 "\" x=\"%.2f\" y=\"%.2f\" "
                        "width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
                     k, loss_hist[k], x, axis + 1, binw * 0.85, hl, wdl_colour(MMTB_LOSS));
     }

@@ -327,10 +327,10 @@ bool cli_open_tables(const char *cmd, const char *dir, mmtb_tb **tb, mmtb_ctx **
 }
 
 /* "win in 17", "loss in 4", "draw"; "win" without the depth. */
-void cli_format_value(int wdl, int dtc, bool with_dtc, char *buf, size_t len)
+void cli_format_value(int wdl, int dtw, bool with_dtw, char *buf, size_t len)
 {
-    if (wdl == MMTB_DRAW || !with_dtc)
+    if (wdl == MMTB_DRAW || !with_dtw)
         snprintf(buf, len, "%s", cli_wdl_name(wdl));
     else
-        snprintf(buf, len, "%s in %d", cli_wdl_name(wdl), dtc);
+        snprintf(buf, len, "%s in %d", cli_wdl_name(wdl), dtw);
 }

@@ -271,15 +271,15 @@ static void name_unknown(const mmtb_tb *tb, const char *dir, const struct mmtb_p
 static long value_score(const struct mmtb_value *x)
 {
     if (x->wdl == MMTB_WIN)
-        return 3000000L - x->dtc;
+        return 3000000L - x->dtw;
     if (x->wdl == MMTB_DRAW)
         return 2000000L;
-    return 1000000L + x->dtc;
+    return 1000000L + x->dtw;
 }
 
 bool cli_value_equal(const struct mmtb_value *a, const struct mmtb_value *b)
 {
-    return a->wdl == b->wdl && (a->wdl == MMTB_DRAW || a->dtc == b->dtc);
+    return a->wdl == b->wdl && (a->wdl == MMTB_DRAW || a->dtw == b->dtw);
 }
 
 int cli_judge(const mmtb_tb *tb, mmtb_ctx *ctx, const char *dir, const struct mmtb_pos *p,
@@ -357,9 +357,9 @@ const char *cli_result_of(int side, const struct mmtb_value *val)
 void cli_json_value(FILE *f, const struct mmtb_value *val)
 {
     if (val->wdl == MMTB_DRAW)
-        fprintf(f, "{\"wdl\":\"draw\",\"dtc\":null}");
+        fprintf(f, "{\"wdl\":\"draw\",\"dtw\":null}");
     else
-        fprintf(f, "{\"wdl\":\"%s\",\"dtc\":%d}", cli_wdl_name(val->wdl), val->dtc);
+        fprintf(f, "{\"wdl\":\"%s\",\"dtw\":%d}", cli_wdl_name(val->wdl), val->dtw);
 }
 
 void cli_format_best(const struct mmtb_variant *v, const struct cli_judgement *j,

@@ -124,8 +124,8 @@ int cli_table_exit(int status);
  * failure print the problem and return false (exit with CLI_EXIT_TABLE). */
 bool cli_open_tables(const char *cmd, const char *dir, mmtb_tb **tb, mmtb_ctx **ctx);
 
-/* "win in 17", "loss in 4", "draw" (without " in N" when !with_dtc). */
-void cli_format_value(int wdl, int dtc, bool with_dtc, char *buf, size_t len);
+/* "win in 17", "loss in 4", "draw" (without " in N" when !with_dtw). */
+void cli_format_value(int wdl, int dtw, bool with_dtw, char *buf, size_t len);
 
 /* ---- stats (cli_probe.c) ---- */
 
@@ -191,7 +191,7 @@ int cli_judge(const mmtb_tb *tb, mmtb_ctx *ctx, const char *dir, const struct mm
               const struct mmtb_move *m, struct mmtb_move_value *scratch,
               struct cli_judgement *out);
 
-/* Equal values: same wdl and, unless a draw, the same dtc. */
+/* Equal values: same wdl and, unless a draw, the same dtw. */
 bool cli_value_equal(const struct mmtb_value *a, const struct mmtb_value *b);
 
 /* "best", "keeps", "error", "unknown". */
@@ -207,7 +207,7 @@ const char *cli_phase_name(const struct mmtb_variant *v, const struct mmtb_pos *
  * "1-0", "0-1" or "1/2-1/2". */
 const char *cli_result_of(int side, const struct mmtb_value *val);
 
-/* {"wdl":"win","dtc":13} / {"wdl":"draw","dtc":null}. */
+/* {"wdl":"win","dtw":13} / {"wdl":"draw","dtw":null}. */
 void cli_json_value(FILE *f, const struct mmtb_value *val);
 
 /* The kept best moves joined by sep, "(+N more)" past CLI_MAX_BEST. */
@@ -242,7 +242,7 @@ void cli_svg_position(FILE *f, const struct mmtb_variant *v, const struct mmtb_p
 /*
  * A standalone SVG document of the statistics of the tables of tb (named
  * dir in the caption): per sector the W/D/L shares and the longest win and
- * loss, then the histogram of wins and losses by DTC (log scale), the
+ * loss, then the histogram of wins and losses by DTW (log scale), the
  * longest win and loss named with their sectors.  Reads every value of
  * every usable sector.  Problems are reported with cli_error(cmd, ...).
  * Returns MMTB_OK, MMTB_ERR_MISSING when a sector was unusable (the others

@@ -16,7 +16,7 @@ static void print_value(const struct mmtb_value *v)
     if (v->wdl == MMTB_DRAW)
         printf("draw");
     else
-        printf("%s %d", v->wdl == MMTB_WIN ? "win" : "loss", v->dtc);
+        printf("%s %d", v->wdl == MMTB_WIN ? "win" : "loss", v->dtw);
 }
 
 /* Probe one position on an open handle: the value, then the moves that keep
@@ -56,7 +56,7 @@ static int probe_one(const mmtb_tb *tb, const char *text)
     print_value(&val);
     printf("\nbest");
     for (int i = 0; i < n && moves[i].value.wdl == moves[0].value.wdl &&
-                    moves[i].value.dtc == moves[0].value.dtc;
+                    moves[i].value.dtw == moves[0].value.dtw;
          i++) {
         mmtb_move_format(v, &moves[i].move, buf, sizeof buf);
         printf(" %s", buf);

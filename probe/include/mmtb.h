@@ -31,8 +31,8 @@
  * mmtb_ctx (a zstd decompression context and a bounded block cache).
  *
  * Values: wdl is for the side to move (MMTB_WIN / MMTB_DRAW / MMTB_LOSS);
- * dtc is the depth to conversion in plies (plies until the next capture or
- * the end of the game, the winner shortening and the loser lengthening it),
+ * dtw is the depth to win in plies (plies until the end of the game, the
+ * winner shortening and the loser lengthening it, across captures and phases),
  * -1 for a draw.  A side to move that has lost by the rules has lost in 0.
  */
 #ifndef MMTB_H
@@ -147,10 +147,10 @@ const char *mmtb_version(void);
  * ------------------------------------------------------------------------ */
 
 /* A value for the side to move: wdl is MMTB_WIN, MMTB_DRAW or MMTB_LOSS;
- * dtc in plies, -1 for a draw. */
+ * dtw in plies, -1 for a draw. */
 struct mmtb_value {
     int wdl;
-    int dtc;
+    int dtw;
 };
 
 /*
@@ -173,7 +173,7 @@ int mmtb_probe(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_value *out);
 
 /*
  * As mmtb_probe, W/D/L only (*wdl is MMTB_WIN, MMTB_DRAW or MMTB_LOSS); never
- * reads the DTC plane.  Same returns and thread safety.
+ * reads the DTW plane.  Same returns and thread safety.
  */
 int mmtb_probe_wdl(mmtb_ctx *ctx, const struct mmtb_pos *p, int *wdl);
 
@@ -185,10 +185,10 @@ struct mmtb_move_value {
 
 /*
  * Every legal move of p (mmtb_gen_moves) with its value, best first: wins by
- * smallest dtc, then draws, then losses by largest dtc; ties keep the order
+ * smallest dtw, then draws, then losses by largest dtw; ties keep the order
  * of mmtb_gen_moves.  The value of a move m to q = apply(p, m): a win in 1
  * if q is a lost game for its side to move; else the negated value of q with
- * dtc 1 when m removed a stone (a capture converts) and q's dtc + 1
+ * dtw 1 when m removed a stone (a capture converts) and q's dtw + 1
  * otherwise.  For every position the tables store, mmtb_probe(p) equals the
  * value of the first move.
  * Writes the best min(count, cap) moves to out and returns the count of
@@ -223,7 +223,7 @@ int mmtb_probe_pv(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_move *out
 /*
  * Bulk read of the stored values of slots [first, first + count) of sector
  * s, in the writer's encoding: wdl[i] 0 = loss, 1 = draw, 2 = win for the
- * side to move; dtc[i] in plies (0 for a draw).  dtc may be NULL: then only
+ * side to move; dtw[i] in plies (0 for a draw).  dtw may be NULL: then only
  * the W/D/L plane is read.  Slots that are not canonical
  * (mmtb_index_slot_is_canonical false) hold unspecified values in 0..2.
  * Returns MMTB_OK, MMTB_ERR_NOT_IN_GAME, MMTB_ERR_MISSING,
@@ -232,7 +232,7 @@ int mmtb_probe_pv(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_move *out
  * thread.
  */
 int mmtb_tb_read(mmtb_ctx *ctx, struct mmtb_sector s, uint64_t first, uint64_t count,
-                 uint8_t *wdl, uint16_t *dtc);
+                 uint8_t *wdl, uint16_t *dtw);
 
 /* ------------------------------------------------------------------------
  * 3. Moves and notation
@@ -251,7 +251,7 @@ const char *mmtb_variant_title(const struct mmtb_variant *v);
 
 /*
  * Per-sector statistics, over canonical positions (one per symmetry orbit),
- * values for the side to move.  max_win / max_loss are the largest DTC of a
+ * values for the side to move.  max_win / max_loss are the largest DTW of a
  * win / loss in plies, -1 when the sector has none.  This is the one
  * definition: the writer (gen/tablewrite.h) reports the same struct.
  */
@@ -274,8 +274,8 @@ struct mmtb_sector_info {
     struct mmtb_sector_stats stats; /* from the file header; zeros unless status is MMTB_OK */
     uint64_t file_bytes;  /* size of the sector file */
     uint64_t wdl_bytes;   /* compressed bytes of the W/D/L plane */
-    uint64_t dtc_bytes;   /* compressed bytes of the DTC plane */
-    int dtc_width;        /* bytes per slot of the DTC plane (0: no DTC plane) */
+    uint64_t dtw_bytes;   /* compressed bytes of the DTW plane */
+    int dtw_width;        /* bytes per slot of the DTW plane (0: no DTW plane) */
     char detail[160];     /* a message when status is not MMTB_OK */
 };
 

@@ -18,7 +18,7 @@ extern "C" {
  * the file as a whole (header, metadata, footer, file hash, absence). */
 #define MMTB_PLANE_FILE (-1)
 #define MMTB_PLANE_WDL 0
-#define MMTB_PLANE_DTC 1
+#define MMTB_PLANE_DTW 1
 
 /* One problem found by mmtb_tb_verify_file.  The strings live until the
  * callback returns. */

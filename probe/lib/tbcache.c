@@ -23,7 +23,7 @@ struct centry {
     struct centry *hnext;       /* hash chain */
 };
 
-/* Slots per prefix-count chunk of a cached W/D/L block; DTC blocks (at
+/* Slots per prefix-count chunk of a cached W/D/L block; DTW blocks (at
  * least 2^10 slots) start on chunk boundaries. */
 #define CHUNK 256
 
@@ -61,7 +61,7 @@ static void block_error(mmtb_ctx *ctx, const struct tb_sector *sec, int plane, u
     const struct mmtb_tf_block *t = &sec->tab[plane][b];
     mmtb_tf_sector_filename(sec->s, name, sizeof name);
     ctx_set_error(ctx, "%s: %s block %llu of %llu (%u bytes at offset %llu) %s", name,
-                  plane == MMTB_TF_WDL ? "W/D/L" : "DTC", (unsigned long long)b,
+                  plane == MMTB_TF_WDL ? "W/D/L" : "DTW", (unsigned long long)b,
                   (unsigned long long)sec->l.nblocks[plane], t->csize,
                   (unsigned long long)t->offset, why);
 }
@@ -186,7 +186,7 @@ static uint64_t block_key(int si, int plane, uint64_t b)
 
 /* Read, check and decompress one block; on success it becomes the most
  * recent cache entry.  Entries are evicted first until the new one fits
- * the budget (at least one block is always kept: the new one).  DTC blocks
+ * the budget (at least one block is always kept: the new one).  DTW blocks
  * must already have been checked against their W/D/L block (raw size =
  * width x decided slots). */
 static int load_block(mmtb_ctx *ctx, uint64_t key, int si, const struct tb_sector *sec,
@@ -224,7 +224,7 @@ static int load_block(mmtb_ctx *ctx, uint64_t key, int si, const struct tb_secto
     if (rc == MMTB_OK)
         rc = plane == MMTB_TF_WDL
                  ? mmtb_tf_check_wdl(data, ns)
-                 : mmtb_tf_check_dtc(data, n / sec->h.dtc_width, sec->h.dtc_width, sec->max_dtc);
+                 : mmtb_tf_check_dtw(data, n / sec->h.dtw_width, sec->h.dtw_width, sec->max_dtw);
     if (rc != MMTB_OK) {
         if (why[0])
             ctx_set_error(ctx, "%s", why);
@@ -295,28 +295,28 @@ static uint64_t decided_before(const struct centry *w, uint64_t from, uint64_t t
 }
 
 /*
- * Where the depths of DTC block d are, seen from the cached W/D/L block w
- * that contains it (DTC blocks nest in W/D/L blocks and start on chunk
- * boundaries): *a is the block's first slot relative to w.  Before the DTC
+ * Where the depths of DTW block d are, seen from the cached W/D/L block w
+ * that contains it (DTW blocks nest in W/D/L blocks and start on chunk
+ * boundaries): *a is the block's first slot relative to w.  Before the DTW
  * block is first loaded, its stored size must be width x its decided slots.
  */
-static int dtc_locate(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t d,
+static int dtw_locate(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t d,
                       const struct centry *w, uint64_t *a)
 {
-    uint64_t first = d << sec->h.dtc_block_log2;
+    uint64_t first = d << sec->h.dtw_block_log2;
     *a = first & (sec->l.block_slots[0] - 1);
-    if (cache_find(ctx, block_key(si, MMTB_TF_DTC, d)))
+    if (cache_find(ctx, block_key(si, MMTB_TF_DTW, d)))
         return MMTB_OK;
-    uint64_t n = mmtb_tf_block_nslots(&sec->h, &sec->l, MMTB_TF_DTC, d);
+    uint64_t n = mmtb_tf_block_nslots(&sec->h, &sec->l, MMTB_TF_DTW, d);
     uint64_t decided = decided_before(w, *a, *a + n);
-    if (decided * sec->h.dtc_width == sec->tab[1][d].raw_size)
+    if (decided * sec->h.dtw_width == sec->tab[1][d].raw_size)
         return MMTB_OK;
-    block_error(ctx, sec, MMTB_TF_DTC, d, "does not hold a depth for each decided slot");
+    block_error(ctx, sec, MMTB_TF_DTW, d, "does not hold a depth for each decided slot");
     return MMTB_ERR_CORRUPT;
 }
 
-int ctx_slot(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t slot, bool want_dtc,
-             unsigned *code, unsigned *dtc)
+int ctx_slot(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t slot, bool want_dtw,
+             unsigned *code, unsigned *dtw)
 {
     struct centry *w;
     const uint8_t *raw;
@@ -327,24 +327,24 @@ int ctx_slot(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t slot, 
         return rc;
     uint64_t j = slot & (sec->l.block_slots[0] - 1);
     *code = mmtb_tf_wdl_get(w->data, j);
-    *dtc = 0;
-    if (!want_dtc || sec->h.dtc_width == 0 || *code == MMTB_TF_DRAW)
+    *dtw = 0;
+    if (!want_dtw || sec->h.dtw_width == 0 || *code == MMTB_TF_DRAW)
         return MMTB_OK;
-    /* The depth is entry k of the DTC block: k = decided slots before
-     * this one in the DTC block, counted in the W/D/L block. */
-    uint64_t d = slot >> sec->h.dtc_block_log2, a;
-    rc = dtc_locate(ctx, si, sec, d, w, &a);
+    /* The depth is entry k of the DTW block: k = decided slots before
+     * this one in the DTW block, counted in the W/D/L block. */
+    uint64_t d = slot >> sec->h.dtw_block_log2, a;
+    rc = dtw_locate(ctx, si, sec, d, w, &a);
     if (rc != MMTB_OK)
         return rc;
     uint64_t k = decided_before(w, a, j);
-    if ((k + 1) * sec->h.dtc_width > sec->tab[1][d].raw_size) {
-        block_error(ctx, sec, MMTB_TF_DTC, d, "has too few depths");
+    if ((k + 1) * sec->h.dtw_width > sec->tab[1][d].raw_size) {
+        block_error(ctx, sec, MMTB_TF_DTW, d, "has too few depths");
         return MMTB_ERR_CORRUPT;
     }
-    rc = ctx_block(ctx, si, sec, MMTB_TF_DTC, d, &raw); /* may evict w */
+    rc = ctx_block(ctx, si, sec, MMTB_TF_DTW, d, &raw); /* may evict w */
     if (rc != MMTB_OK)
         return rc;
-    *dtc = mmtb_tf_dtc_get(raw, k, sec->h.dtc_width);
+    *dtw = mmtb_tf_dtw_get(raw, k, sec->h.dtw_width);
     return MMTB_OK;
 }
 
@@ -367,39 +367,39 @@ static int read_wdl(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t
     return MMTB_OK;
 }
 
-/* The depths of slots [first, first + count), whose codes wdl[] holds: DTC
- * block by DTC block, the entry of the range's first decided slot is found
+/* The depths of slots [first, first + count), whose codes wdl[] holds: DTW
+ * block by DTW block, the entry of the range's first decided slot is found
  * by counting in the W/D/L block, the rest follow in order. */
-static int read_dtc(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t first,
-                    uint64_t count, const uint8_t *wdl, uint16_t *dtc)
+static int read_dtw(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t first,
+                    uint64_t count, const uint8_t *wdl, uint16_t *dtw)
 {
     uint64_t bs = sec->l.block_slots[1];
-    int width = sec->h.dtc_width;
+    int width = sec->h.dtw_width;
     for (uint64_t i = 0; i < count;) {
-        uint64_t slot = first + i, d = slot >> sec->h.dtc_block_log2;
+        uint64_t slot = first + i, d = slot >> sec->h.dtw_block_log2;
         uint64_t n = bs - (slot & (bs - 1)) < count - i ? bs - (slot & (bs - 1)) : count - i;
         struct centry *w;
         const uint8_t *raw;
         uint64_t a;
         int rc = get_entry(ctx, si, sec, MMTB_TF_WDL, slot >> sec->h.wdl_block_log2, &w);
         if (rc == MMTB_OK)
-            rc = dtc_locate(ctx, si, sec, d, w, &a);
+            rc = dtw_locate(ctx, si, sec, d, w, &a);
         if (rc != MMTB_OK)
             return rc;
         uint64_t k = decided_before(w, a, slot & (sec->l.block_slots[0] - 1));
         uint64_t have = sec->tab[1][d].raw_size / (uint64_t)width;
-        rc = ctx_block(ctx, si, sec, MMTB_TF_DTC, d, &raw);
+        rc = ctx_block(ctx, si, sec, MMTB_TF_DTW, d, &raw);
         if (rc != MMTB_OK)
             return rc;
         for (uint64_t q = i; q < i + n; q++) {
-            dtc[q] = 0;
+            dtw[q] = 0;
             if (wdl[q] == MMTB_TF_DRAW)
                 continue;
             if (k >= have) {
-                block_error(ctx, sec, MMTB_TF_DTC, d, "has too few depths");
+                block_error(ctx, sec, MMTB_TF_DTW, d, "has too few depths");
                 return MMTB_ERR_CORRUPT;
             }
-            dtc[q] = (uint16_t)mmtb_tf_dtc_get(raw, k++, width);
+            dtw[q] = (uint16_t)mmtb_tf_dtw_get(raw, k++, width);
         }
         i += n;
     }
@@ -407,7 +407,7 @@ static int read_dtc(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t
 }
 
 int mmtb_tb_read(mmtb_ctx *ctx, struct mmtb_sector s, uint64_t first, uint64_t count,
-                 uint8_t *wdl, uint16_t *dtc)
+                 uint8_t *wdl, uint16_t *dtw)
 {
     if (!ctx || (count && !wdl))
         return MMTB_ERR_INVALID;
@@ -423,11 +423,11 @@ int mmtb_tb_read(mmtb_ctx *ctx, struct mmtb_sector s, uint64_t first, uint64_t c
     if (first > sec->h.slots || count > sec->h.slots - first)
         return MMTB_ERR_INVALID;
     rc = read_wdl(ctx, si, sec, first, count, wdl);
-    if (rc != MMTB_OK || !dtc)
+    if (rc != MMTB_OK || !dtw)
         return rc;
-    if (sec->h.dtc_width == 0) {
-        memset(dtc, 0, count * sizeof *dtc);
+    if (sec->h.dtw_width == 0) {
+        memset(dtw, 0, count * sizeof *dtw);
         return MMTB_OK;
     }
-    return read_dtc(ctx, si, sec, first, count, wdl, dtc);
+    return read_dtw(ctx, si, sec, first, count, wdl, dtw);
 }

@@ -40,7 +40,7 @@ struct tb_sector {
     struct mmtb_tf_block *tab[2]; /* block tables of both planes */
     mmtb_ban_index *bx;           /* sectors of mmtb_ban_index_applies: the index with
                                    * restrictions or the first-mill owner */
-    uint32_t max_dtc;             /* largest stored depth, for block checks */
+    uint32_t max_dtw;             /* largest stored depth, for block checks */
     struct mmtb_tf_footer footer;
     char detail[160];             /* why the sector is unusable */
 };
@@ -141,9 +141,9 @@ void ctx_set_error(mmtb_ctx *ctx, const char *fmt, ...) __attribute__((format(pr
 int ctx_block(mmtb_ctx *ctx, int si, const struct tb_sector *sec, int plane, uint64_t b,
               const uint8_t **raw);
 
-/* The stored value of one slot: code 0..2, and its dtc when want_dtc. */
-int ctx_slot(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t slot, bool want_dtc,
-             unsigned *code, unsigned *dtc);
+/* The stored value of one slot: code 0..2, and its dtw when want_dtw. */
+int ctx_slot(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t slot, bool want_dtw,
+             unsigned *code, unsigned *dtw);
 
 /* The context's handle and scratch space for probe_moves. */
 const mmtb_tb *ctx_tb(const mmtb_ctx *ctx);

@@ -463,9 +463,9 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
     int rc = check_file(tb, sec, fd, name);
     if (rc == MMTB_OK) {
         const struct mmtb_tf_header *h = &sec->h;
-        sec->max_dtc = (uint32_t)(h->max_win > h->max_loss ? h->max_win : h->max_loss);
+        sec->max_dtw = (uint32_t)(h->max_win > h->max_loss ? h->max_win : h->max_loss);
         if (h->max_win < 0 && h->max_loss < 0)
-            sec->max_dtc = 0;
+            sec->max_dtw = 0;
         tb_file_adopt(tb, sec, fd);
         fd = -1; /* the list's now: closed there */
         if (tb->flags & MMTB_OPEN_VERIFY) {
@@ -541,8 +541,8 @@ int mmtb_tb_sector_info(const mmtb_tb *tb, int i, struct mmtb_sector_info *info)
     header_stats(&sec->h, &info->stats);
     info->file_bytes = sec->l.file_size;
     info->wdl_bytes = sec->h.wdl_data_bytes;
-    info->dtc_bytes = sec->h.dtc_data_bytes;
-    info->dtc_width = sec->h.dtc_width;
+    info->dtw_bytes = sec->h.dtw_data_bytes;
+    info->dtw_width = sec->h.dtw_width;
     return MMTB_OK;
 }
 

@@ -18,10 +18,10 @@
 static long score(const struct mmtb_value *x)
 {
     if (x->wdl == MMTB_WIN)
-        return 3000000L - x->dtc;
+        return 3000000L - x->dtw;
     if (x->wdl == MMTB_DRAW)
         return 2000000L;
-    return 1000000L + x->dtc;
+    return 1000000L + x->dtw;
 }
 
 /* Reject what the tables cannot answer before touching them. */
@@ -32,7 +32,7 @@ static int check_pos(const struct mmtb_variant *v, const struct mmtb_pos *p)
     return MMTB_OK;
 }
 
-static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
+static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtw,
                     struct mmtb_value *out);
 
 /*
@@ -43,13 +43,13 @@ static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
  *   so the move wins in 1.
  */
 static int eval_move(mmtb_ctx *ctx, const struct mmtb_pos *p, const struct mmtb_move *m,
-                     bool want_dtc, struct mmtb_value *out)
+                     bool want_dtw, struct mmtb_value *out)
 {
     const struct mmtb_variant *v = ctx_tb(ctx)->v;
     struct mmtb_pos q;
     struct mmtb_value vq;
     mmtb_pos_apply(v, p, m, &q);
-    int rc = eval_pos(ctx, &q, want_dtc, &vq);
+    int rc = eval_pos(ctx, &q, want_dtw, &vq);
     if (rc != MMTB_OK)
         return rc;
     if (q.side == p->side) {
@@ -58,16 +58,16 @@ static int eval_move(mmtb_ctx *ctx, const struct mmtb_pos *p, const struct mmtb_
     }
     out->wdl = -vq.wdl;
     if (vq.wdl == MMTB_DRAW)
-        out->dtc = -1;
-    else if (!want_dtc)
-        out->dtc = 0;
+        out->dtw = -1;
+    else if (!want_dtw)
+        out->dtw = 0;
     else
-        out->dtc = m->remove >= 0 ? 1 : vq.dtc + 1;
+        out->dtw = m->remove >= 0 ? 1 : vq.dtw + 1;
     return MMTB_OK;
 }
 
 /* Look a stored position up: rank its stones in its sector's table. */
-static int lookup(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
+static int lookup(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtw,
                   struct mmtb_value *out)
 {
     const mmtb_tb *tb = ctx_tb(ctx);
@@ -89,22 +89,22 @@ static int lookup(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
         return rc;
     uint64_t slot = sec->bx ? mmtb_ban_index_rank_pos(sec->bx, p)
                             : mmtb_index_rank(ix, s, p->stones[p->side], p->stones[p->side ^ 1]);
-    unsigned code, dtc;
-    rc = ctx_slot(ctx, si, sec, slot, want_dtc, &code, &dtc);
+    unsigned code, dtw;
+    rc = ctx_slot(ctx, si, sec, slot, want_dtw, &code, &dtw);
     if (rc != MMTB_OK)
         return rc;
     switch (code) {
     case MMTB_TF_WIN:
         out->wdl = MMTB_WIN;
-        out->dtc = (int)dtc;
+        out->dtw = (int)dtw;
         break;
     case MMTB_TF_LOSS:
         out->wdl = MMTB_LOSS;
-        out->dtc = (int)dtc;
+        out->dtw = (int)dtw;
         break;
     default:
         out->wdl = MMTB_DRAW;
-        out->dtc = -1;
+        out->dtw = -1;
     }
     return MMTB_OK;
 }
@@ -112,25 +112,25 @@ static int lookup(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
 /* The value of p: by the rules when the game is over, by the best move
  * when a removal is pending or p is Shah's opening (positions no table
  * stores: FORMAT.md), else from the table. */
-static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
+static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtw,
                     struct mmtb_value *out)
 {
     const struct mmtb_variant *v = ctx_tb(ctx)->v;
     int t = mmtb_pos_terminal(v, p);
     if (t == MMTB_LOSS) {
         out->wdl = MMTB_LOSS;
-        out->dtc = 0;
+        out->dtw = 0;
         return MMTB_OK;
     }
     if (t == MMTB_DRAW) {
         out->wdl = MMTB_DRAW;
-        out->dtc = -1;
+        out->dtw = -1;
         return MMTB_OK;
     }
     bool opening = v->first_mill_removal && p->first_mill != MMTB_FIRST_MILL_NONE &&
                    p->hand[0] == 0 && p->hand[1] == 0;
     if (p->remove == 0 && !opening)
-        return lookup(ctx, p, want_dtc, out);
+        return lookup(ctx, p, want_dtw, out);
 
     struct mmtb_move moves[MMTB_MAX_MOVES];
     int n = mmtb_gen_moves(v, p, moves);
@@ -141,7 +141,7 @@ static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtc,
                                   * opening always lists a removal or a pass) */
     for (int i = 0; i < n; i++) {
         struct mmtb_value mv;
-        int rc = eval_move(ctx, p, &moves[i], want_dtc, &mv);
+        int rc = eval_move(ctx, p, &moves[i], want_dtw, &mv);
         if (rc != MMTB_OK)
             return rc;
         if (i == 0 || score(&mv) > score(out))

@@ -1,7 +1,7 @@
 /*
  * tbverify.c - whole-file verification of sector files: one sequential
  * pass of large reads that hashes the file for its file_hash and checks
- * each block (hash, decompression, values, DTC sizes against the decided
+ * each block (hash, decompression, values, DTW sizes against the decided
  * slots) as soon as it is in the buffer, reporting every damaged block by
  * plane and index.  Used by mmtb_tb_verify_file (mmtb-probe integrity) and
  * mmtb_tb_verify_sector (tbintegrity.c) and by MMTB_OPEN_VERIFY (tbopen.c);
@@ -19,7 +19,7 @@
 
 #define DEFAULT_READ ((size_t)8 << 20)
 #define DEFAULT_MAX_PROBLEMS 100
-#define UNKNOWN UINT64_MAX /* decided slots of a DTC block whose W/D/L block is damaged */
+#define UNKNOWN UINT64_MAX /* decided slots of a DTW block whose W/D/L block is damaged */
 
 /* One run over one file: where problems go and what was found so far. */
 struct vrun {
@@ -60,7 +60,7 @@ static void report(struct vrun *r, int plane, int64_t block, int status, const c
 
 static const char *plane_name(int plane)
 {
-    return plane == MMTB_TF_WDL ? "W/D/L" : "DTC";
+    return plane == MMTB_TF_WDL ? "W/D/L" : "DTW";
 }
 
 /*
@@ -79,7 +79,7 @@ static int check_block(struct vrun *r, const struct tb_sector *sec, ZSTD_DCtx *d
                   ? "checksum mismatch"
                   : "does not decompress to its size";
     else if (plane == MMTB_TF_WDL ? mmtb_tf_check_wdl(raw, n) != MMTB_OK
-                                  : mmtb_tf_check_dtc(raw, n, sec->h.dtc_width, sec->max_dtc) !=
+                                  : mmtb_tf_check_dtw(raw, n, sec->h.dtw_width, sec->max_dtw) !=
                                         MMTB_OK)
         why = plane == MMTB_TF_WDL ? "invalid values (code 3 or padding bits)"
                                    : "a depth above the sector's largest";
@@ -93,7 +93,7 @@ static int check_block(struct vrun *r, const struct tb_sector *sec, ZSTD_DCtx *d
 }
 
 /* The block cursor: plane and block index of the next block to check, in
- * file order (W/D/L blocks, then DTC blocks). */
+ * file order (W/D/L blocks, then DTW blocks). */
 struct cursor {
     int plane;
     uint64_t b;
@@ -121,7 +121,7 @@ static int verify_pass(struct vrun *r, const struct tb_sector *sec, int fd, size
     /* Buffers sized by this file, not by the format's largest block (8 MiB):
      * a pass over a small file allocates little.  The block tables were
      * checked on open: a W/D/L block expands to exactly its slots' bytes, a
-     * DTC block to at most its slots' depths, so rawcap holds any of them;
+     * DTW block to at most its slots' depths, so rawcap holds any of them;
      * reads never need to be larger than the file. */
     size_t maxblock = 0, rawcap = 1;
     for (int pl = 0; pl < 2; pl++)
@@ -149,7 +149,7 @@ static int verify_pass(struct vrun *r, const struct tb_sector *sec, int fd, size
 #endif
     struct mmtb_xxh64_state st;
     mmtb_xxh64_init(&st, 0);
-    int per = 1 << (h->wdl_block_log2 - h->dtc_block_log2); /* DTC blocks per W/D/L block */
+    int per = 1 << (h->wdl_block_log2 - h->dtw_block_log2); /* DTW blocks per W/D/L block */
     struct cursor c = {0, 0};
     uint64_t base = 0, have = 0; /* buf holds file bytes [base, base + have) */
     for (;;) {
@@ -161,20 +161,20 @@ static int verify_pass(struct vrun *r, const struct tb_sector *sec, int fd, size
                 if (check_block(r, sec, dctx, MMTB_TF_WDL, c.b, src, raw, ns) == MMTB_OK)
                     for (uint64_t d = c.b * (uint64_t)per;
                          d < l->nblocks[1] && d < (c.b + 1) * (uint64_t)per; d++) {
-                        uint64_t a = (d - c.b * (uint64_t)per) << h->dtc_block_log2;
+                        uint64_t a = (d - c.b * (uint64_t)per) << h->dtw_block_log2;
                         decided[d] = mmtb_tf_count_decided(
-                            raw, a, a + mmtb_tf_block_nslots(h, l, MMTB_TF_DTC, d));
+                            raw, a, a + mmtb_tf_block_nslots(h, l, MMTB_TF_DTW, d));
                     }
-            } else if (decided[c.b] != UNKNOWN && decided[c.b] * h->dtc_width != t->raw_size) {
-                report(r, MMTB_TF_DTC, (int64_t)c.b, MMTB_ERR_CORRUPT,
-                       "%s: DTC block %llu of %llu (%u bytes at offset %llu): %u bytes of "
+            } else if (decided[c.b] != UNKNOWN && decided[c.b] * h->dtw_width != t->raw_size) {
+                report(r, MMTB_TF_DTW, (int64_t)c.b, MMTB_ERR_CORRUPT,
+                       "%s: DTW block %llu of %llu (%u bytes at offset %llu): %u bytes of "
                        "depths for %llu decided slots",
                        r->file, (unsigned long long)c.b, (unsigned long long)l->nblocks[1],
                        t->csize, (unsigned long long)t->offset, t->raw_size,
                        (unsigned long long)decided[c.b]);
             } else {
-                check_block(r, sec, dctx, MMTB_TF_DTC, c.b, src, raw,
-                            t->raw_size / (h->dtc_width ? h->dtc_width : 1));
+                check_block(r, sec, dctx, MMTB_TF_DTW, c.b, src, raw,
+                            t->raw_size / (h->dtw_width ? h->dtw_width : 1));
             }
             c.b++;
         }

@@ -179,7 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             struct mmtb_value val;
             int wdl;
             if (mmtb_probe(ctx, &pos[i], &val) == MMTB_OK)
-                wrong += val.wdl != want[i].wdl || val.dtc != want[i].dtc;
+                wrong += val.wdl != want[i].wdl || val.dtw != want[i].dtw;
             if (mmtb_probe_wdl(ctx, &pos[i], &wdl) == MMTB_OK)
                 wrong += wdl != want[i].wdl;
             if (i % 4 == 0) {
@@ -187,7 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (n >= 0) {
                     FUZZ_ASSERT(n == want_moves[i]);
                     if (n > 0)
-                        wrong += mv[0].value.wdl != want[i].wdl || mv[0].value.dtc != want[i].dtc;
+                        wrong += mv[0].value.wdl != want[i].wdl || mv[0].value.dtw != want[i].dtw;
                 }
             }
             FUZZ_ASSERT(mmtb_ctx_error(ctx) != NULL);

@@ -5,14 +5,14 @@ A thin ctypes layer over libmmtb.so, Python's standard library only:
     import mmtb
     with mmtb.open("tables/six") as tables:
         r = tables.probe("- - w 6 6")      # either notation: simple form or Sanmill FEN
-        r.wdl, r.dtc                        # mmtb.DRAW, None
-        [(m.move, m.wdl, m.dtc) for m in r.moves]   # best first
+        r.wdl, r.dtw                        # mmtb.DRAW, None
+        [(m.move, m.wdl, m.dtw) for m in r.moves]   # best first
         tables.pv("d6 - b 5 6")             # a principal variation, as move tokens
         tables.stats()                      # per-sector counts, as dicts
 
 Values are for the side to move: wdl is mmtb.WIN (1), mmtb.DRAW (0) or
-mmtb.LOSS (-1); dtc is the depth to conversion in plies (until the next
-capture or the end of the game), None for a draw.  Errors raise mmtb.Error
+mmtb.LOSS (-1); dtw is the depth to win in plies (until the end of the
+game), None for a draw.  Errors raise mmtb.Error
 (or a subclass per status code) carrying the library's code and message.
 
 Threads: one Tables object may be used from any number of threads at once;
@@ -60,7 +60,7 @@ class _Move(ctypes.Structure):
 
 
 class _Value(ctypes.Structure):
-    _fields_ = [("wdl", ctypes.c_int), ("dtc", ctypes.c_int)]
+    _fields_ = [("wdl", ctypes.c_int), ("dtw", ctypes.c_int)]
 
 
 class _MoveValue(ctypes.Structure):
@@ -82,7 +82,7 @@ class _SectorStats(ctypes.Structure):
 class _SectorInfo(ctypes.Structure):
     _fields_ = [("sector", _Sector), ("status", ctypes.c_int), ("stats", _SectorStats),
                 ("file_bytes", ctypes.c_uint64), ("wdl_bytes", ctypes.c_uint64),
-                ("dtc_bytes", ctypes.c_uint64), ("dtc_width", ctypes.c_int),
+                ("dtw_bytes", ctypes.c_uint64), ("dtw_width", ctypes.c_int),
                 ("detail", ctypes.c_char * 160)]
 
 
@@ -234,13 +234,13 @@ def strerror(code):
 # Results
 # ---------------------------------------------------------------------------
 
-Value = namedtuple("Value", "wdl dtc")
-Value.__doc__ = "A value for the side to move: wdl WIN/DRAW/LOSS, dtc in plies (None: draw)."
-ScoredMove = namedtuple("ScoredMove", "move wdl dtc")
+Value = namedtuple("Value", "wdl dtw")
+Value.__doc__ = "A value for the side to move: wdl WIN/DRAW/LOSS, dtw in plies (None: draw)."
+ScoredMove = namedtuple("ScoredMove", "move wdl dtw")
 ScoredMove.__doc__ = "A legal move and its value for the side that makes it."
 
 
-class Probe(namedtuple("Probe", "position fen wdl dtc moves")):
+class Probe(namedtuple("Probe", "position fen wdl dtw moves")):
     """The answer to Tables.probe: the position in the simple form (fen:
     Sanmill FEN, None on boards without FEN), its value for the side to move
     and every legal move as a ScoredMove, best first."""
@@ -249,7 +249,7 @@ class Probe(namedtuple("Probe", "position fen wdl dtc moves")):
 
     @property
     def value(self):
-        return Value(self.wdl, self.dtc)
+        return Value(self.wdl, self.dtw)
 
     @property
     def best(self):
@@ -257,11 +257,11 @@ class Probe(namedtuple("Probe", "position fen wdl dtc moves")):
         if not self.moves:
             return []
         first = self.moves[0]
-        return [m.move for m in self.moves if (m.wdl, m.dtc) == (first.wdl, first.dtc)]
+        return [m.move for m in self.moves if (m.wdl, m.dtw) == (first.wdl, first.dtw)]
 
 
-def _value(wdl, dtc):
-    return Value(wdl, None if wdl == DRAW else dtc)
+def _value(wdl, dtw):
+    return Value(wdl, None if wdl == DRAW else dtw)
 
 
 # ---------------------------------------------------------------------------
@@ -451,12 +451,12 @@ class Tables:
     # -- probes -------------------------------------------------------------
 
     def value(self, position):
-        """The position's Value (wdl, dtc) for the side to move."""
+        """The position's Value (wdl, dtw) for the side to move."""
         c, p, v = self._ctx(), self._parse(position), _Value()
         rc = self._lib.mmtb_probe(c.ptr, ctypes.byref(p), ctypes.byref(v))
         if rc != 0:
             _raise(rc)
-        return _value(v.wdl, v.dtc)
+        return _value(v.wdl, v.dtw)
 
     def wdl(self, position):
         """WIN, DRAW or LOSS for the side to move (never reads depths)."""
@@ -468,7 +468,7 @@ class Tables:
 
     def probe(self, position):
         """The position's value and every legal move with its value, best
-        first (wins by shortest dtc, draws, losses by longest dtc)."""
+        first (wins by shortest dtw, draws, losses by longest dtw)."""
         c, p, v = self._ctx(), self._parse(position), _Value()
         rc = self._lib.mmtb_probe(c.ptr, ctypes.byref(p), ctypes.byref(v))
         if rc != 0:
@@ -476,9 +476,9 @@ class Tables:
         n = self._lib.mmtb_probe_moves(c.ptr, ctypes.byref(p), c.moves, _MAX_MOVES)
         if n < 0:
             _raise(n)
-        moves = [ScoredMove(self._move_text(mv.move), *_value(mv.value.wdl, mv.value.dtc))
+        moves = [ScoredMove(self._move_text(mv.move), *_value(mv.value.wdl, mv.value.dtw))
                  for mv in c.moves[:n]]
-        return Probe(self._format(p), self._format_fen(p), *_value(v.wdl, v.dtc), moves)
+        return Probe(self._format(p), self._format_fen(p), *_value(v.wdl, v.dtw), moves)
 
     def pv(self, position, max_moves=None):
         """A principal variation from the position: best moves for both

@@ -81,9 +81,9 @@ class TestKnownAnswers(unittest.TestCase):
             r = t.probe(t.start)
             self.assertEqual(r.position, "- - w 3 3")
             self.assertEqual(r.wdl, mmtb.WIN)
-            self.assertGreater(r.dtc, 0)
+            self.assertGreater(r.dtw, 0)
             self.assertEqual(r.best, ["b2"])
-            self.assertEqual(r.moves[0], mmtb.ScoredMove("b2", mmtb.WIN, r.dtc))
+            self.assertEqual(r.moves[0], mmtb.ScoredMove("b2", mmtb.WIN, r.dtw))
             # nine first placements; the value is the first move's value
             self.assertEqual(sorted(m.move for m in r.moves), sorted(t.moves(t.start)))
             self.assertEqual(len(r.moves), 9)
@@ -91,12 +91,12 @@ class TestKnownAnswers(unittest.TestCase):
             self.assertEqual(t.value("- - w 3 3"), r.value)
             self.assertEqual(t.wdl("- - w 3 3"), mmtb.WIN)
 
-    def test_three_diag_pv_ends_in_a_loss_after_dtc_plies(self):
+    def test_three_diag_pv_ends_in_a_loss_after_dtw_plies(self):
         with tables("three-diag") as t:
             v = t.value(t.start)
             pv = t.pv(t.start)
             self.assertEqual(pv[0], "b2")
-            self.assertEqual(len(pv), v.dtc)
+            self.assertEqual(len(pv), v.dtw)
             pos = t.start
             for i, m in enumerate(pv):
                 # along the PV, the side to move wins at odd distance from the end
@@ -110,7 +110,7 @@ class TestKnownAnswers(unittest.TestCase):
     def test_six_start_is_a_draw(self):
         with tables("six") as t:
             r = t.probe("- - w 6 6")
-            self.assertEqual((r.wdl, r.dtc), (mmtb.DRAW, None))
+            self.assertEqual((r.wdl, r.dtw), (mmtb.DRAW, None))
             self.assertEqual(r.moves[0].wdl, mmtb.DRAW)
             self.assertTrue(all(m.wdl != mmtb.WIN for m in r.moves))
             self.assertEqual(len(t.pv(t.start)), 20)  # a draw plays on to the cap
@@ -127,7 +127,7 @@ class TestKnownAnswers(unittest.TestCase):
             self.assertEqual(t.normalize(t.fen(simple)), t.normalize(simple))
             r = t.probe(fen)
             self.assertTrue(all(m.wdl == mmtb.LOSS for m in r.moves))
-            self.assertEqual(r.moves[0].dtc, 26)
+            self.assertEqual(r.moves[0].dtw, 26)
 
 
 class TestStats(unittest.TestCase):
@@ -145,7 +145,7 @@ class TestStats(unittest.TestCase):
             self.assertIn("3-3", names)
             for x in s["per_sector"]:
                 self.assertTrue(os.path.exists(os.path.join(t.path, x["name"] + ".mmtb")))
-            self.assertGreaterEqual(tot["max_win"], t.value(t.start).dtc)
+            self.assertGreaterEqual(tot["max_win"], t.value(t.start).dtw)
 
 
 class TestErrors(unittest.TestCase):
