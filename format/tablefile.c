@@ -836,7 +836,7 @@ static bool descriptor_ok(const char *d, size_t n)
 }
 
 /* The text form (FORMAT.md, "Manifest"):
- *   mmtb-manifest 1
+ *   mmtb-manifest 2
  *   variant NAME FINGERPRINT
  *   index-scheme N
  *   descriptor NBYTES
@@ -1010,7 +1010,12 @@ static int manifest_version(struct mparse *mp)
     if (!parse_u64(rest, rlen, 1000000, &x))
         return mp_fail(mp, "bad version");
     if (x != MMTB_MANIFEST_VERSION) {
-        if (mp->err && mp->errlen)
+        if (mp->err && mp->errlen && x == 1) /* the depths of version 1 were DTC */
+            snprintf(mp->err, mp->errlen,
+                     "MANIFEST: version 1 (depths to the next capture) is not supported; "
+                     "this mmtb reads version %d (depths to win): generate the tables again",
+                     MMTB_MANIFEST_VERSION);
+        else if (mp->err && mp->errlen)
             snprintf(mp->err, mp->errlen, "MANIFEST: version %llu is not supported",
                      (unsigned long long)x);
         return MMTB_ERR_UNSUPPORTED;

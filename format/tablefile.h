@@ -15,7 +15,7 @@
 
 /* ---- Constants (FORMAT.md, "Sector file") ---- */
 
-#define MMTB_TF_VERSION 1
+#define MMTB_TF_VERSION 2
 #define MMTB_TF_HEADER_SIZE 160
 #define MMTB_TF_FOOTER_SIZE 32
 #define MMTB_TF_VALUE_ENCODING 1  /* 2-bit W/D/L plane + DTW of decided slots */
@@ -32,7 +32,7 @@
 #define MMTB_TF_MAX_COUNT_LOG2 22
 #define MMTB_TF_SUFFIX ".mmtb"
 #define MMTB_MANIFEST_NAME "MANIFEST"
-#define MMTB_MANIFEST_VERSION 1
+#define MMTB_MANIFEST_VERSION 2
 
 /* Planes of a sector file. */
 enum mmtb_tf_plane { MMTB_TF_WDL = 0, MMTB_TF_DTW = 1 };

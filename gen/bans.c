@@ -164,7 +164,7 @@ static int stone_succs(struct job *j, const struct member *me, uint32_t M, uint3
         }
         x->bx = x->hs->bx;
         mmtb_ban_index_rank_begin(x->bx, x->qm, x->qo, &x->r);
-        __builtin_prefetch(&x->hs->wdl[x->r.slot0]);
+        __builtin_prefetch(&x->hs->code[x->r.slot0]);
     }
     for (int k = 0; k < n; k++) {
         struct bsucc *x = &b->bs[k];
@@ -201,8 +201,9 @@ static uint8_t state_value(struct job *j, int mi, uint64_t slot, int f, int t, i
         e->d = NULL;
         e->have = true;
         e->capture = x->capture;
-        e->w = x->hs->wdl[r];
-        e->dtw = x->hs->dtw ? x->hs->dtw[r] : 0;
+        uint8_t c = x->hs->code[r];
+        e->w = (uint8_t)vc_wdl(c);
+        e->dtw = (uint16_t)vc_depth(c, &x->hs->deep, r);
     }
     if (!moves) {
         *rd = 0;

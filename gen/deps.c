@@ -8,6 +8,7 @@
 #include "job.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mmtb.h"
@@ -15,8 +16,8 @@
 
 /* The sectors outside the pair that moves of member s lead to (the sector
  * graph of sector_index.c), and whether a placement that removes nothing
- * leads there, so that its depths are needed too. */
-static void add_deps(struct job *j, struct mmtb_sector s, bool need_dtw[16])
+ * leads there (quiet: such a sector is not re-filed, dep_swap). */
+static void add_deps(struct job *j, struct mmtb_sector s, bool quiet[16])
 {
     struct mmtb_sector t[8];
     int n = mmtb_sector_moves_to(j->v, s, t);
@@ -30,41 +31,66 @@ static void add_deps(struct job *j, struct mmtb_sector s, bool need_dtw[16])
                 break;
         if (k == j->ndeps) {
             j->deps[j->ndeps].s = t[i];
-            need_dtw[j->ndeps++] = false;
+            quiet[j->ndeps++] = false;
         }
-        need_dtw[k] = need_dtw[k] || (s.w_hand > 0 && mmtb_sector_eq(t[i], quiet_place));
+        quiet[k] = quiet[k] || (s.w_hand > 0 && mmtb_sector_eq(t[i], quiet_place));
     }
 }
 
 /* The solved sectors j's members read, listed in a copy *t of j (j keeps
- * no deps), with need_dtw of each. */
-static void list_deps(const struct job *j, struct job *t, bool need_dtw[16])
+ * no deps), with quiet of each. */
+static void list_deps(const struct job *j, struct job *t, bool quiet[16])
 {
     *t = *j;
     t->ndeps = 0;
-    memset(need_dtw, 0, 16 * sizeof *need_dtw);
+    memset(quiet, 0, 16 * sizeof *quiet);
     for (int i = 0; i < t->nm; i++)
-        add_deps(t, t->m[i].s, need_dtw);
+        add_deps(t, t->m[i].s, quiet);
 }
 
 /* Load an already solved sector fully into memory (in parallel ranges). */
-static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, bool need_dtw,
-                    uint64_t lo, uint64_t hi, char *err, size_t errlen)
+static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, uint64_t lo, uint64_t hi,
+                    char *err, size_t errlen)
 {
     d->slots = mmtb_index_slots(ix, d->s);
-    d->wdl = gen_alloc_big(d->slots);
-    d->dtw = need_dtw ? gen_alloc_big(d->slots * sizeof *d->dtw) : NULL;
-    if (!d->wdl || (need_dtw && !d->dtw))
+    d->code = gen_alloc_big(d->slots);
+    if (!d->code)
         return MMTB_ERR_NOMEM;
-    /* (a split rank reads its run only; the rest of the arrays is never
+    /* (a split rank reads its run only; the rest of the array is never
      * touched, so never resident) */
-    int rc = gen_read_range(tb, d->s, lo, hi < d->slots ? hi : d->slots, d->wdl, d->dtw);
+    int rc = gen_read_coded(tb, d->s, lo, hi < d->slots ? hi : d->slots, d->code, &d->deep);
     if (rc != MMTB_OK) {
         char name[32];
         mmtb_sector_format(d->s, name, sizeof name);
-        snprintf(err, errlen, "reading solved sector %s: %s", name, mmtb_strerror(rc));
+        snprintf(err, errlen, "reading solved sector %s: %s%s", name, mmtb_strerror(rc),
+                 rc == MMTB_ERR_CORRUPT ? " (a value whose depth has the wrong parity: not "
+                                          "a table of depths to win?)"
+                                        : "");
     }
     return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    return mmtb_cmp_u64(a, b);
+}
+
+/* Note a deep depth at slot `at` of a re-filed sector. */
+static void deep_refile(struct vdeep *nd, size_t *cap, uint64_t at, int depth, int *oom)
+{
+#pragma omp critical(mmtb_deep_refile)
+    {
+        if (nd->n == *cap) {
+            size_t nc = *cap ? 2 * *cap : 256;
+            uint64_t *ne = realloc(nd->e, nc * sizeof *ne);
+            if (ne)
+                nd->e = ne, *cap = nc;
+        }
+        if (nd->n < *cap)
+            nd->e[nd->n++] = at << 16 | (uint64_t)depth;
+        else
+            *oom = 1;
+    }
 }
 
 /*
@@ -86,6 +112,9 @@ static int dep_swap(const struct job *j, struct dep *d)
     if (!t)
         return MMTB_ERR_NOMEM;
     uint64_t nchunks = (tslots + CHUNK - 1) / CHUNK;
+    struct vdeep nd = {NULL, 0};
+    size_t cap = 0;
+    int oom = 0;
 #pragma omp parallel for schedule(dynamic, 16)
     for (uint64_t c = 0; c < nchunks; c++) {
         uint64_t lo = c * CHUNK, hi = lo + CHUNK < tslots ? lo + CHUNK : tslots;
@@ -98,7 +127,7 @@ static int dep_swap(const struct job *j, struct dep *d)
         while (more) {
             more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical);
             if (more && !canonical) {
-                t[i] = 3;
+                t[i] = VC_UNUSED;
                 continue;
             }
             if (more) {
@@ -110,26 +139,33 @@ static int dep_swap(const struct job *j, struct dep *d)
             }
             mmtb_index_rank_stab_many(j->ix, d->s, mv, op, n, r, nst);
             for (int k = 0; k < n; k++)
-                __builtin_prefetch(&d->wdl[r[k]]);
-            for (int k = 0; k < n; k++)
-                t[at[k]] = d->wdl[r[k]];
+                __builtin_prefetch(&d->code[r[k]]);
+            for (int k = 0; k < n; k++) {
+                t[at[k]] = d->code[r[k]];
+                if (t[at[k]] >= VC_DEEP_LOSS) /* rare: re-filed under the lock */
+                    deep_refile(&nd, &cap, at[k], vc_depth(t[at[k]], &d->deep, r[k]), &oom);
+            }
             n = 0;
         }
     }
-    free(d->wdl);
-    d->wdl = t;
+    free(d->code);
+    free(d->deep.e);
+    d->code = t;
+    d->deep = nd;
+    if (nd.n)
+        qsort(nd.e, nd.n, sizeof *nd.e, cmp_u64);
     d->slots = tslots;
     d->swapped = true;
-    return MMTB_OK;
+    return oom ? MMTB_ERR_NOMEM : MMTB_OK;
 }
 
 /* The solved sectors of the pair, loaded (and re-filed when swap) before
  * the init pass. */
 int deps_load(struct job *j, const char *dir, bool swap, char *err, size_t errlen)
 {
-    bool need_dtw[16] = {false};
+    bool quiet[16] = {false};
     for (int i = 0; i < j->nm; i++)
-        add_deps(j, j->m[i].s, need_dtw);
+        add_deps(j, j->m[i].s, quiet);
     if (!j->ndeps)
         return MMTB_OK;
     mmtb_tb *tb = NULL;
@@ -146,12 +182,12 @@ int deps_load(struct job *j, const char *dir, bool swap, char *err, size_t errle
                                &lo, &hi) != MMTB_OK)
             rc = MMTB_ERR_NOMEM;
         if (rc == MMTB_OK)
-            rc = load_dep(tb, &j->deps[i], j->ix, need_dtw[i], lo, hi, err, errlen);
+            rc = load_dep(tb, &j->deps[i], j->ix, lo, hi, err, errlen);
     }
     mmtb_tb_close(tb);
     /* (a split rank holds a run of each: nothing to re-file) */
     for (int i = 0; i < j->ndeps && rc == MMTB_OK && swap && !j->sp; i++)
-        if (!j->deps[i].dtw)
+        if (!quiet[i])
             rc = dep_swap(j, &j->deps[i]);
     return rc;
 }
@@ -162,14 +198,14 @@ int deps_load(struct job *j, const char *dir, bool swap, char *err, size_t errle
 uint64_t deps_bytes(const struct job *j, bool swap)
 {
     struct job t;
-    bool need_dtw[16];
-    list_deps(j, &t, need_dtw);
+    bool quiet[16];
+    list_deps(j, &t, quiet);
     uint64_t held = 0, peak = 0, size[16], swapped[16];
     for (int i = 0; i < t.ndeps; i++) {
         size[i] = mmtb_index_slots(t.ix, t.deps[i].s);
-        swapped[i] = swap && !need_dtw[i] ? mmtb_index_slots(t.ix, sector_partner(t.deps[i].s))
+        swapped[i] = swap && !quiet[i] ? mmtb_index_slots(t.ix, sector_partner(t.deps[i].s))
                                           : 0;
-        held += size[i] * (need_dtw[i] ? 1 + sizeof(uint16_t) : 1);
+        held += size[i];
     }
     peak = held;
     for (int i = 0; i < t.ndeps; i++) {
@@ -184,9 +220,9 @@ uint64_t deps_bytes(const struct job *j, bool swap)
 
 int deps_load_held(struct job *j, const char *dir, char *err, size_t errlen)
 {
-    bool need_dtw[16] = {false};
+    bool quiet[16] = {false};
     for (int i = 0; i < j->nm; i++)
-        add_deps(j, j->m[i].s, need_dtw);
+        add_deps(j, j->m[i].s, quiet);
     if (!j->ndeps)
         return MMTB_OK;
     int rc = mmtb_tb_open(&j->tb, dir, NULL);
@@ -195,7 +231,7 @@ int deps_load_held(struct job *j, const char *dir, char *err, size_t errlen)
         return rc;
     }
     for (int i = 0; i < j->ndeps && rc == MMTB_OK; i++) {
-        rc = held_load(&j->held, j->tb, j->ix, j->deps[i].s, need_dtw[i]);
+        rc = held_load(&j->held, j->tb, j->ix, j->deps[i].s);
         if (rc != MMTB_OK) {
             char name[32];
             mmtb_sector_format(j->deps[i].s, name, sizeof name);
@@ -208,12 +244,12 @@ int deps_load_held(struct job *j, const char *dir, char *err, size_t errlen)
 uint64_t deps_held_bytes(const struct job *j, uint64_t visit)
 {
     struct job t;
-    bool need_dtw[16];
-    list_deps(j, &t, need_dtw);
+    bool quiet[16];
+    list_deps(j, &t, quiet);
     uint64_t held = 0;
     for (int i = 0; i < t.ndeps; i++) {
         struct mmtb_sector s = t.deps[i].s;
-        held += mmtb_ban_index_count(t.ix, s, visit, NULL) * (need_dtw[i] ? 3 : 1);
+        held += mmtb_ban_index_count(t.ix, s, visit, NULL);
         /* an index with restrictions: a byte per position of the sector */
         if (t.v->no_reclose)
             held += mmtb_index_slots(t.ix, s);
@@ -228,7 +264,7 @@ void deps_free(struct job *j)
     mmtb_tb_close(j->tb);
     j->tb = NULL;
     for (int i = 0; i < j->ndeps; i++) {
-        free(j->deps[i].wdl);
-        free(j->deps[i].dtw);
+        free(j->deps[i].code);
+        free(j->deps[i].deep.e);
     }
 }

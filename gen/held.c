@@ -19,12 +19,10 @@ const struct held_sector *held_find(const struct held *h, struct mmtb_sector s)
     return NULL;
 }
 
-int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
-              bool need_dtw)
+int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s)
 {
-    const struct held_sector *had = held_find(h, s);
-    if (had) /* (held without its depths when they are asked for: a caller's error) */
-        return !need_dtw || had->dtw ? MMTB_OK : MMTB_ERR_INVALID;
+    if (held_find(h, s))
+        return MMTB_OK;
     if (h->n == HELD_MAX)
         return MMTB_ERR_INVALID;
     struct held_sector *hs = &h->h[h->n++];
@@ -37,11 +35,10 @@ int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sec
             return rc;
     }
     hs->slots = hs->bx ? mmtb_ban_index_slots(hs->bx) : mmtb_index_slots(ix, s);
-    hs->wdl = gen_alloc_big(hs->slots);
-    hs->dtw = need_dtw ? gen_alloc_big(hs->slots * sizeof *hs->dtw) : NULL;
-    if (!hs->wdl || (need_dtw && !hs->dtw))
+    hs->code = gen_alloc_big(hs->slots);
+    if (!hs->code)
         return MMTB_ERR_NOMEM;
-    return gen_read_range(tb, s, 0, hs->slots, hs->wdl, hs->dtw);
+    return gen_read_coded(tb, s, 0, hs->slots, hs->code, &hs->deep);
 }
 
 uint64_t held_slot(const struct held_sector *hs, const mmtb_index *ix, const struct mmtb_pos *p)
@@ -71,18 +68,12 @@ int held_value(const struct held *h, const mmtb_index *ix, mmtb_ctx *ctx, const 
     return MMTB_OK;
 }
 
-bool held_quiet(struct mmtb_sector from, struct mmtb_sector to)
-{
-    return (to.w == from.b && to.b == from.w + 1 && from.w_hand > 0) ||
-           (to.w == from.b && to.b == from.w);
-}
-
 void held_free(struct held *h)
 {
     for (int i = 0; i < h->n; i++) {
         mmtb_ban_index_free(h->h[i].bx);
-        free(h->h[i].wdl);
-        free(h->h[i].dtw);
+        free(h->h[i].code);
+        free(h->h[i].deep.e);
     }
     memset(h, 0, sizeof *h);
 }

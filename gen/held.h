@@ -14,19 +14,19 @@
 
 #include "ban_index.h"
 #include "mmtb.h"
+#include "vcode.h"
 
 #define HELD_MAX 16
 
-/* One solved sector in memory: its values in the writer's encoding (0 loss,
- * 1 draw, 2 win; 3 in a slot no position uses), its depths when asked for
- * (dtw NULL otherwise), and its index with the state its positions carry
- * (bx) when mmtb_ban_index_applies, else NULL (plain sector index). */
+/* One solved sector in memory: its values and depths a byte a slot
+ * (vcode.h), and its index with the state its positions carry (bx) when
+ * mmtb_ban_index_applies, else NULL (plain sector index). */
 struct held_sector {
     struct mmtb_sector s;
     mmtb_ban_index *bx;
     uint64_t slots;
-    uint8_t *wdl;
-    uint16_t *dtw;
+    uint8_t *code;
+    struct vdeep deep;
 };
 
 /* A set of them; zero-initialise before the first held_load. */
@@ -36,14 +36,12 @@ struct held {
 };
 
 /*
- * Read sector s of tb whole into the set (with its depths when need_dtw),
- * unless it is there already.  Returns MMTB_OK, MMTB_ERR_NOMEM,
- * MMTB_ERR_INVALID when the set is full or s is held without the depths
- * asked for, or the reader's error.  Not thread-safe (it reads in parallel
- * itself).
+ * Read sector s of tb whole into the set, unless it is there already.
+ * Returns MMTB_OK, MMTB_ERR_NOMEM, MMTB_ERR_INVALID when the set is full,
+ * or the reader's error (gen_read_coded).  Not thread-safe (it reads in
+ * parallel itself).
  */
-int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
-              bool need_dtw);
+int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s);
 
 /* The held sector s, or NULL. */
 const struct held_sector *held_find(const struct held *h, struct mmtb_sector s);
@@ -57,16 +55,11 @@ uint64_t held_slot(const struct held_sector *hs, const mmtb_index *ix, const str
  * sectors, or through mmtb_probe with ctx when q's sector is not held or q
  * is one no table stores (Shah's opening: the first-mill owner to remove,
  * no stones in hand); MMTB_ERR_MISSING when that is needed and ctx is
- * NULL.  A depth not held reads as 0.  Thread-safe for a set no one loads
+ * NULL.  Thread-safe for a set no one loads
  * into meanwhile, each thread with its own ctx.
  */
 int held_value(const struct held *h, const mmtb_index *ix, mmtb_ctx *ctx, const struct mmtb_pos *q,
                struct mmtb_value *val);
-
-/* Whether a move that removes nothing leads from sector `from` to `to` (a
- * placement: b, w + 1 with a stone less in hand; a slide or a pass: b, w),
- * so that a reader of `to` needs its depths as well as its values. */
-bool held_quiet(struct mmtb_sector from, struct mmtb_sector to);
 
 /*
  * Where held_value finds q: its held sector, with the slot in *slot, or
@@ -78,13 +71,13 @@ bool held_quiet(struct mmtb_sector from, struct mmtb_sector to);
 const struct held_sector *held_locate(const struct held *h, const mmtb_index *ix,
                                       const struct mmtb_pos *q, uint64_t *slot);
 
-/* The value held in a slot located by held_locate (the depth 0 when the
- * sector's depths are not held). */
+/* The value held in a slot located by held_locate. */
 static inline void held_read(const struct held_sector *hs, uint64_t slot, struct mmtb_value *val)
 {
-    uint8_t w = hs->wdl[slot];
+    uint8_t c = hs->code[slot];
+    int w = vc_wdl(c);
     val->wdl = w == 2 ? MMTB_WIN : w == 0 ? MMTB_LOSS : MMTB_DRAW;
-    val->dtw = w == 1 ? -1 : hs->dtw ? hs->dtw[slot] : 0;
+    val->dtw = w == 1 ? -1 : vc_depth(c, &hs->deep, slot);
 }
 
 /* Release every sector of the set and empty it. */

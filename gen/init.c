@@ -66,7 +66,7 @@ static void rank_group(const struct job *j, struct mmtb_sector s, uint32_t mover
     for (int k = 0; k < n; k++) {
         struct ext_look *x = &ext[at[k]];
         x->r = r[k];
-        __builtin_prefetch(&x->d->wdl[x->r]);
+        __builtin_prefetch(&x->d->code[x->r]);
     }
 }
 
@@ -141,7 +141,7 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
             is->qopp[nq++] = sc[i].opp;
         } else {
             ext[next].r = mmtb_index_rank(j->ix, sc[i].t, sc[i].mover, sc[i].opp);
-            __builtin_prefetch(&d->wdl[ext[next].r]);
+            __builtin_prefetch(&d->code[ext[next].r]);
         }
         next++;
     }
@@ -464,7 +464,7 @@ static int split_lookups(struct job *j, struct gathered *g, int nth, struct per_
             int kf = (int)(rq[x + 16] >> 56);
             uint64_t rf = rq[x + 16] & (((uint64_t)1 << 56) - 1);
             if (kf < j->ndeps && rf < j->deps[kf].slots)
-                __builtin_prefetch(&j->deps[kf].wdl[rf]);
+                __builtin_prefetch(&j->deps[kf].code[rf]);
         }
         int k = (int)(rq[x] >> 56);
         uint64_t r = rq[x] & (((uint64_t)1 << 56) - 1);
@@ -475,7 +475,7 @@ static int split_lookups(struct job *j, struct gathered *g, int nth, struct per_
             break;
         }
         const struct dep *d = &j->deps[k];
-        a[x] = (uint32_t)d->wdl[r] | (uint32_t)(d->dtw ? d->dtw[r] : 0) << 8;
+        a[x] = (uint32_t)vc_wdl(d->code[r]) | (uint32_t)vc_depth(d->code[r], &d->deep, r) << 8;
     }
     size_t at = 0;
     for (int q = 0; q < K; q++) {
@@ -550,7 +550,7 @@ static int init_pass_split(struct job *j)
                         for (int x = 0; x < ga->n; x++) {
                             const struct ext_look *e = &mine->ext[ga->first + (size_t)x];
                             if (!e->have)
-                                __builtin_prefetch(&e->d->wdl[e->r]);
+                                __builtin_prefetch(&e->d->code[e->r]);
                         }
                     }
                     const struct gpos *gp = &mine->pos[p];

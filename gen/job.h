@@ -55,6 +55,7 @@
 #include "solve.h"
 #include "succ.h"
 #include "variant.h"
+#include "vcode.h"
 
 #define ST_UNUSED 0x7fu
 #define ST_DRAWN 0x7eu /* a draw no update changes; every state >= this one is final */
@@ -80,9 +81,9 @@
 struct dep {
     struct mmtb_sector s;
     uint64_t slots;
-    uint8_t *wdl;  /* 0 loss, 1 draw, 2 win (for the side to move there) */
-    uint16_t *dtw; /* NULL when only captures lead there */
-    /* wdl is held by the side NOT to move: the value of position (m, o) of
+    uint8_t *code;     /* value and depth a byte a slot (vcode.h) */
+    struct vdeep deep; /* the depths too deep for the byte */
+    /* code is held by the side NOT to move: the value of position (m, o) of
      * s is at the slot of (o, m) in the colour-swapped sector (see
      * dep_swap in deps.c) */
     bool swapped;

@@ -4,8 +4,11 @@
  */
 #include "sectorio.h"
 
+#include "helpers.h"
+
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 int gen_read_range(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
@@ -32,6 +35,89 @@ int gen_read_range(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t e
         }
         mmtb_ctx_free(ctx);
     }
+    return rc;
+}
+
+/* Code one piece read into wdl/dtw (n slots from slot lo) into code;
+ * the deep depths appended to *dp.  MMTB_ERR_CORRUPT on a value whose
+ * depth's parity contradicts it. */
+static int code_piece(const uint8_t *wdl, const uint16_t *dtw, uint64_t lo, uint64_t n,
+                      uint8_t *code, struct vdeep *dp, size_t *cap)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        int c = vc_pack(wdl[i], dtw[i]);
+        if (c < 0)
+            return MMTB_ERR_CORRUPT;
+        code[i] = (uint8_t)c;
+        if (c < (int)VC_DEEP_LOSS)
+            continue;
+        if (dp->n == *cap) {
+            size_t nc = *cap ? 2 * *cap : 256;
+            uint64_t *ne = realloc(dp->e, nc * sizeof *ne);
+            if (!ne)
+                return MMTB_ERR_NOMEM;
+            dp->e = ne, *cap = nc;
+        }
+        dp->e[dp->n++] = (lo + i) << 16 | dtw[i];
+    }
+    return MMTB_OK;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    return mmtb_cmp_u64(a, b);
+}
+
+int gen_read_coded(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
+                   uint8_t *code, struct vdeep *deep)
+{
+    const uint64_t piece = (uint64_t)1 << 20;
+    uint64_t slots = end > first ? end - first : 0;
+    uint64_t npieces = (slots + piece - 1) / piece;
+    int rc = MMTB_OK;
+    deep->e = NULL;
+    deep->n = 0;
+#pragma omp parallel
+    {
+        mmtb_ctx *ctx = NULL;
+        int lrc = mmtb_ctx_create(&ctx, tb, (size_t)1 << 20);
+        uint8_t *wdl = malloc(piece);
+        uint16_t *dtw = malloc(piece * sizeof *dtw);
+        struct vdeep dp = {NULL, 0};
+        size_t cap = 0;
+        if (lrc == MMTB_OK && (!wdl || !dtw))
+            lrc = MMTB_ERR_NOMEM;
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t p = 0; p < npieces; p++) {
+            if (lrc != MMTB_OK)
+                continue;
+            uint64_t lo = first + p * piece, n = lo + piece < end ? piece : end - lo;
+            lrc = mmtb_tb_read(ctx, s, lo, n, wdl, dtw);
+            if (lrc == MMTB_OK)
+                lrc = code_piece(wdl, dtw, lo, n, code + lo, &dp, &cap);
+        }
+#pragma omp critical(mmtb_read_sector)
+        {
+            if (lrc != MMTB_OK) {
+                rc = lrc;
+            } else if (dp.n) {
+                uint64_t *ne = realloc(deep->e, (deep->n + dp.n) * sizeof *ne);
+                if (ne) {
+                    memcpy(ne + deep->n, dp.e, dp.n * sizeof *ne);
+                    deep->e = ne;
+                    deep->n += dp.n;
+                } else {
+                    rc = MMTB_ERR_NOMEM;
+                }
+            }
+        }
+        free(dp.e);
+        free(wdl);
+        free(dtw);
+        mmtb_ctx_free(ctx);
+    }
+    if (deep->n)
+        qsort(deep->e, deep->n, sizeof *deep->e, cmp_u64);
     return rc;
 }
 

@@ -6,6 +6,8 @@
 #ifndef MMTB_SECTORIO_H
 #define MMTB_SECTORIO_H
 
+#include "vcode.h"
+
 #include <stddef.h>
 
 #include "mmtb.h"
@@ -19,6 +21,16 @@
  */
 int gen_read_range(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
                    uint8_t *wdl, uint16_t *dtw);
+
+/*
+ * The same, coded a byte a slot (vcode.h) into code[first..end), the depths
+ * too deep for the byte listed in *deep (allocated here, sorted by slot; the
+ * caller frees deep->e).  Returns MMTB_OK, MMTB_ERR_CORRUPT when a value's
+ * depth has the wrong parity for it (a table of another depth convention),
+ * MMTB_ERR_NOMEM or the reader's error.
+ */
+int gen_read_coded(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
+                   uint8_t *code, struct vdeep *deep);
 
 /* The block cache of each thread's probe context where the pairs with
  * state (init.c) and their verifier read solved sectors through mmtb_probe:

@@ -27,10 +27,8 @@ uint8_t settle_state(struct job *j, int mi, uint64_t slot, int nin, int n,
     for (int i = 0; i < n; i++) {
         const struct dep *d = ext[i].d;
         uint64_t r = ext[i].r;
-        int w = ext[i].have ? ext[i].w : d->wdl[r];
-        int depth = ext[i].capture ? 1
-                    : ext[i].have  ? ext[i].dtw + 1
-                                   : (d->dtw ? d->dtw[r] : 0) + 1;
+        int w = ext[i].have ? ext[i].w : vc_wdl(d->code[r]);
+        int depth = (ext[i].have ? ext[i].dtw : vc_depth(d->code[r], &d->deep, r)) + 1;
         if (w == 0) { /* the opponent loses there */
             if (depth == 1) {
                 *resolved_depth = 1;

@@ -33,17 +33,16 @@
 #include "tablewrite.h"
 #include "variant.h"
 
-/* Hold sector s and the sectors its moves lead to in h, with the depths of
- * all of them when all_dtw, else where a move that removes nothing leads
- * (held_quiet); on failure err names the file that could not be read. */
+/* Hold sector s and the sectors its moves lead to in h; on failure err
+ * names the file that could not be read. */
 static int hold_with_successors(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
-                                bool all_dtw, struct held *h, char *err, size_t errlen)
+                                struct held *h, char *err, size_t errlen)
 {
     struct mmtb_sector t[8], at = s; /* at: the sector being read */
     int nt = mmtb_sector_moves_to(mmtb_tb_variant(tb), s, t);
-    int rc = held_load(h, tb, ix, s, true);
+    int rc = held_load(h, tb, ix, s);
     for (int k = 0; k < nt && rc == MMTB_OK; k++)
-        rc = held_load(h, tb, ix, at = t[k], all_dtw || held_quiet(s, t[k]));
+        rc = held_load(h, tb, ix, at = t[k]);
     if (rc != MMTB_OK) {
         struct mmtb_sector_info info = {0};
         int ai = mmtb_tb_sector_find(tb, at);
@@ -134,9 +133,7 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
             qopp[nq++] = sc[i].opp;
         } else {
             r = mmtb_index_rank(ix, sc[i].t, sc[i].mover, sc[i].opp);
-            __builtin_prefetch(&l->wdl[r]);
-            if (!sc[i].capture)
-                __builtin_prefetch(&l->dtw[r]);
+            __builtin_prefetch(&l->code[r]);
         }
         lk[(*nlk)++] = (struct look){l, r, sc[i].capture};
         pd->nl++;
@@ -146,9 +143,7 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
         for (int k = 0; k < nq; k++) {
             struct look *x = &lk[qat[k]];
             x->r = qr[k];
-            __builtin_prefetch(&x->l->wdl[x->r]);
-            if (!x->capture)
-                __builtin_prefetch(&x->l->dtw[x->r]);
+            __builtin_prefetch(&x->l->code[x->r]);
         }
     }
     return 0;
@@ -169,8 +164,8 @@ static void derive_end(const struct pending *pd, const struct look *lk, int *out
     for (uint32_t k = pd->first; k < pd->first + pd->nl; k++) {
         const struct held_sector *l = lk[k].l;
         uint64_t r = lk[k].r;
-        int w = l->wdl[r];
-        int depth = lk[k].capture ? 1 : l->dtw[r] + 1;
+        int w = vc_wdl(l->code[r]);
+        int depth = vc_depth(l->code[r], &l->deep, r) + 1;
         if (w == 0) {
             if (!best_win || depth < best_win)
                 best_win = depth;
@@ -290,7 +285,7 @@ static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, st
     const struct mmtb_variant *v = mmtb_tb_variant(tb);
     struct held h;
     memset(&h, 0, sizeof h);
-    int rc = hold_with_successors(tb, ix, s, false, &h, err, errlen);
+    int rc = hold_with_successors(tb, ix, s, &h, err, errlen);
     if (rc != MMTB_OK)
         return rc;
     const struct held_sector *me = held_find(&h, s);
@@ -342,9 +337,7 @@ static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, st
                             continue;
                         lk[k].hs = held_locate(&h, ix, &q, &lk[k].slot);
                         if (lk[k].hs) {
-                            __builtin_prefetch(&lk[k].hs->wdl[lk[k].slot]);
-                            if (lk[k].hs->dtw && mv[k].remove < 0)
-                                __builtin_prefetch(&lk[k].hs->dtw[lk[k].slot]);
+                            __builtin_prefetch(&lk[k].hs->code[lk[k].slot]);
                         } else {
                             lrc = mmtb_probe(ctx, &q, &lk[k].probed);
                         }
@@ -359,7 +352,7 @@ static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, st
                             held_read(lk[k].hs, lk[k].slot, &qv);
                         else
                             qv = lk[k].probed;
-                        int depth = mv[k].remove >= 0 ? 1 : qv.dtw + 1;
+                        int depth = qv.dtw + 1;
                         if (qv.wdl == MMTB_LOSS)
                             best_win = !best_win || depth < best_win ? depth : best_win;
                         else if (qv.wdl == MMTB_DRAW)
@@ -377,7 +370,7 @@ static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, st
                 if (lrc != MMTB_OK)
                     break;
                 nc++;
-                if (w != me->wdl[i] || d != me->dtw[i]) {
+                if (w != vc_wdl(me->code[i]) || d != vc_depth(me->code[i], &me->deep, i)) {
                     nb++;
 #pragma omp critical(mmtb_vbad)
                     if (i < fb)
@@ -420,7 +413,7 @@ static int verify_plain(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
     const struct mmtb_variant *v = mmtb_tb_variant(tb);
     struct held h;
     memset(&h, 0, sizeof h);
-    int rc = hold_with_successors(tb, ix, s, true, &h, err, errlen);
+    int rc = hold_with_successors(tb, ix, s, &h, err, errlen);
     if (rc != MMTB_OK)
         return rc;
     const struct held_sector *me = held_find(&h, s);
@@ -456,8 +449,7 @@ static int verify_plain(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
                 more = mmtb_index_iter_next(&it, &i, &o_, &m_, &canonical);
                 if (more && canonical) {
                     uint64_t sl = mmtb_index_rank(ix, s, m_, o_);
-                    __builtin_prefetch(&me->wdl[sl]);
-                    __builtin_prefetch(&me->dtw[sl]);
+                    __builtin_prefetch(&me->code[sl]);
                     pd[np].slot = sl;
                     visited++;
                     if (derive_begin(v, ix, s, m_, o_, &h, sc, lk, &nlk, &pd[np]) == 0)
@@ -470,7 +462,7 @@ static int verify_plain(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
                         derive_end(&pd[k], lk, &w, &d);
                         uint64_t sl = pd[k].slot;
                         checked++;
-                        if (w != me->wdl[sl] || d != me->dtw[sl]) {
+                        if (w != vc_wdl(me->code[sl]) || d != vc_depth(me->code[sl], &me->deep, sl)) {
                             bad++;
 #pragma omp critical(mmtb_vbad)
                             if (sl < first_bad)

@@ -617,7 +617,7 @@ START_TEST(test_three_diag_consistent)
                 } else {
                     REQUIRE(mmtb_probe(ctx, &q, &qv) == MMTB_OK);
                     e.wdl = -qv.wdl;
-                    e.dtw = qv.wdl == MMTB_DRAW ? -1 : moves[i].remove >= 0 ? 1 : qv.dtw + 1;
+                    e.dtw = qv.wdl == MMTB_DRAW ? -1 : qv.dtw + 1;
                 }
                 if (i == 0 || better(e, best))
                     best = e;

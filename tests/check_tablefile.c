@@ -34,7 +34,7 @@
 
 #define GOLDEN_DIR MMTB_SOURCE_DIR "/tests/data/golden/three-diag"
 /* XXH64 of the committed golden 3-3.mmtb (see the comment at the top). */
-#define GOLDEN_HASH 0x1349a5d005326bf8ULL
+#define GOLDEN_HASH 0x9033a5bde7b2b0aeULL
 /* zstd release the golden file was written with: byte-exact regeneration
  * is only compared under the same release. */
 #define GOLDEN_ZSTD 10504
@@ -200,7 +200,7 @@ START_TEST(header_round_trip)
     ck_assert_uint_eq(d.header_hash, h.header_hash);
     /* Byte positions the spec pins (FORMAT.md, "Sector header"). */
     ck_assert_mem_eq(b, "\x89MMTB\r\n\x1a", 8);
-    ck_assert_uint_eq(b[8], 1);
+    ck_assert_uint_eq(b[8], 2);
     ck_assert_uint_eq(b[10], 160);
     ck_assert_uint_eq(b[64], 5);
     ck_assert_uint_eq(b[65], 4);
@@ -262,8 +262,10 @@ START_TEST(header_rejects)
     expect_header(x, MMTB_ERR_CORRUPT, "more stones than points");
     x = h, x.name[0] = 0;
     expect_header(x, MMTB_ERR_CORRUPT, "empty name");
-    x = h, x.version = 2;
+    x = h, x.version = 3;
     expect_header(x, MMTB_ERR_UNSUPPORTED, "newer version");
+    x = h, x.version = 1;
+    expect_header(x, MMTB_ERR_UNSUPPORTED, "version 1 (depths to conversion)");
     x = h, x.value_encoding = 2;
     expect_header(x, MMTB_ERR_UNSUPPORTED, "unknown value encoding");
 
@@ -597,7 +599,7 @@ START_TEST(manifest_round_trip)
     ck_assert_int_eq(mmtb_manifest_find_file(&d, (struct mmtb_sector){3, 4, 0, 0}), -1);
     mmtb_manifest_clear(&d);
     /* The text starts as the spec says. */
-    ck_assert(strncmp(text, "mmtb-manifest 1\nvariant demo 1122334455667788\n", 46) == 0);
+    ck_assert(strncmp(text, "mmtb-manifest 2\nvariant demo 1122334455667788\n", 46) == 0);
     /* A descriptor that ends in a newline survives too. */
     static char desc2[] = "a\n\nb\n";
     m.descriptor = desc2;
@@ -626,14 +628,20 @@ START_TEST(manifest_rejects)
     for (size_t i = 0; i < len; i++) {
         text[i] ^= 0x01;
         int rc = mmtb_manifest_parse(text, len, &d, err, sizeof err);
-        /* "mmtb-manifest 1" -> "mmtb-manifest 0": an unsupported version */
+        /* "mmtb-manifest 2" -> "mmtb-manifest 3": an unsupported version */
         ck_assert_msg(rc == MMTB_ERR_CORRUPT || (i == 14 && rc == MMTB_ERR_UNSUPPORTED),
                       "flip at %zu gives %d", i, rc);
         text[i] ^= 0x01;
     }
     /* A newer version is unsupported, not corrupt. */
-    text[14] = '2';
+    text[14] = '4';
     ck_assert_int_eq(mmtb_manifest_parse(text, len, &d, err, sizeof err), MMTB_ERR_UNSUPPORTED);
+    /* Version 1 (depths to conversion) says what to do. */
+    text[14] = '1';
+    ck_assert_int_eq(mmtb_manifest_parse(text, len, &d, err, sizeof err), MMTB_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err, "version 1 (depths to the next capture)") &&
+                      strstr(err, "generate the tables again"),
+                  "%s", err);
     free(text);
     /* A control character in the descriptor cannot be written. */
     static char bad[] = "x\ry";
@@ -860,7 +868,7 @@ START_TEST(corrupt_fixtures)
     ck_assert_int_eq(try_file(&fx, b, fx.len, 0), MMTB_ERR_CORRUPT);
     /* Newer version (hash made valid): unsupported. */
     memcpy(b, fx.good, fx.len);
-    b[8] = 2;
+    b[8] = 3;
     rehash_header(b);
     ck_assert_int_eq(try_file(&fx, b, fx.len, 0), MMTB_ERR_UNSUPPORTED);
     /* Reserved bits set, hash made valid. */

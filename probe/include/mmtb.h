@@ -187,9 +187,8 @@ struct mmtb_move_value {
  * Every legal move of p (mmtb_gen_moves) with its value, best first: wins by
  * smallest dtw, then draws, then losses by largest dtw; ties keep the order
  * of mmtb_gen_moves.  The value of a move m to q = apply(p, m): a win in 1
- * if q is a lost game for its side to move; else the negated value of q with
- * dtw 1 when m removed a stone (a capture converts) and q's dtw + 1
- * otherwise.  For every position the tables store, mmtb_probe(p) equals the
+ * if q is a lost game for its side to move; else the negated value of q at
+ * q's dtw + 1, a capture like any other move.  For every position the tables store, mmtb_probe(p) equals the
  * value of the first move.
  * Writes the best min(count, cap) moves to out and returns the count of
  * legal moves (0 when the game is over; MMTB_MAX_MOVES always suffices), or

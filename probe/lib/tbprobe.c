@@ -4,8 +4,8 @@
  * side's pass before it) by their best move, everything else by rank and
  * look-up;
  * every legal move with its value (best first), and principal variations.
- * The move-value convention here is the one the solver stores (issue 3):
- * a capture takes the successor's value at depth 1.
+ * The move-value convention here is the one the solver stores: a move takes
+ * its successor's value, negated, one ply deeper (depth to win).
  */
 #include "tbinternal.h"
 
@@ -38,9 +38,9 @@ static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtw,
 /*
  * Value of move m from p for the side that makes it, from q = apply(p, m):
  *   q with the same side to move (more removals pending): q's value;
- *   otherwise the negated value of q, at depth 1 when m removed a stone and
- *   at q's depth + 1 when it did not.  A q lost by the rules is a loss in 0,
- *   so the move wins in 1.
+ *   otherwise the negated value of q at q's depth + 1 (depth to win, a
+ *   capture like any other move).  A q lost by the rules is a loss in 0, so
+ *   the move wins in 1.
  */
 static int eval_move(mmtb_ctx *ctx, const struct mmtb_pos *p, const struct mmtb_move *m,
                      bool want_dtw, struct mmtb_value *out)
@@ -62,7 +62,7 @@ static int eval_move(mmtb_ctx *ctx, const struct mmtb_pos *p, const struct mmtb_
     else if (!want_dtw)
         out->dtw = 0;
     else
-        out->dtw = m->remove >= 0 ? 1 : vq.dtw + 1;
+        out->dtw = vq.dtw + 1;
     return MMTB_OK;
 }
 
