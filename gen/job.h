@@ -28,12 +28,13 @@
  *               the position can no longer be lost
  *   0x7e        a draw that no in-pair result changes
  *   0x7f        slot not used by the index (non-canonical)
- *   0x80 | d    loss for the side to move in d plies
- *   0xc0 | d    win in d plies
- * Depths d of 63 (ST_DEEP) and more are rare (a few per mille of the
- * positions of the deepest sectors): their byte says ST_DEEP, and the exact
- * depth is in the job's list of deep positions for that level, which is
- * also what the levels from 63 on walk instead of the array.
+ *   0x80 + d    decided in d plies (d < ST_DEEP_FROM): a win when d is odd,
+ *               a loss when d is even (the depth to win: the game ends with
+ *               the loser to move, lost in 0)
+ *   0xfe, 0xff  a loss, a win, in ST_DEEP_FROM plies or more
+ * Deep depths are rare (nine 6-6: 62 K of 28.5 M decided positions): the
+ * exact depth is in the job's list of deep positions for that level, which
+ * is also what the levels from ST_DEEP_FROM on walk instead of the array.
  * Positions still unresolved at the end are draws.
  */
 #ifndef MMTB_JOB_H
@@ -61,9 +62,9 @@
 #define ST_DRAWN 0x7eu /* a draw no update changes; every state >= this one is final */
 #define ST_MAX_COUNT 0x7du
 #define ST_RESOLVED 0x80u
-#define ST_WIN 0x40u
-#define ST_DEPTH 0x3fu
-#define ST_DEEP 0x3fu /* the depth is ST_DEEP or more: see the deep lists */
+#define ST_DEEP_FROM 126u /* depths from here on are in the deep lists */
+#define ST_DEEP_LOSS 0xfeu
+#define ST_DEEP_WIN 0xffu
 #define MAX_DEPTH 0x3ffeu
 #define MAX_LEVELS ((int)MAX_DEPTH + 2)
 #define DEEP_SLOT_BITS 47 /* a deep entry: depth << 48 | member << 47 | slot */
@@ -89,9 +90,8 @@ struct dep {
     bool swapped;
 };
 
-/* A growable array of 64-bit entries: the per-level buckets of external
- * results (slot << 2 | member << 1 | is_win) and the init pass's queued
- * writes. */
+/* A growable array of 64-bit entries: the deep lists and the init pass's
+ * queued writes. */
 struct vec64 {
     uint64_t *e;
     size_t n, cap;
@@ -187,13 +187,13 @@ struct job {
     mmtb_tb *tb;
     int rule_err;          /* a rules call failed inside a parallel region */
     const char *why;       /* an internal check that failed, said in the error */
-    struct vec64 *buckets; /* [MAX_LEVELS], allocated lazily */
+    struct bstream *bst;   /* buckets.c: per thread and level */
     /* positions decided at depth >= deep_from: member << 47 | slot, per
      * depth, gathered from the per-thread lists of new ones */
     struct vec64 *deep;     /* [MAX_LEVELS] */
     struct vec64 *deep_new; /* per thread: depth << 48 | member << 47 | slot */
     int too_many;           /* a position has more in-pair moves than a counter holds */
-    unsigned deep_from;     /* depths from here on are deep: ST_DEEP normally */
+    unsigned deep_from;     /* depths from here on are deep: ST_DEEP_FROM normally */
     uint64_t *mhist[2];    /* positions of each member decided per depth */
     uint64_t undecided[2]; /* positions of each member still counting */
     int forward;           /* -1: levels never forward, 1: whenever possible, 0: by cost */
@@ -231,10 +231,32 @@ static inline void upd_push(struct job *j, struct updbuf *b, uint32_t e)
 }
 
 
-/* The state byte of a position decided at depth d (a win when win). */
-static inline uint8_t st_decided(const struct job *j, bool win, unsigned d)
+/* The state byte a position decided at depth d has (a win when win), or 0,
+ * a byte no decided position has, when the parity of d says otherwise. */
+static inline uint8_t st_want(const struct job *j, bool win, unsigned d)
 {
-    return (uint8_t)(ST_RESOLVED | (win ? ST_WIN : 0) | (d < j->deep_from ? d : ST_DEEP));
+    if (win != (bool)(d & 1))
+        return 0;
+    return (uint8_t)(d < j->deep_from ? ST_RESOLVED + d : win ? ST_DEEP_WIN : ST_DEEP_LOSS);
+}
+
+/* The state byte of a position decided at depth d (a win when win); a win
+ * at an even depth or a loss at an odd one is an error of the rules' model,
+ * reported as j->rule_err. */
+static inline uint8_t st_decided(struct job *j, bool win, unsigned d)
+{
+    if (win != (bool)(d & 1)) {
+        __atomic_store_n(&j->why, "a win at an even depth or a loss at an odd one",
+                         __ATOMIC_RELAXED);
+        __atomic_store_n(&j->rule_err, MMTB_ERR_INVALID, __ATOMIC_RELAXED);
+    }
+    return (uint8_t)(d < j->deep_from ? ST_RESOLVED + d : win ? ST_DEEP_WIN : ST_DEEP_LOSS);
+}
+
+/* Whether the decided state byte x is a win. */
+static inline bool st_win(uint8_t x)
+{
+    return x >= ST_DEEP_LOSS ? x == ST_DEEP_WIN : ((x - ST_RESOLVED) & 1);
 }
 
 /* Does the job's first member carry state?  (Both do, or neither.) */
@@ -301,7 +323,7 @@ static inline bool deep_push(struct vec64 *v, int mi, uint64_t slot, unsigned d)
 }
 
 /* Raise j->last_level to at least d.  Threads of the init pass raise it
- * from two critical sections (bucket_add's, tally_init_depths'), so it is
+ * from bucket_add and a critical section (tally_init_depths'), so it is
  * an atomic maximum: a lost raise would leave a bucket's level unvisited. */
 static inline void raise_last_level(struct job *j, int d)
 {
@@ -311,6 +333,22 @@ static inline void raise_last_level(struct job *j, int d)
                                         __ATOMIC_RELAXED))
         ;
 }
+
+/*
+ * buckets.c: the outside results that take effect at a later level, entry
+ * slot << 2 | member << 1 | is_win.  buckets_setup after j->nthreads is set;
+ * bucket_add from any thread of a parallel region (sets j->oom when out of
+ * memory; raises j->last_level); buckets_take hands each entry of `level` to
+ * take (which returns whether it decided a position) and empties the level;
+ * buckets_bytes: the memory they hold.
+ */
+struct bstream;
+int buckets_setup(struct job *j);
+void buckets_free(struct job *j);
+void bucket_add(struct job *j, int level, uint64_t entry);
+uint64_t buckets_take(struct job *j, int level, bool (*take)(struct job *, uint64_t, unsigned),
+                      unsigned d);
+uint64_t buckets_bytes(const struct job *j);
 
 /* Add one thread's count of the positions of member mi its init pass
  * decided, per depth up to maxd (hist may be NULL), to the job's; call
@@ -362,7 +400,7 @@ struct ext_look {
  * settle.c: the state byte of position `slot` of member mi from its n
  * outside successors ext[0..n) (their values read or known) and its nin
  * in-pair moves still open; queues the outside results deeper than 1 in
- * j->buckets.  *resolved_depth: the depth decided, or -1.
+ * the buckets (buckets.c).  *resolved_depth: the depth decided, or -1.
  */
 uint8_t settle_state(struct job *j, int mi, uint64_t slot, int nin, int n,
                      const struct ext_look *ext, int *resolved_depth);
@@ -401,7 +439,7 @@ bool init_by_opponent(const struct job *j, const struct member *me);
 /*
  * init.c: the first state byte of every slot of every member, from the
  * terminal rules and the external successors' values; queues the deeper
- * external results in j->buckets.  Returns MMTB_OK, MMTB_ERR_NOMEM,
+ * external results in the buckets.  Returns MMTB_OK, MMTB_ERR_NOMEM,
  * MMTB_ERR_UNSUPPORTED (a position has more in-pair moves than a counter
  * holds) or MMTB_ERR_INVALID (canonical slots missed).
  */

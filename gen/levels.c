@@ -338,7 +338,7 @@ static void level_chunk(struct job *j, const struct member *me, const struct mem
             if (li == src->n)
                 break;
             i = src->list[li++] & (((uint64_t)1 << DEEP_SLOT_BITS) - 1);
-            lost = !(me->st[i] & ST_WIN);
+            lost = !st_win(me->st[i]);
         } else {
             if (i + 8 <= src->hi && (i & 7) == 0) {
                 /* skip 8 bytes holding neither state */
@@ -391,7 +391,7 @@ static uint64_t forward_apply(struct job *j, int mi, unsigned d, struct pred_scr
                               struct vec64 *deep)
 {
     const uint8_t *st = j->m[mi].st;
-    const uint8_t want_loss = st_decided(j, false, d), want_win = st_decided(j, true, d);
+    const uint8_t want_loss = st_want(j, false, d), want_win = st_want(j, true, d);
     uint64_t found = 0;
     for (int q = 0; q < nq; q++) {
         const uint64_t *r = ps->fr + ps->fq[q].at;
@@ -633,7 +633,7 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
     uint64_t nchunks = (me->slots + chunk - 1) / chunk;
     uint64_t nparts = (pa->slots >> PART_SHIFT) + 1;
     bool all = (int)d <= j->init_max;
-    uint8_t want_loss = st_decided(j, false, d), want_win = st_decided(j, true, d);
+    uint8_t want_loss = st_want(j, false, d), want_win = st_want(j, true, d);
     /* deep levels: this member's part of the sorted list of depth d */
     const uint64_t *list = NULL;
     size_t nlist = 0;
@@ -684,23 +684,14 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
     return MMTB_OK;
 }
 
-/* Bucket entries of level d: external results that take effect now. */
-static uint64_t level_buckets(struct job *j, unsigned d)
+/* One bucket entry of level d: an outside result that takes effect now. */
+static bool take_bucket(struct job *j, uint64_t e, unsigned d)
 {
-    struct vec64 *b = &j->buckets[d];
-    uint64_t found = 0;
-    for (size_t i = 0; i < b->n; i++) {
-        uint64_t e = b->e[i];
-        int mi = (int)((e >> 1) & 1);
-        if (retro_update(j, mi, e >> 2, e & 1, 1, d, &j->deep_new[0])) {
-            found++;
-            count_decided(j, mi, d + 1, 1);
-        }
-    }
-    free(b->e);
-    b->e = NULL;
-    b->n = b->cap = 0;
-    return found;
+    int mi = (int)((e >> 1) & 1);
+    if (!retro_update(j, mi, e >> 2, e & 1, 1, d, &j->deep_new[0]))
+        return false;
+    count_decided(j, mi, d + 1, 1);
+    return true;
 }
 
 /* The levels in order, from 0 to the deepest one with work: the buckets of
@@ -736,7 +727,7 @@ int levels_pass(struct job *j)
             return MMTB_ERR_UNSUPPORTED; /* depth beyond what the deep lists hold */
         if (d >= (int)j->deep_from && j->deep[d].n > 1)
             qsort(j->deep[d].e, j->deep[d].n, sizeof *j->deep[d].e, mmtb_cmp_u64);
-        uint64_t newly = level_buckets(j, (unsigned)d);
+        uint64_t newly = buckets_take(j, d, take_bucket, (unsigned)d);
         for (int mi = 0; mi < j->nm; mi++) {
             int rc = level_member(j, mi, (unsigned)d, &newly);
             if (rc != MMTB_OK)
@@ -796,10 +787,10 @@ int levels_finish(struct job *j)
         member_range(j, mi, &lo, &hi);
 #pragma omp parallel for reduction(+ : ndeep_st) schedule(static)
         for (uint64_t i = lo; i < hi; i++)
-            ndeep_st += (me->st[i] | ST_WIN) == (ST_RESOLVED | ST_WIN | ST_DEEP);
+            ndeep_st += me->st[i] >= ST_DEEP_LOSS;
         bool ok = ndeep_st == me->ndeep;
         for (size_t k = 0; ok && k < me->ndeep; k++)
-            ok = (me->st[me->deep[k] >> 14] | ST_WIN) == (ST_RESOLVED | ST_WIN | ST_DEEP) &&
+            ok = me->st[me->deep[k] >> 14] >= ST_DEEP_LOSS &&
                  (k == 0 || me->deep[k] >> 14 != me->deep[k - 1] >> 14);
         if (!ok)
             return MMTB_ERR_INVALID;

@@ -56,10 +56,7 @@ static void job_free(struct job *j)
         free(j->m[i].deep);
     }
     deps_free(j);
-    if (j->buckets)
-        for (int i = 0; i < MAX_LEVELS; i++)
-            free(j->buckets[i].e);
-    free(j->buckets);
+    buckets_free(j);
     if (j->deep)
         for (int i = 0; i < MAX_LEVELS; i++)
             free(j->deep[i].e);
@@ -177,7 +174,7 @@ static int job_setup(struct job *j, const struct mmtb_solve_opts *o, const struc
     j->nm = nss;
     j->own_walk = o->init_walk < 0;
     j->deep_from =
-        o->deep_from > 0 && o->deep_from < (int)ST_DEEP ? (unsigned)o->deep_from : ST_DEEP;
+        o->deep_from > 0 && o->deep_from < (int)ST_DEEP_FROM ? (unsigned)o->deep_from : ST_DEEP_FROM;
     for (int i = 0; i < nss; i++) {
         struct member *me = &j->m[i];
         me->s = ss[i];
@@ -208,7 +205,8 @@ static int job_setup(struct job *j, const struct mmtb_solve_opts *o, const struc
     j->nthreads = omp_get_max_threads();
     if (levels_setup(j) != MMTB_OK)
         return MMTB_ERR_NOMEM;
-    j->buckets = calloc(MAX_LEVELS, sizeof *j->buckets);
+    if (buckets_setup(j) != MMTB_OK)
+        return MMTB_ERR_NOMEM;
     j->deep = calloc(MAX_LEVELS, sizeof *j->deep);
     j->deep_new = calloc((size_t)j->nthreads, sizeof *j->deep_new);
     j->mhist[0] = calloc(MAX_LEVELS + 1, sizeof *j->mhist[0]);
@@ -216,7 +214,7 @@ static int job_setup(struct job *j, const struct mmtb_solve_opts *o, const struc
     /* (forward levels read the successors' states, which a split rank
      * may not hold) */
     j->forward = o->forward < 0 || j->sp || job_has_state(j) ? -1 : o->forward > 0;
-    if (!j->buckets || !j->deep || !j->deep_new || !j->mhist[0] || !j->mhist[1])
+    if (!j->deep || !j->deep_new || !j->mhist[0] || !j->mhist[1])
         return MMTB_ERR_NOMEM;
     return MMTB_OK;
 }
@@ -226,14 +224,14 @@ static void stage_error(const struct job *j, int rc, bool levels, const char *ta
                         size_t errlen)
 {
     if (j->rule_err)
-        snprintf(err, errlen, "%s: %s: %s", tag, levels ? "levels" : "init",
-                 mmtb_strerror(j->rule_err));
+        snprintf(err, errlen, "%s: %s: %s%s%s", tag, levels ? "levels" : "init",
+                 mmtb_strerror(j->rule_err), j->why ? ": " : "", j->why ? j->why : "");
     else if (levels && rc == MMTB_ERR_NOMEM)
         snprintf(err, errlen, "out of memory");
     else if (levels && j->sp && rc != MMTB_ERR_UNSUPPORTED)
         snprintf(err, errlen, "%s levels: %s", tag, j->sp->err);
     else if (levels)
-        snprintf(err, errlen, "depth to conversion exceeds %u plies", (unsigned)MAX_DEPTH);
+        snprintf(err, errlen, "depth to win exceeds %u plies", (unsigned)MAX_DEPTH);
     else if (j->sp && j->sp->err[0])
         snprintf(err, errlen, "%s init: %s", tag, j->sp->err);
     else if (rc == MMTB_ERR_NOMEM)

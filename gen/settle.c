@@ -8,16 +8,6 @@
  */
 #include "job.h"
 
-static void bucket_add(struct job *j, int level, uint64_t entry)
-{
-#pragma omp critical(mmtb_bucket)
-    {
-        if (!vec64_push(&j->buckets[level], entry))
-            j->oom = 1;
-        raise_last_level(j, level);
-    }
-}
-
 uint8_t settle_state(struct job *j, int mi, uint64_t slot, int nin, int n,
                      const struct ext_look *ext, int *resolved_depth)
 {

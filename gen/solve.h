@@ -66,7 +66,7 @@ struct mmtb_solve_opts {
     FILE *report;        /* per-sector lines and the summary (NULL: stdout) */
     bool json;           /* summary as JSON on `report` */
     bool verbose;        /* phase times per sector on stderr */
-    int deep_from;       /* tests: depths from here on (1..62) take the solver's
+    int deep_from;       /* tests: depths from here on (1..125) take the solver's
                           * rare-depth path; 0: from 63, as in normal runs */
     int forward;         /* tests: -1 levels only backward, 1 forward wherever
                           * possible, 0: each level the cheaper way */

@@ -25,9 +25,9 @@ void state_values(const struct member *me, uint64_t first, uint64_t count, uint8
             wdl[i] = 3;
             dtw[i] = 0;
         } else if (x & ST_RESOLVED) {
-            wdl[i] = (x & ST_WIN) ? 2 : 0;
-            dtw[i] = x & ST_DEPTH;
-            if (dtw[i] == ST_DEEP) /* there is one: see levels_finish */
+            wdl[i] = st_win(x) ? 2 : 0;
+            dtw[i] = (uint16_t)(x - ST_RESOLVED);
+            if (x >= ST_DEEP_LOSS) /* there is one: see levels_finish */
                 dtw[i] = (uint16_t)(me->deep[lo++] & 0x3fff);
         } else {
             wdl[i] = 1;

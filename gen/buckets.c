@@ -1,0 +1,96 @@
+/*
+ * buckets.c - the per-level buckets of a job: outside results (a capture or
+ * placement into a solved sector) that decide a position, or let it be lost,
+ * only at a later level.  Under the depth to win most outside results are
+ * deeper than one ply, so a pair may hold millions of them: each thread
+ * appends to its own stream per level (no lock), and an entry is stored as
+ * the varint of its distance from the thread's previous entry of that level,
+ * which the init pass's walk in slot order keeps small (two to three bytes
+ * where a plain entry takes eight).
+ *
+ * Entry: slot << 2 | member << 1 | is_win.  Varint v: v >> 1 is the distance
+ * from the previous entry when v & 1 is 0, the entry itself when it is 1
+ * (the first entry, or one below the previous).
+ */
+#include "job.h"
+
+#include <omp.h>
+#include <stdlib.h>
+
+struct bstream {
+    uint8_t *b;
+    size_t n, cap;
+    uint64_t last;
+};
+
+int buckets_setup(struct job *j)
+{
+    j->bst = calloc((size_t)j->nthreads * MAX_LEVELS, sizeof *j->bst);
+    return j->bst ? MMTB_OK : MMTB_ERR_NOMEM;
+}
+
+void buckets_free(struct job *j)
+{
+    if (!j->bst)
+        return;
+    for (size_t i = 0; i < (size_t)j->nthreads * MAX_LEVELS; i++)
+        free(j->bst[i].b);
+    free(j->bst);
+    j->bst = NULL;
+}
+
+void bucket_add(struct job *j, int level, uint64_t entry)
+{
+    int t = omp_get_thread_num();
+    struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
+    if (s->cap - s->n < 10) {
+        size_t nc = s->cap ? 2 * s->cap : 64;
+        uint8_t *nb = realloc(s->b, nc);
+        if (!nb) {
+            __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        s->b = nb;
+        s->cap = nc;
+    }
+    uint64_t v = entry > s->last ? (entry - s->last) << 1 : entry << 1 | 1;
+    s->last = entry;
+    while (v >= 0x80) {
+        s->b[s->n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    s->b[s->n++] = (uint8_t)v;
+    raise_last_level(j, level);
+}
+
+uint64_t buckets_take(struct job *j, int level, bool (*take)(struct job *, uint64_t, unsigned),
+                      unsigned d)
+{
+    uint64_t found = 0;
+    for (int t = 0; t < j->nthreads; t++) {
+        struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
+        uint64_t last = 0;
+        for (size_t i = 0; i < s->n;) {
+            uint64_t v = 0;
+            for (int sh = 0;; sh += 7) {
+                uint8_t c = s->b[i++];
+                v |= (uint64_t)(c & 0x7f) << sh;
+                if (!(c & 0x80))
+                    break;
+            }
+            last = (v & 1) ? v >> 1 : last + (v >> 1);
+            found += take(j, last, d);
+        }
+        free(s->b);
+        *s = (struct bstream){NULL, 0, 0, 0};
+    }
+    return found;
+}
+
+uint64_t buckets_bytes(const struct job *j)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; j->bst && i < (size_t)j->nthreads * MAX_LEVELS; i++)
+        n += j->bst[i].cap;
+    return n;
+}
