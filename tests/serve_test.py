@@ -21,7 +21,7 @@ import serve_util as su
 
 PROBE = os.environ.get("MMTB_PROBE", "")
 TOP = os.environ.get("MMTB_SERVE_TABLES", "")
-T3D, T6, T9 = (os.path.join(TOP, n) for n in ("three-diag", "six", "nine-3"))
+T3D, T6, T9, T644 = (os.path.join(TOP, n) for n in ("three-diag", "six", "nine-3", "six-44"))
 
 # Gasser's Fig. 9 (Black to move, a loss in 26 plies), in both notations.
 FIG9 = "d7,g7,g1 a4,g4,d5 b"
@@ -39,7 +39,7 @@ class ServeTest(unittest.TestCase):
     def setUpClass(cls):
         if not PROBE or not TOP:
             raise unittest.SkipTest("MMTB_PROBE and MMTB_SERVE_TABLES must be set")
-        for name, tables in (("t3d", T3D), ("t6", T6), ("t9", T9)):
+        for name, tables in (("t3d", T3D), ("t6", T6), ("t9", T9), ("t644", T644)):
             cls.servers[name] = su.Server(PROBE, tables, threads=4)
 
     @classmethod
@@ -275,6 +275,15 @@ class ServeTest(unittest.TestCase):
         self.assertEqual((v["name"], len(v["points"]), len(v["mills"]), v["fly"]), ("nine", 24, 16, 3))
         self.assertTrue(v["fen"])
         self.assertEqual(v["removal"], "standard")
+        # the start the tables hold: six solved from 4 v 4 in hand; movement-only
+        # tables keep the variant's own start (the page then asks for a position)
+        status, v = su.get_json(self.servers["t644"].port, "/api/variant")
+        self.assertEqual(v["start"], "- - w 4 4")
+        status, p = su.get_json(self.servers["t644"].port, su.probe_path(v["start"]))
+        self.assertEqual(status, 200)
+        self.assertEqual(p["wdl"], "draw")
+        status, v = su.get_json(self.servers["t9"].port, "/api/variant")
+        self.assertEqual(v["start"], "- - w 9 9")
         status, s6 = su.get_json(self.servers["t6"].port, "/api/variant")
         status, a = su.get_json(self.servers["t6"].port, "/api/stats")
         self.assertEqual(s6["fingerprint"], a["fingerprint"])

@@ -121,6 +121,7 @@ TABLE_SETS = {
     "three-diag": ("three-diag", "--start"),
     "six": ("six", "--start"),
     "nine-3": ("nine", "--max-stones", "3"),
+    "six-44": ("six", "--start", "4,4"),
 }
 
 

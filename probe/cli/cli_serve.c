@@ -506,11 +506,27 @@ static const char *removal_name(int r)
     return r == MMTB_REMOVE_ANY ? "any" : r == MMTB_REMOVE_IMMUNE ? "immune" : "standard";
 }
 
+/* The start the tables hold: the empty board with the most stones in hand
+ * whose sector the manifest lists (a directory solved `--start 4,4` holds
+ * `- - w 4 4`), else the variant's own start (movement-only tables, where
+ * the page asks for a position). */
+static void tables_start(const struct server *s, struct mmtb_pos *p)
+{
+    mmtb_pos_start(s->v, p);
+    for (int h = s->v->stones; h > 0; h--) {
+        struct mmtb_sector e = {0, 0, (uint8_t)h, (uint8_t)h};
+        if (mmtb_tb_sector_find(s->tb, e) >= 0) {
+            p->hand[0] = p->hand[1] = (uint8_t)h;
+            return;
+        }
+    }
+}
+
 /*
  * The variant as the page needs it to draw and explain the board: name,
  * title, fingerprint, points [{name, x, y}] (descriptor order, y upwards),
  * lines and mills (arrays of point names, in line order), the rule flags,
- * fen (whether FEN applies) and start (the start position).
+ * fen (whether FEN applies) and start (the start the tables hold).
  */
 static enum MHD_Result api_variant(struct server *s, struct MHD_Connection *conn,
                                    const char *method, const char *url)
@@ -546,7 +562,7 @@ static enum MHD_Result api_variant(struct server *s, struct MHD_Connection *conn
         json_points(f, v, v->mill[m]);
     }
     struct mmtb_pos start;
-    mmtb_pos_start(v, &start);
+    tables_start(s, &start);
     mmtb_pos_format(v, &start, buf, sizeof buf);
     fprintf(f,
             "],\"stones\":%d,\"fly\":%d,\"min_stones\":%d,\"removal\":\"%s\","
