@@ -1,9 +1,16 @@
 /*
- * testlib_naive.h - a naive, independent solver of the movement phase, the
- * oracle the real solver (gen/) is checked against.  Explicit game
- * graph, no symmetry, no unmoves: its own indexing and a forward level
- * iteration.  Moves come from format/movegen.c; it must not use
- * sector_index.c, succ.c or anything in gen/ or probe/.
+ * testlib_naive.h - naive, independent solvers, the oracles the real solver
+ * (gen/) is checked against: the movement phase, Twelve's re-close
+ * restrictions and the whole game.  Explicit game graphs, no symmetry, no
+ * unmoves: their own indexing and level iterations.  Moves come from
+ * format/movegen.c; they must not use sector_index.c, ban_index.c, succ.c
+ * or anything in gen/ or probe/.
+ *
+ * Every depth is depth to win (DTW): plies to the end of the game, the
+ * winner minimising and the loser maximising, across captures and phases.
+ * A side to move that has lost by the rules (too few stones, no legal move)
+ * has lost in 0; every move, a capture included, is worth the value of the
+ * position it leads to, negated, at that position's depth + 1.
  */
 #ifndef TESTLIB_NAIVE_H
 #define TESTLIB_NAIVE_H
@@ -90,8 +97,9 @@ void naive_format(const struct mmtb_variant *v, uint32_t mover, uint32_t opp, ch
  * restriction (or none) for each side, no symmetry.  Its own indexing (all
  * arrangements, then the live restriction pairs of each, as mmtb_live_bans
  * lists them), a successor graph from format/movegen.c and a forward level
- * iteration.  Returns NULL with a message in err on failure (out of memory,
- * a move leaving the sector without ending the game).
+ * iteration (DTW: a capture ends the game there, a win in 1).  Returns NULL
+ * with a message in err on failure (out of memory, a move leaving the
+ * sector without ending the game).
  */
 struct naive_ban;
 struct naive_ban *naive_ban_solve(const struct mmtb_variant *v, int stones, char *err,
