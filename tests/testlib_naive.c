@@ -51,6 +51,7 @@ struct nsector {
 struct naive {
     const struct mmtb_variant *v;
     int np, lo, hi;
+    bool thin; /* only the sectors where a side has lo stones */
     uint64_t C[33][33];
     struct nsector sec[NV_MAXS + 1][NV_MAXS + 1];
     uint64_t total;
@@ -146,9 +147,12 @@ static uint32_t next_comb(uint32_t x)
     return (((r ^ x) >> 2) / c) | r;
 }
 
+/* Whether sector (w, b) is one the oracle solves (or solved). */
 static bool in_range(const struct naive *n, int w, int b)
 {
-    return w >= n->lo && w <= n->hi && b >= n->lo && b <= n->hi;
+    if (w < n->lo || w > n->hi || b < n->lo || b > n->hi)
+        return false;
+    return !n->thin || w == n->lo || b == n->lo;
 }
 
 /* Global index of (mover, opp): offset of the sector + rank(mover) *
@@ -576,7 +580,10 @@ static void count_sector(struct naive *n, int w, int b)
     }
 }
 
-struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *err, size_t errlen)
+/* naive_solve and naive_solve_thin: every sector of the range, or only
+ * those where a side has the fewest stones (thin). */
+static struct naive *solve_sectors(const struct mmtb_variant *v, int max_stones, bool thin,
+                                   char *err, size_t errlen)
 {
     double t0 = now_seconds();
     if (!v || v->npoints < 1 || v->npoints > 32 ||
@@ -598,6 +605,7 @@ struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *er
     n->np = v->npoints;
     n->lo = v->min_stones;
     n->hi = max_stones;
+    n->thin = thin;
     /* Pascal's triangle; C(p, j) = 0 for j > p. */
     for (int p = 0; p <= 32; p++) {
         n->C[p][0] = 1;
@@ -606,6 +614,8 @@ struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *er
     }
     for (int w = n->lo; w <= n->hi; w++)
         for (int b = n->lo; b <= n->hi; b++) {
+            if (!in_range(n, w, b))
+                continue;
             struct nsector *s = &n->sec[w][b];
             s->cb = n->C[n->np - w][b];
             s->size = n->C[n->np][w] * s->cb;
@@ -634,6 +644,17 @@ struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *er
         }
     n->secs = now_seconds() - t0;
     return n;
+}
+
+struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *err, size_t errlen)
+{
+    return solve_sectors(v, max_stones, false, err, errlen);
+}
+
+struct naive *naive_solve_thin(const struct mmtb_variant *v, int max_stones, char *err,
+                               size_t errlen)
+{
+    return solve_sectors(v, max_stones, true, err, errlen);
 }
 
 void naive_free(struct naive *n)
@@ -745,6 +766,8 @@ uint64_t naive_orbits(struct naive *n)
     uint64_t bad = 0;
     for (int w = n->lo; w <= n->hi; w++)
         for (int b = n->lo; b <= n->hi; b++) {
+            if (!in_range(n, w, b))
+                continue;
             struct naive_stats *st = &n->sec[w][b].st;
             st->canonical = st->cwins = st->cdraws = st->closses = 0;
             const uint16_t *val = n->val + n->sec[w][b].off;

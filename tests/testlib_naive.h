@@ -44,6 +44,16 @@ struct naive_stats {
 struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *err, size_t errlen);
 void naive_free(struct naive *n);
 
+/*
+ * As naive_solve, but only the sectors where one side has v->min_stones
+ * stones (for nine up to 5: 3-3, 3-4, 4-3, 3-5 and 5-3).  A capture from
+ * one of them ends the game or leads into another, so they can be solved
+ * without the rest (3-5 without 4-4, 4-5, 5-5).  The other sectors of the
+ * range count as not solved.
+ */
+struct naive *naive_solve_thin(const struct mmtb_variant *v, int max_stones, char *err,
+                               size_t errlen);
+
 /* Stone range of the solved sectors. */
 int naive_min_stones(const struct naive *n);
 int naive_max_stones(const struct naive *n);
