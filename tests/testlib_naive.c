@@ -5,6 +5,14 @@
  * format/movegen.c, and a forward level iteration.  Must not use
  * sector_index.c, gen/ or probe/: it exists to disagree with them when they
  * are wrong.
+ *
+ * Depths are depth to win (DTW): plies to the end of the game, the winner
+ * minimising and the loser maximising, across captures.  A side to move that
+ * has lost by the rules has lost in 0; every move, a capture included, is
+ * worth the value of the position it leads to, negated, one ply deeper.
+ * Sectors are solved by increasing stones, so a capture leads into a sector
+ * solved before (or ends the game) and its outcome is known, at any depth,
+ * before the levels of the capturing sector start.
  */
 #include "testlib_naive.h"
 
@@ -27,12 +35,11 @@
 #define V_WIN 0x4000u
 #define V_DEPTH 0x3fffu
 
-/* What the moves leaving the pair say about a position (one byte each). */
-#define X_WIN1 1u       /* a move wins at once, or captures into a lost position */
-#define X_DRAW 2u       /* a move ends the game drawn, or captures into a drawn one */
-#define X_LOSS1 4u      /* a move captures into a position the opponent wins */
-#define X_TERM_LOSS 8u  /* the position itself is a lost game (loss in 0) */
-#define X_TERM_DRAW 16u /* the position itself is a drawn game */
+/* What a position's moves that leave the pair say about it (one byte each);
+ * the depths of the capture outcomes are in struct member's cwin and closs. */
+#define X_DRAW 1u      /* a move ends the game drawn, or captures into a drawn one */
+#define X_TERM_LOSS 2u /* the position itself is a lost game (loss in 0) */
+#define X_TERM_DRAW 4u /* the position itself is a drawn game */
 
 struct nsector {
     uint64_t off;  /* first global index */
@@ -44,6 +51,7 @@ struct nsector {
 struct naive {
     const struct mmtb_variant *v;
     int np, lo, hi;
+    bool thin; /* only the sectors where a side has lo stones */
     uint64_t C[33][33];
     struct nsector sec[NV_MAXS + 1][NV_MAXS + 1];
     uint64_t total;
@@ -139,9 +147,12 @@ static uint32_t next_comb(uint32_t x)
     return (((r ^ x) >> 2) / c) | r;
 }
 
+/* Whether sector (w, b) is one the oracle solves (or solved). */
 static bool in_range(const struct naive *n, int w, int b)
 {
-    return w >= n->lo && w <= n->hi && b >= n->lo && b <= n->hi;
+    if (w < n->lo || w > n->hi || b < n->lo || b > n->hi)
+        return false;
+    return !n->thin || w == n->lo || b == n->lo;
 }
 
 /* Global index of (mover, opp): offset of the sector + rank(mover) *
@@ -203,6 +214,10 @@ struct member {
     int w, b;
     uint8_t *nq;     /* quiet successors per position */
     uint8_t *ext;    /* X_* flags per position */
+    uint16_t *cwin;  /* per position: the least depth of a winning capture
+                        (the target's loss depth + 1), 0 when none */
+    uint16_t *closs; /* per position: the greatest depth of a losing capture
+                        (the target's win depth + 1), 0 when none */
     uint32_t *blk;   /* rank(opp): the block of the partner sector (positions
                         with q's mover = opp) that holds the quiet successors */
     uint8_t *chg[2]; /* per block of this sector: something was decided in it
@@ -216,6 +231,8 @@ static void member_free(struct member *m)
 {
     free(m->nq);
     free(m->ext);
+    free(m->cwin);
+    free(m->closs);
     free(m->blk);
     free(m->chg[0]);
     free(m->chg[1]);
@@ -245,7 +262,8 @@ static bool push_succ(struct member *m, uint16_t s)
  * is the same for every move of the position, so only the second is stored
  * (it fits 16 bits for every board the tests use; checked).  A capture
  * leads to (opp - x, mover') in sector (b - 1, w), solved earlier (fewer
- * stones), or to a game over; its outcome has depth 1.
+ * stones), or to a game over (a lost game: a loss in 0); its outcome is the
+ * target's value negated at the target's depth + 1.
  */
 static int build_member(struct naive *n, struct member *m, char *err, size_t errlen)
 {
@@ -253,10 +271,12 @@ static int build_member(struct naive *n, struct member *m, char *err, size_t err
     const struct nsector *s = &n->sec[m->w][m->b];
     m->nq = malloc(s->size);
     m->ext = malloc(s->size);
+    m->cwin = malloc(s->size * sizeof *m->cwin);
+    m->closs = malloc(s->size * sizeof *m->closs);
     m->blk = malloc(s->size * sizeof *m->blk);
     m->chg[0] = calloc(n->C[n->np][m->w], 1);
     m->chg[1] = calloc(n->C[n->np][m->w], 1);
-    if (!m->nq || !m->ext || !m->blk || !m->chg[0] || !m->chg[1]) {
+    if (!m->nq || !m->ext || !m->cwin || !m->closs || !m->blk || !m->chg[0] || !m->chg[1]) {
         set_err(err, errlen, "out of memory");
         return -1;
     }
@@ -287,7 +307,7 @@ static int build_member(struct naive *n, struct member *m, char *err, size_t err
         p.side = MMTB_WHITE;
         p.ban_from = p.ban_to = -1;
         uint8_t e = 0;
-        unsigned nq = 0;
+        unsigned nq = 0, cwin = 0, closs = 0;
         int t = mmtb_pos_terminal(v, &p);
         if (t == MMTB_LOSS) {
             e = X_TERM_LOSS;
@@ -329,9 +349,14 @@ static int build_member(struct naive *n, struct member *m, char *err, size_t err
                     nq++;
                     continue;
                 }
+                /* the capture's outcome for the mover: a win or a loss
+                 * at depth dq (the target's depth + 1), or a draw */
                 int tq = mmtb_pos_terminal(v, &q);
+                unsigned dq = 0;
+                bool qwin = false;
                 if (tq == MMTB_LOSS) {
-                    e |= X_WIN1;
+                    dq = 1;
+                    qwin = true;
                 } else if (tq == MMTB_DRAW) {
                     e |= X_DRAW;
                 } else if (!in_range(n, m->b - 1, m->w)) {
@@ -342,13 +367,22 @@ static int build_member(struct naive *n, struct member *m, char *err, size_t err
                     break;
                 } else {
                     uint16_t y = n->val[gindex(n, qm, qo)];
-                    if (!(y & V_DECIDED))
+                    if (!(y & V_DECIDED)) {
                         e |= X_DRAW;
-                    else if (y & V_WIN)
-                        e |= X_LOSS1;
-                    else
-                        e |= X_WIN1;
+                    } else {
+                        dq = (y & V_DEPTH) + 1u;
+                        qwin = !(y & V_WIN);
+                    }
                 }
+                if (dq > V_DEPTH) {
+                    set_err(err, errlen, "depth beyond %u", V_DEPTH);
+                    rc = -1;
+                    break;
+                }
+                if (dq && qwin && (cwin == 0 || dq < cwin))
+                    cwin = dq;
+                if (dq && !qwin && dq > closs)
+                    closs = dq;
             }
             if (rc)
                 break;
@@ -360,6 +394,8 @@ static int build_member(struct naive *n, struct member *m, char *err, size_t err
         }
         m->nq[wk.i] = (uint8_t)nq;
         m->ext[wk.i] = e;
+        m->cwin[wk.i] = (uint16_t)cwin;
+        m->closs[wk.i] = (uint16_t)closs;
         m->blk[wk.i] = (uint32_t)rank_set(n, wk.opp);
     } while (walk_next(n, &wk));
     free(moves);
@@ -370,16 +406,19 @@ static int build_member(struct naive *n, struct member *m, char *err, size_t err
  * One level d of the forward iteration over member m (partner pm).  An
  * undecided position becomes
  *   a win at d   if some move's outcome is a win at d given what levels < d
- *                decided: at d = 1 a move that wins at once or captures into
- *                a lost position; else a quiet move to a loss at d - 1;
+ *                decided: a capture whose target is lost in d - 1 (cwin ==
+ *                d; a capture that ends the game is one with d = 1), or a
+ *                quiet move to a loss at d - 1;
  *   a loss at d  if every move's outcome is a loss whose depth is known
  *                (quiet moves to wins at d' < d count d' + 1, losing
- *                captures 1) and the largest is d; at d = 0 the lost games.
- * A position decided at this level holds depth d, which no test at this
- * level accepts (they all want depths below d), so updating in place is the
- * same as updating after the level.  Returns the number decided, or -1 for
- * a position whose moves are all decided losses of smaller depth (which
- * level iteration rules out).
+ *                captures their closs) and the largest is d; at d = 0 the
+ *                lost games.
+ * A win at d found at level d is the fastest: a faster one would have been
+ * found at its own level.  A position decided at this level holds depth d,
+ * which no test at this level accepts (they all want depths below d), so
+ * updating in place is the same as updating after the level.  Returns the
+ * number decided, or -1 for a position whose moves are all decided losses
+ * of smaller depth (which level iteration rules out).
  */
 static int64_t level_member(struct naive *n, struct member *m, const struct member *pm, unsigned d)
 {
@@ -407,13 +446,14 @@ static int64_t level_member(struct naive *n, struct member *m, const struct memb
             continue;
         }
         /* From level 2 on, a decision needs a quiet successor decided at
-         * d - 1 (losing captures only count 1): skip a position when
-         * nothing was decided in its successors' block at d - 1. */
-        if (d >= 2 && !pm->chg[0][m->blk[i]])
+         * d - 1 or a capture whose outcome has depth d: skip a position
+         * when neither holds (nothing was decided in its successors' block
+         * at d - 1). */
+        if (d >= 2 && !pm->chg[0][m->blk[i]] && m->cwin[i] != d && m->closs[i] != d)
             continue;
-        bool win = d == 1 && (e & X_WIN1);
-        bool all_lost = !(e & (X_WIN1 | X_DRAW));
-        unsigned maxd = (e & X_LOSS1) ? 1 : 0;
+        bool win = m->cwin[i] == d;
+        bool all_lost = !(e & X_DRAW) && m->cwin[i] == 0;
+        unsigned maxd = m->closs[i];
         if (!win) {
             const uint16_t *pv = pval + (uint64_t)m->blk[i] * ps->cb;
             for (unsigned k = 0; k < cnt; k++) {
@@ -432,17 +472,30 @@ static int64_t level_member(struct naive *n, struct member *m, const struct memb
         }
         if (win) {
             val[i] = (uint16_t)(V_DECIDED | V_WIN | d);
-        } else if (all_lost) {
+        } else if (all_lost && maxd <= d) {
             if (maxd != d)
                 return -1;
             val[i] = (uint16_t)(V_DECIDED | d);
         } else {
-            continue;
+            continue; /* a draw so far, or a capture that loses deeper */
         }
         decided++;
         m->chg[1][i / s->cb] = 1;
     }
     return decided;
+}
+
+/* The largest depth of a capture outcome in member m (0 when none). */
+static unsigned deepest_capture(const struct naive *n, const struct member *m)
+{
+    unsigned dmax = 0;
+    for (uint64_t i = 0; i < n->sec[m->w][m->b].size; i++) {
+        if (m->cwin[i] > dmax)
+            dmax = m->cwin[i];
+        if (m->closs[i] > dmax)
+            dmax = m->closs[i];
+    }
+    return dmax;
 }
 
 /* Solve sector (w, b) together with its partner (b, w). */
@@ -458,11 +511,15 @@ static int solve_pair(struct naive *n, int w, int b, char *err, size_t errlen)
     for (int k = 0; k < nm && rc == 0; k++)
         rc = build_member(n, &m[k], err, errlen);
     double t1 = now_seconds();
-    unsigned levels = 0;
-    /* Levels until two in a row decide nothing (one would do: a decision
-     * at level d + 1 >= 2 needs one at level d). */
-    int empty = 0;
-    for (unsigned d = 0; rc == 0 && empty < 2; d++) {
+    unsigned levels = 0, dcap = 0;
+    for (int k = 0; k < nm && rc == 0; k++) {
+        unsigned dk = deepest_capture(n, &m[k]);
+        dcap = dk > dcap ? dk : dcap;
+    }
+    /* A decision at level d + 1 >= 2 needs one at level d or a capture
+     * outcome of depth d + 1: the levels end at the first d >= 1 that
+     * decides nothing with no capture outcome deeper than d. */
+    for (unsigned d = 0; rc == 0; d++) {
         if (d > V_DEPTH) {
             set_err(err, errlen, "depth beyond %u", V_DEPTH);
             rc = -1;
@@ -485,8 +542,9 @@ static int solve_pair(struct naive *n, int w, int b, char *err, size_t errlen)
             memcpy(m[k].chg[0], m[k].chg[1], nb);
             memset(m[k].chg[1], 0, nb);
         }
-        empty = (got == 0 && d > 0) ? empty + 1 : 0;
         levels = d + 1;
+        if (d >= 1 && got == 0 && d >= dcap)
+            break;
     }
     if (getenv("NAIVE_VERBOSE"))
         fprintf(stderr, "naive %s %d-%d: graph %.2fs (%llu+%llu edges), %u levels %.2fs\n",
@@ -522,7 +580,10 @@ static void count_sector(struct naive *n, int w, int b)
     }
 }
 
-struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *err, size_t errlen)
+/* naive_solve and naive_solve_thin: every sector of the range, or only
+ * those where a side has the fewest stones (thin). */
+static struct naive *solve_sectors(const struct mmtb_variant *v, int max_stones, bool thin,
+                                   char *err, size_t errlen)
 {
     double t0 = now_seconds();
     if (!v || v->npoints < 1 || v->npoints > 32 ||
@@ -544,6 +605,7 @@ struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *er
     n->np = v->npoints;
     n->lo = v->min_stones;
     n->hi = max_stones;
+    n->thin = thin;
     /* Pascal's triangle; C(p, j) = 0 for j > p. */
     for (int p = 0; p <= 32; p++) {
         n->C[p][0] = 1;
@@ -552,6 +614,8 @@ struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *er
     }
     for (int w = n->lo; w <= n->hi; w++)
         for (int b = n->lo; b <= n->hi; b++) {
+            if (!in_range(n, w, b))
+                continue;
             struct nsector *s = &n->sec[w][b];
             s->cb = n->C[n->np - w][b];
             s->size = n->C[n->np][w] * s->cb;
@@ -580,6 +644,17 @@ struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *er
         }
     n->secs = now_seconds() - t0;
     return n;
+}
+
+struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *err, size_t errlen)
+{
+    return solve_sectors(v, max_stones, false, err, errlen);
+}
+
+struct naive *naive_solve_thin(const struct mmtb_variant *v, int max_stones, char *err,
+                               size_t errlen)
+{
+    return solve_sectors(v, max_stones, true, err, errlen);
 }
 
 void naive_free(struct naive *n)
@@ -691,6 +766,8 @@ uint64_t naive_orbits(struct naive *n)
     uint64_t bad = 0;
     for (int w = n->lo; w <= n->hi; w++)
         for (int b = n->lo; b <= n->hi; b++) {
+            if (!in_range(n, w, b))
+                continue;
             struct naive_stats *st = &n->sec[w][b].st;
             st->canonical = st->cwins = st->cdraws = st->closses = 0;
             const uint16_t *val = n->val + n->sec[w][b].off;
@@ -749,7 +826,10 @@ void naive_format(const struct mmtb_variant *v, uint32_t mover, uint32_t opp, ch
 
 /* ------------------------------------------------------------------------
  * The re-close restriction oracle (naive_ban_*): one sector, every
- * arrangement times the live restriction pairs, no symmetry.
+ * arrangement times the live restriction pairs, no symmetry.  Depths are
+ * DTW as above; in this sector a move that removes a stone leaves the
+ * opponent fewer than min_stones, a lost game over (a loss in 0), so it
+ * wins in 1, and every other move stays in the sector.
  * ---------------------------------------------------------------------- */
 
 struct naive_ban {
@@ -765,7 +845,7 @@ struct naive_ban {
     uint16_t *val;       /* V_DECIDED | V_WIN | depth, as the main oracle */
 };
 
-#define NB_WIN1 1u /* a move ends the game won (a capture, here) */
+#define NB_WIN1 1u /* a move ends the game won (a capture, here): a win in 1 */
 #define NB_DRAW 2u /* a move ends the game drawn */
 
 /* C(a, b) for 0 <= a, b <= 32, from a table filled once (Pascal's rule). */
@@ -1014,7 +1094,11 @@ struct naive_ban *naive_ban_solve(const struct mmtb_variant *v, int stones, char
         }
     }
     nb->succ_off[total] = (uint32_t)n;
-    /* forward levels: level d decides what the values of depth < d decide */
+    /* forward levels: level d decides what the values of depth < d decide
+     * (a win at d: a move to a loss at d - 1, or at d = 1 a capture; a loss
+     * at d: every move to a win, the deepest at d - 1).  Every outcome
+     * outside the states has depth 1, so a level that decides nothing is
+     * the last. */
     uint64_t *news = malloc(total * sizeof *news);
     if (!news) {
         set_err(err, errlen, "out of memory");

@@ -1,9 +1,16 @@
 /*
- * testlib_naive.h - a naive, independent solver of the movement phase, the
- * oracle the real solver (gen/) is checked against.  Explicit game
- * graph, no symmetry, no unmoves: its own indexing and a forward level
- * iteration.  Moves come from format/movegen.c; it must not use
- * sector_index.c, succ.c or anything in gen/ or probe/.
+ * testlib_naive.h - naive, independent solvers, the oracles the real solver
+ * (gen/) is checked against: the movement phase, Twelve's re-close
+ * restrictions and the whole game.  Explicit game graphs, no symmetry, no
+ * unmoves: their own indexing and level iterations.  Moves come from
+ * format/movegen.c; they must not use sector_index.c, ban_index.c, succ.c
+ * or anything in gen/ or probe/.
+ *
+ * Every depth is depth to win (DTW): plies to the end of the game, the
+ * winner minimising and the loser maximising, across captures and phases.
+ * A side to move that has lost by the rules (too few stones, no legal move)
+ * has lost in 0; every move, a capture included, is worth the value of the
+ * position it leads to, negated, at that position's depth + 1.
  */
 #ifndef TESTLIB_NAIVE_H
 #define TESTLIB_NAIVE_H
@@ -36,6 +43,16 @@ struct naive_stats {
  */
 struct naive *naive_solve(const struct mmtb_variant *v, int max_stones, char *err, size_t errlen);
 void naive_free(struct naive *n);
+
+/*
+ * As naive_solve, but only the sectors where one side has v->min_stones
+ * stones (for nine up to 5: 3-3, 3-4, 4-3, 3-5 and 5-3).  A capture from
+ * one of them ends the game or leads into another, so they can be solved
+ * without the rest (3-5 without 4-4, 4-5, 5-5).  The other sectors of the
+ * range count as not solved.
+ */
+struct naive *naive_solve_thin(const struct mmtb_variant *v, int max_stones, char *err,
+                               size_t errlen);
 
 /* Stone range of the solved sectors. */
 int naive_min_stones(const struct naive *n);
@@ -90,8 +107,9 @@ void naive_format(const struct mmtb_variant *v, uint32_t mover, uint32_t opp, ch
  * restriction (or none) for each side, no symmetry.  Its own indexing (all
  * arrangements, then the live restriction pairs of each, as mmtb_live_bans
  * lists them), a successor graph from format/movegen.c and a forward level
- * iteration.  Returns NULL with a message in err on failure (out of memory,
- * a move leaving the sector without ending the game).
+ * iteration (DTW: a capture ends the game there, a win in 1).  Returns NULL
+ * with a message in err on failure (out of memory, a move leaving the
+ * sector without ending the game).
  */
 struct naive_ban;
 struct naive_ban *naive_ban_solve(const struct mmtb_variant *v, int stones, char *err,
@@ -108,9 +126,10 @@ void naive_ban_state(const struct naive_ban *nb, uint64_t i, struct mmtb_pos *p,
  * The whole-game oracle (testlib_naive_game.c): every position reachable
  * from the start with w_hand and b_hand stones in hand (White to move) as
  * an explicit graph, hands, side and Shah's first-mill owner included, no
- * symmetry; values by a retrograde analysis over the reversed edges,
- * material by material.  Not for variants with no_reclose.  Returns NULL
- * with a message in err on failure.
+ * symmetry; values (DTW across captures and phases) by a retrograde
+ * analysis over the reversed edges, material by material, a removal
+ * carrying its target's depth + 1.  Not for variants with no_reclose.
+ * Returns NULL with a message in err on failure.
  */
 struct naive_game;
 struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, int b_hand,

@@ -8,13 +8,18 @@
  * symmetry, no sectors, no index: nothing of sector_index.c, ban_index.c,
  * gen/ or probe/.
  *
- * Depth to conversion as the tables define it: a move that removes a stone
- * is worth the value of the position it leads to at depth 1, any other
- * move that value one ply deeper; a lost game over is a loss in 0.  Since
- * removals lower the stones a colour has (board and hand), the states are
- * solved by material (the two colours' totals, lowest sum first): a
- * removal leads into a material solved before, every other move stays in
- * the same one, where wins and losses are found level by level.
+ * Depth to win (DTW): plies to the end of the game, the winner minimising
+ * and the loser maximising, across captures and phases.  A lost game over
+ * is a loss in 0; every move, one that removes a stone included, is worth
+ * the value of the position it leads to, negated, at that position's depth
+ * + 1.  Since removals lower the stones a colour has (board and hand), the
+ * states are solved by material (the two colours' totals, lowest sum
+ * first): a removal leads into a material solved before, whose values are
+ * final at any depth, every other move stays in the same one.  Inside a
+ * material, level L decides the wins and losses of depth L; a state is
+ * looked at on level L when one of its moves' outcomes became known at
+ * depth L: a successor of the same material decided at L - 1, or a removal
+ * into a state decided at L - 1 (all states on level 1).
  */
 #include "testlib_naive.h"
 
@@ -141,22 +146,22 @@ static struct naive_game *fail(struct naive_game *g, char *err, size_t errlen, c
 }
 
 /* The value of state i from its successors at level L (see the top):
- * G_WIN / G_LOSS with *d, or G_OPEN. */
-static int evaluate(const struct naive_game *g, uint64_t i, int L, int *d)
+ * G_WIN or G_LOSS (of depth L), G_OPEN, or -1 when every move loses and the
+ * deepest loss is shallower than L (a level was missed). */
+static int evaluate(const struct naive_game *g, uint64_t i, int L)
 {
     bool all_lost_for_us = true;
     int deepest = 0;
     for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++) {
         uint32_t t = g->edge[k] >> 1;
-        bool removes = g->edge[k] & 1;
-        int depth = removes ? 1 : g->dtw[t] + 1;
+        int depth = g->dtw[t] + 1;
         switch (g->val[t]) {
         case G_LOSS:
-            if (depth == L) {
-                *d = L;
+            if (depth == L)
                 return G_WIN;
-            }
-            all_lost_for_us = false; /* a win found at an earlier level */
+            /* a win, but not at L: a faster one was found at its level, or
+             * this one is for a later level */
+            all_lost_for_us = false;
             break;
         case G_WIN:
             deepest = depth > deepest ? depth : deepest;
@@ -165,11 +170,15 @@ static int evaluate(const struct naive_game *g, uint64_t i, int L, int *d)
             all_lost_for_us = false;
         }
     }
-    if (all_lost_for_us && deepest == L) {
-        *d = L;
-        return G_LOSS;
-    }
-    return G_OPEN;
+    if (all_lost_for_us && deepest < L)
+        return -1;
+    return all_lost_for_us && deepest == L ? G_LOSS : G_OPEN;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
 }
 
 struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, int b_hand,
@@ -252,10 +261,11 @@ struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, in
     uint32_t *cand = malloc((g->n + 1) * sizeof *cand), *next = malloc((g->n + 1) * sizeof *next);
     uint32_t *dec = malloc((g->n + 1) * sizeof *dec);
     uint8_t *decv = malloc(g->n + 1);
+    uint64_t *due = malloc((g->nedges + 1) * sizeof *due);
     if (!rfirst || !redge || !g->val || !g->dtw || !order || !stamp || !cand || !next || !dec ||
-        !decv) {
+        !decv || !due) {
         free(rfirst), free(redge), free(order), free(stamp), free(cand), free(next);
-        free(dec), free(decv);
+        free(dec), free(decv), free(due);
         return fail(g, err, errlen, "out of memory");
     }
     for (uint64_t k = 0; k < g->nedges; k++)
@@ -266,7 +276,7 @@ struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, in
     uint64_t *fill = malloc((g->n + 1) * sizeof *fill);
     if (!fill) {
         free(rfirst), free(redge), free(order), free(stamp), free(cand), free(next);
-        free(dec), free(decv);
+        free(dec), free(decv), free(due);
         return fail(g, err, errlen, "out of memory");
     }
     memcpy(fill, rfirst, g->n * sizeof *fill);
@@ -285,29 +295,54 @@ struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, in
                 order[no++] = (uint32_t)i;
 
     /* material by material: the game-over states, then level L decides the
-     * wins and losses of depth L among the states one of whose successors
-     * was decided at L - 1 (all states at L = 1) */
+     * wins and losses of depth L among the states one of whose outcomes
+     * became known at depth L (all states at L = 1): a same-material
+     * successor decided at L - 1 (through the reversed edges), or a removal
+     * into an earlier material's state of depth L - 1 (from `due`, the
+     * removals' levels sorted: level << 32 | state) */
     uint32_t round = 0;
     for (uint64_t a = 0; a < no;) {
         int m = material(&g->pos[order[a]]);
         uint64_t b = a;
         while (b < no && material(&g->pos[order[b]]) == m)
             b++;
-        uint64_t nc = 0;
+        uint64_t nc = 0, ndue = 0;
         for (uint64_t k = a; k < b; k++) {
             uint32_t i = order[k];
             int t = mmtb_pos_terminal(v, &g->pos[i]);
             g->val[i] = t == MMTB_LOSS ? G_LOSS : t == MMTB_DRAW ? G_DRAW : G_OPEN;
             g->dtw[i] = t == MMTB_LOSS ? 0 : -1;
-            if (g->val[i] == G_OPEN)
-                cand[nc++] = i;
+            if (g->val[i] != G_OPEN)
+                continue;
+            cand[nc++] = i;
+            for (uint64_t e = g->first[i]; e < g->first[i + 1]; e++) {
+                uint32_t t2 = g->edge[e] >> 1;
+                if ((g->edge[e] & 1) && (g->val[t2] == G_WIN || g->val[t2] == G_LOSS))
+                    due[ndue++] = (uint64_t)(g->dtw[t2] + 1) << 32 | i;
+            }
         }
-        for (int L = 1; nc > 0; L++) {
+        qsort(due, ndue, sizeof *due, cmp_u64);
+        uint64_t di = 0;
+        for (int L = 1; nc > 0 || di < ndue; L++) {
+            round++;
+            for (uint64_t k = 0; k < nc; k++)
+                stamp[cand[k]] = round;
+            for (; di < ndue && (due[di] >> 32) <= (uint64_t)L; di++) {
+                uint32_t q = (uint32_t)due[di];
+                if (g->val[q] == G_OPEN && stamp[q] != round) {
+                    stamp[q] = round;
+                    cand[nc++] = q;
+                }
+            }
             /* decide first, reading levels < L only; then publish */
             uint64_t nd = 0;
             for (uint64_t k = 0; k < nc; k++) {
-                int d;
-                int r = evaluate(g, cand[k], L, &d);
+                int r = evaluate(g, cand[k], L);
+                if (r < 0) {
+                    free(rfirst), free(redge), free(order), free(stamp), free(cand), free(next);
+                    free(dec), free(decv), free(due);
+                    return fail(g, err, errlen, "a loss missed its level");
+                }
                 if (r != G_OPEN) {
                     dec[nd] = cand[k];
                     decv[nd++] = (uint8_t)r;
@@ -338,7 +373,7 @@ struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, in
         a = b;
     }
     free(rfirst), free(redge), free(order), free(stamp), free(cand), free(next);
-    free(dec), free(decv);
+    free(dec), free(decv), free(due);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     g->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     return g;
