@@ -131,6 +131,9 @@ struct member {
      * processed (cur) / at the next level (next).  Levels past the deepest
      * value set by the init pass only scan flagged chunks. */
     uint8_t *flag_cur, *flag_next;
+    /* the depths below ST_DEEP_FROM the init pass decided, two words a
+     * chunk (levels.c) */
+    uint64_t *imask;
     /* after the levels: every deep position, slot << 14 | depth, sorted */
     uint64_t *deep;
     size_t ndeep;

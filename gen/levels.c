@@ -524,7 +524,7 @@ static int level_member_split(struct job *j, int mi, unsigned d, bool deep_level
     struct member *me = &j->m[mi];
     const struct member *pa = &j->m[me->partner];
     const struct split *sp = j->sp;
-    bool all = (int)d <= j->init_max;
+    bool all = false; /* (the init pass's depths: flag_init_depth) */
     /* this rank's units of work: chunks of its range, or pieces of its list */
     uint64_t u0, u1;
     if (deep_level) {
@@ -632,7 +632,7 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
     const uint64_t chunk = CHUNK;
     uint64_t nchunks = (me->slots + chunk - 1) / chunk;
     uint64_t nparts = (pa->slots >> PART_SHIFT) + 1;
-    bool all = (int)d <= j->init_max;
+    bool all = false; /* (the init pass's depths: flag_init_depth) */
     uint8_t want_loss = st_want(j, false, d), want_win = st_want(j, true, d);
     /* deep levels: this member's part of the sorted list of depth d */
     const uint64_t *list = NULL;
@@ -694,6 +694,59 @@ static bool take_bucket(struct job *j, uint64_t e, unsigned d)
     return true;
 }
 
+/*
+ * Before the levels: the positions of member mi still counting
+ * (j->undecided), and the depths below deep_from that the init pass
+ * decided in each chunk, a bit each (me->imask, two words a chunk).  Under
+ * the depth to win the init pass decides positions at every depth up to
+ * the deepest outside result, and the levels find them through the chunk
+ * flags (flag_init_depth) instead of walking every chunk at each of those
+ * levels.
+ */
+static int init_marks(struct job *j, int mi)
+{
+    struct member *me = &j->m[mi];
+    const uint8_t *st = me->st;
+    uint64_t u = 0, lo, hi;
+    member_range(j, mi, &lo, &hi);
+    uint64_t nchunks = (me->slots + CHUNK - 1) / CHUNK;
+    free(me->imask);
+    me->imask = calloc(2 * nchunks + 2, sizeof *me->imask);
+    if (!me->imask)
+        return MMTB_ERR_NOMEM;
+    uint64_t c0 = lo / CHUNK, c1 = (hi + CHUNK - 1) / CHUNK;
+#pragma omp parallel for reduction(+ : u) schedule(static)
+    for (uint64_t c = c0; c < c1; c++) {
+        uint64_t a = c * CHUNK > lo ? c * CHUNK : lo, b = (c + 1) * CHUNK < hi ? (c + 1) * CHUNK : hi;
+        uint64_t m0 = 0, m1 = 0;
+        for (uint64_t i = a; i < b; i++) {
+            uint8_t x = st[i];
+            u += x < ST_DRAWN;
+            if (x >= ST_RESOLVED && x < ST_DEEP_LOSS) {
+                unsigned dd = x - ST_RESOLVED;
+                if (dd < 64)
+                    m0 |= (uint64_t)1 << dd;
+                else
+                    m1 |= (uint64_t)1 << (dd - 64);
+            }
+        }
+        me->imask[2 * c] = m0;
+        me->imask[2 * c + 1] = m1;
+    }
+    j->undecided[mi] = u;
+    return MMTB_OK;
+}
+
+/* Flag the chunks of me where the init pass decided positions at depth d
+ * (< ST_DEEP_FROM), for level d. */
+static void flag_init_depth(struct member *me, unsigned d)
+{
+    uint64_t nchunks = (me->slots + CHUNK - 1) / CHUNK, bit = (uint64_t)1 << (d & 63);
+    for (uint64_t c = 0; c < nchunks; c++)
+        if (me->imask[2 * c + (d >> 6)] & bit)
+            me->flag_cur[c] = 1;
+}
+
 /* The levels in order, from 0 to the deepest one with work: the buckets of
  * the level, then each member's decided positions, then the flags of the
  * next level. */
@@ -713,20 +766,16 @@ int levels_pass(struct job *j)
      * there are no in-pair predecessors either (placement sectors). */
     if (!j->any_inpair)
         return MMTB_OK;
-    for (int mi = 0; mi < j->nm; mi++) {
-        const uint8_t *st = j->m[mi].st;
-        uint64_t u = 0, lo, hi;
-        member_range(j, mi, &lo, &hi);
-#pragma omp parallel for reduction(+ : u) schedule(static)
-        for (uint64_t i = lo; i < hi; i++)
-            u += st[i] < ST_DRAWN;
-        j->undecided[mi] = u;
-    }
+    for (int mi = 0; mi < j->nm; mi++)
+        if (init_marks(j, mi) != MMTB_OK)
+            return MMTB_ERR_NOMEM;
     for (int d = 0; d <= j->last_level; d++) {
         if (d >= (int)MAX_DEPTH)
             return MMTB_ERR_UNSUPPORTED; /* depth beyond what the deep lists hold */
         if (d >= (int)j->deep_from && j->deep[d].n > 1)
             qsort(j->deep[d].e, j->deep[d].n, sizeof *j->deep[d].e, mmtb_cmp_u64);
+        for (int mi = 0; mi < j->nm && d < (int)j->deep_from; mi++)
+            flag_init_depth(&j->m[mi], (unsigned)d);
         uint64_t newly = buckets_take(j, d, take_bucket, (unsigned)d);
         for (int mi = 0; mi < j->nm; mi++) {
             int rc = level_member(j, mi, (unsigned)d, &newly);

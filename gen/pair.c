@@ -53,6 +53,7 @@ static void job_free(struct job *j)
         free(j->m[i].st);
         free(j->m[i].flag_cur);
         free(j->m[i].flag_next);
+        free(j->m[i].imask);
         free(j->m[i].deep);
     }
     deps_free(j);
