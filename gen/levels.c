@@ -339,6 +339,14 @@ static void level_chunk(struct job *j, const struct member *me, const struct mem
                 break;
             i = src->list[li++] & (((uint64_t)1 << DEEP_SLOT_BITS) - 1);
             lost = !st_win(me->st[i]);
+        } else if (!want_loss || !want_win) {
+            /* one state a level (a win's depth is odd, a loss's even):
+             * memchr's vector loop finds the next */
+            const uint8_t *q = memchr(me->st + i, want_loss | want_win, src->hi - i);
+            if (!q)
+                break;
+            i = (uint64_t)(q - me->st);
+            lost = want_loss != 0;
         } else {
             if (i + 8 <= src->hi && (i & 7) == 0) {
                 /* skip 8 bytes holding neither state */
