@@ -152,9 +152,12 @@ static int manifest_load(const char *dir, struct mmtb_manifest *m, char *err, si
         return rc;
     if (rc != MMTB_OK)
         return fail(err, errlen, rc, "%s: cannot read: %s", path, mmtb_strerror(rc));
-    char perr[160];
+    char perr[256];
     rc = mmtb_manifest_parse(text, len, m, perr, sizeof perr);
     free(text);
+    if (rc == MMTB_ERR_UNSUPPORTED) /* tables of another version: never overwritten */
+        return fail(err, errlen, rc, "%s: %s (remove the directory, or write to another one)",
+                    dir, perr);
     if (rc != MMTB_OK)
         return fail(err, errlen, rc, "%s: %s", dir, perr);
     return MMTB_OK;

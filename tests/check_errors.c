@@ -247,6 +247,29 @@ START_TEST(cli_rows_give_their_errors)
 }
 END_TEST
 
+/* mmtb-gen never writes into a directory of another table format: it says
+ * which version it found, what to do, and exits 1 with the files untouched. */
+START_TEST(gen_refuses_old_format)
+{
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/tables/old-format", tdir);
+    char *argv[] = {GEN_BIN, "-v", "three-diag", "--start", "-o", dir, "--quiet", NULL};
+    struct tl_result res;
+    tl_run_argv(&res, NULL, argv);
+    ck_assert_int_eq(res.code, 1);
+    ck_assert_msg(strstr(res.err, "version 1 (depths to the next capture) is not supported") &&
+                      strstr(res.err, "remove the directory, or write to another one"),
+                  "%s", res.err);
+    tl_result_free(&res);
+    char path[420], line[64] = "";
+    snprintf(path, sizeof path, "%s/MANIFEST", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert(f && fgets(line, sizeof line, f));
+    fclose(f);
+    ck_assert_str_eq(line, "mmtb-manifest 1\n");
+}
+END_TEST
+
 /* Every exit code a command's `Exit codes:` line names (other than 0) has
  * a row of that command in the table. */
 START_TEST(cli_exit_codes_have_rows)
@@ -341,7 +364,9 @@ static bool make_tables(void)
               "cp -r tables/three-diag tables/missing && rm tables/missing/3-3.mmtb && "
               "cp -r tables/three-diag tables/bad-manifest && "
               "sed -i 's/^index-scheme 1/index-scheme 2/' tables/bad-manifest/MANIFEST && "
-              "mkdir tables/manifest-only && cp tables/three-diag/MANIFEST tables/manifest-only/",
+              "mkdir tables/manifest-only && cp tables/three-diag/MANIFEST tables/manifest-only/ && "
+              "cp -r tables/three-diag tables/old-format && "
+              "sed -i '1s/^mmtb-manifest 2$/mmtb-manifest 1/' tables/old-format/MANIFEST",
               tdir, g, g, g) &&
            flip_middle(path);
 }
@@ -363,6 +388,7 @@ int main(void)
     tcase_add_test(tc, cli_rows_give_their_errors);
     tcase_add_test(tc, cli_exit_codes_have_rows);
     tcase_add_test(tc, variant_rows_give_their_errors);
+    tcase_add_test(tc, gen_refuses_old_format);
     suite_add_tcase(s, tc);
     return tl_run_suite(s, tdir, "check_errors");
 }
