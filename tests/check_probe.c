@@ -733,7 +733,7 @@ START_TEST(nine_33_solved)
     ck_assert_uint_gt(removal_checks, 100);
 
     /* Gasser's Fig. 9: White d7 g7 g1, Black a4 g4 d5, Black to move loses
-     * in 26 plies; the principal variation plays it out to the capture. */
+     * in 26 plies; the principal variation plays it out to the end of the game. */
     struct mmtb_pos p;
     ck_assert_int_eq(mmtb_pos_parse(v, "d7,g7,g1 a4,g4,d5 b", &p, err, sizeof err), MMTB_OK);
     struct mmtb_value val;
