@@ -950,6 +950,72 @@ static void agree_shah_game(const char *text, int stones, struct shah_seen *seen
                   (unsigned long long)bad, (unsigned long long)n);
 }
 
+/* The whole-game oracle against the tables of variant `name` solved from
+ * the empty board with w_hand, b_hand stones in hand: every state it
+ * reaches, value and depth to win, probed through libmmtb. */
+static void agree_game(const char *name, int w_hand, int b_hand)
+{
+    struct mmtb_variant *v = load(name);
+    char err[512] = "", dir[128], tdir[192];
+    struct naive_game *g = naive_game_solve(v, w_hand, b_hand, err, sizeof err);
+    ck_assert_msg(g != NULL, "naive_game_solve %s: %s", name, err);
+    make_tmpdir(dir, sizeof dir);
+    snprintf(tdir, sizeof tdir, "%s/tables", dir);
+    struct mmtb_solve_opts o;
+    memset(&o, 0, sizeof o);
+    o.variant = name;
+    o.outdir = tdir;
+    o.start_w_hand = w_hand;
+    o.start_b_hand = b_hand;
+    o.threads = 2;
+    o.quiet = true;
+    int rc = mmtb_solve(&o, err, sizeof err);
+    ck_assert_msg(rc == MMTB_OK, "mmtb_solve %s --start %d,%d: %s", name, w_hand, b_hand, err);
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, tdir, NULL), MMTB_OK);
+    mmtb_ctx *ctx = NULL;
+    ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, (size_t)16 << 20), MMTB_OK);
+    uint64_t bad = 0, decided = 0, n = naive_game_states(g);
+    int deepest = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        struct mmtb_pos p;
+        int wdl, dtw;
+        naive_game_state(g, i, &p, &wdl, &dtw);
+        decided += wdl != MMTB_DRAW;
+        deepest = wdl != MMTB_DRAW && dtw > deepest ? dtw : deepest;
+        struct mmtb_value val = {0, 0};
+        int prc = mmtb_probe(ctx, &p, &val);
+        if (prc == MMTB_OK && val.wdl == wdl && val.dtw == dtw)
+            continue;
+        if (bad++ < 10) {
+            char buf[200];
+            mmtb_pos_format(v, &p, buf, sizeof buf);
+            fprintf(stderr, "%s: %s: naive %s %d, tables %s %d (%s)\n", name, buf,
+                    wdl_name(wdl), dtw, wdl_name(val.wdl), val.dtw, mmtb_strerror(prc));
+        }
+    }
+    fprintf(stderr, "%s --start %d,%d: %llu states probed, %llu won or lost, deepest %d; "
+            "%llu disagree\n", name, w_hand, b_hand, (unsigned long long)n,
+            (unsigned long long)decided, deepest, (unsigned long long)bad);
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
+    naive_game_free(g);
+    mmtb_variant_free(v);
+    ck_assert_uint_gt(decided, 0);
+    ck_assert_msg(bad == 0, "%s: %llu of %llu states disagree with the whole-game oracle", name,
+                  (unsigned long long)bad, (unsigned long long)n);
+}
+
+/* Depth to win across captures and placements, from the empty board. */
+START_TEST(test_agree_games_from_the_start)
+{
+    agree_game("three", 3, 3);
+    agree_game("three-diag", 3, 3);
+    agree_game("six", 4, 3);
+    agree_game("nine", 3, 3);
+}
+END_TEST
+
 START_TEST(test_agree_shah_game_full_board)
 {
     struct shah_seen seen;
@@ -1166,6 +1232,7 @@ static Suite *naive_suite(void)
     tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_game_oracle_dtw);
+    tcase_add_test(tc, test_agree_games_from_the_start);
 #if !defined(__SANITIZE_ADDRESS__)
     tcase_add_test(tc, test_nine_known_3_5);
 #endif
