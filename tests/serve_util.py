@@ -7,6 +7,7 @@ the expected values."""
 import http.client
 import json
 import os
+import shutil
 import re
 import signal
 import subprocess
@@ -99,7 +100,14 @@ def cli_probe(probe, tables, position):
 
 def generate(gen, variant, out, *args):
     """Solve tables with mmtb-gen (a rerun on finished tables only checks
-    them and keeps every sector: well under a second)."""
+    them and keeps every sector: well under a second).  Tables of an older
+    format left in a build directory are made again: mmtb-gen never
+    overwrites another version's tables."""
+    manifest = os.path.join(out, "MANIFEST")
+    if os.path.exists(manifest):
+        with open(manifest) as f:
+            if f.readline().strip() != "mmtb-manifest 2":
+                shutil.rmtree(out)
     subprocess.run([gen, "-v", variant, *args, "-o", out], check=True,
                    stdout=subprocess.DEVNULL, timeout=1200)
 
