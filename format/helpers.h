@@ -1,6 +1,7 @@
 /*
  * helpers.h - small inline helpers that more than one module needs, written
- * once here: sector equality and the qsort comparator of uint64_t keys.
+ * once here: sector equality, the qsort comparator of uint64_t keys and a
+ * binary search in sorted slot << shift | value lists.
  * Depends on mmtb_common.h only.  Internal: not installed (static inline
  * functions in an installed header would count as undeclared exports).
  */
@@ -20,6 +21,21 @@ static inline int mmtb_cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
+}
+
+/* The first of the n sorted keys e[] whose key >> shift is at least k (n when
+ * none): a look-up in a sorted list of slot << shift | value entries. */
+static inline size_t mmtb_lower_bound_shifted(const uint64_t *e, size_t n, uint64_t k, int shift)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e[mid] >> shift < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 #endif

@@ -11,14 +11,7 @@ void state_values(const struct member *me, uint64_t first, uint64_t count, uint8
                   uint16_t *dtw)
 {
     /* the first deep entry at or after `first` */
-    size_t lo = 0, hi = me->ndeep;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (me->deep[mid] >> 14 < first)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = mmtb_lower_bound_shifted(me->deep, me->ndeep, first, 14);
     for (uint64_t i = 0; i < count; i++) {
         uint8_t x = me->st[first + i];
         if (x == ST_UNUSED) {

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "helpers.h"
+
 #define VC_DRAW 0u
 #define VC_UNUSED 1u /* a slot no position uses */
 #define VC_MAX_DEPTH 251
@@ -58,14 +60,7 @@ static inline int vc_depth(uint8_t c, const struct vdeep *deep, uint64_t slot)
         return 0;
     if (c < VC_DEEP_LOSS)
         return c - 2;
-    size_t lo = 0, hi = deep->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (deep->e[mid] >> 16 < slot)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = mmtb_lower_bound_shifted(deep->e, deep->n, slot, 16);
     return lo < deep->n && deep->e[lo] >> 16 == slot ? (int)(deep->e[lo] & 0xffff) : 0;
 }
 

@@ -834,6 +834,24 @@ struct shah_seen {
     uint64_t decided;
 };
 
+/* Whether the tables (ctx) give the oracle's value wdl, dtw for p; the first
+ * ten disagreements of a run (*bad counts them) are printed. */
+static bool state_agrees(const struct mmtb_variant *v, mmtb_ctx *ctx, const struct mmtb_pos *p,
+                         int wdl, int dtw, uint64_t *bad)
+{
+    struct mmtb_value val = {0, 0};
+    int prc = mmtb_probe(ctx, p, &val);
+    if (prc == MMTB_OK && val.wdl == wdl && val.dtw == dtw)
+        return true;
+    if ((*bad)++ < 10) {
+        char buf[200];
+        mmtb_pos_format(v, p, buf, sizeof buf);
+        fprintf(stderr, "%s: %s: naive %s %d, tables %s %d (%s)\n", v->name, buf, wdl_name(wdl),
+                dtw, wdl_name(val.wdl), val.dtw, mmtb_strerror(prc));
+    }
+    return false;
+}
+
 static void agree_shah_game(const char *text, int stones, struct shah_seen *seen)
 {
     char dir[128], path[192], tdir[192];
@@ -909,16 +927,7 @@ static void agree_shah_game(const char *text, int stones, struct shah_seen *seen
                 }
             }
         }
-        struct mmtb_value val = {0, 0};
-        int prc = mmtb_probe(ctx, &p, &val);
-        if (prc == MMTB_OK && val.wdl == wdl && val.dtw == dtw)
-            continue;
-        if (bad++ < 10) {
-            char buf[200];
-            mmtb_pos_format(v, &p, buf, sizeof buf);
-            fprintf(stderr, "%s: %s: naive %s %d, tables %s %d (%s)\n", v->name, buf,
-                    wdl_name(wdl), dtw, wdl_name(val.wdl), val.dtw, mmtb_strerror(prc));
-        }
+        state_agrees(v, ctx, &p, wdl, dtw, &bad);
     }
     fprintf(stderr,
             "%s: %llu states probed, %llu won or lost; %llu with the opponent as owner while "
@@ -983,16 +992,7 @@ static void agree_game(const char *name, int w_hand, int b_hand)
         naive_game_state(g, i, &p, &wdl, &dtw);
         decided += wdl != MMTB_DRAW;
         deepest = wdl != MMTB_DRAW && dtw > deepest ? dtw : deepest;
-        struct mmtb_value val = {0, 0};
-        int prc = mmtb_probe(ctx, &p, &val);
-        if (prc == MMTB_OK && val.wdl == wdl && val.dtw == dtw)
-            continue;
-        if (bad++ < 10) {
-            char buf[200];
-            mmtb_pos_format(v, &p, buf, sizeof buf);
-            fprintf(stderr, "%s: %s: naive %s %d, tables %s %d (%s)\n", name, buf,
-                    wdl_name(wdl), dtw, wdl_name(val.wdl), val.dtw, mmtb_strerror(prc));
-        }
+        state_agrees(v, ctx, &p, wdl, dtw, &bad);
     }
     fprintf(stderr, "%s --start %d,%d: %llu states probed, %llu won or lost, deepest %d; "
             "%llu disagree\n", name, w_hand, b_hand, (unsigned long long)n,

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "mmtb.h"
+#include "sectorio.h"
 #include "sector_index.h"
 #include "tablefile.h"
 #include "tablewrite.h"
@@ -651,6 +652,79 @@ START_TEST(manifest_rejects)
 }
 END_TEST
 
+/* ---- the solver's coded reads (gen/sectorio.c, gen/vcode.h) ------------- */
+
+/* Depths to win up to 599 plies, wins odd and losses even. */
+static void dtw_value(uint64_t i, uint8_t *wdl, uint16_t *dtw)
+{
+    unsigned c = (unsigned)((i / 7) % 3);
+    *wdl = (uint8_t)c;
+    *dtw = c == 1 ? 0 : (uint16_t)(2 * (i % 300) + (c == 2));
+}
+
+static void dtw_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtw)
+{
+    const struct pattern *pt = ctx;
+    for (uint64_t k = 0; k < count; k++) {
+        if (!mmtb_index_slot_is_canonical(pt->ix, pt->s, first + k))
+            wdl[k] = 3, dtw[k] = 0;
+        else
+            dtw_value(first + k, &wdl[k], &dtw[k]);
+    }
+}
+
+/* A sector read a byte a slot gives back every value and depth, the deep
+ * ones (above VC_MAX_DEPTH) from the list beside; a table whose depths
+ * break the parity (the golden pattern's) is refused as corrupt. */
+START_TEST(coded_reads)
+{
+    struct mmtb_variant *v = tl_load_variant("three-diag");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 3), MMTB_OK);
+    struct mmtb_sector s = {3, 3, 0, 0};
+    struct pattern pt = {ix, s};
+    char dir[64], err[256] = "";
+    tl_make_tmpdir(dir, sizeof dir, "tf");
+    ck_assert_int_eq(mmtb_table_write_manifest(dir, v, &s, 1, err, sizeof err), MMTB_OK);
+    uint64_t slots = mmtb_index_slots(ix, s);
+    ck_assert_int_eq(mmtb_table_write_sector(dir, v, s, slots, dtw_fill, &pt, NULL, NULL, err,
+                                             sizeof err),
+                     MMTB_OK);
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
+    uint8_t *code = malloc(slots);
+    struct vdeep deep;
+    ck_assert_int_eq(gen_read_coded(tb, s, 0, slots, code, &deep), MMTB_OK);
+    uint64_t checked = 0, deep_seen = 0;
+    for (uint64_t i = 0; i < slots; i++) {
+        if (!mmtb_index_slot_is_canonical(ix, s, i))
+            continue;
+        uint8_t w;
+        uint16_t d;
+        dtw_value(i, &w, &d);
+        ck_assert_int_eq(vc_wdl(code[i]), w);
+        ck_assert_int_eq(vc_depth(code[i], &deep, i), d);
+        deep_seen += d > VC_MAX_DEPTH && w != 1;
+        checked++;
+    }
+    ck_assert_uint_gt(deep_seen, 50);
+    ck_assert_uint_eq(deep.n, deep_seen);
+    free(deep.e);
+    mmtb_tb_close(tb);
+    tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, GOLDEN_DIR, NULL), MMTB_OK);
+    ck_assert_int_eq(gen_read_coded(tb, s, 0, slots, code, &deep), MMTB_ERR_CORRUPT);
+    free(deep.e);
+    mmtb_tb_close(tb);
+    free(code);
+    tl_rmdir_all(dir);
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+    printf("coded_reads: %llu positions, %llu deep\n", (unsigned long long)checked,
+           (unsigned long long)deep_seen);
+}
+END_TEST
+
 /* ---- the golden file ---------------------------------------------------- */
 
 /* Decode a whole sector file with the format layer only and compare every
@@ -1108,6 +1182,7 @@ static Suite *suite(void)
     tc = tcase_create("files");
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, golden_file);
+    tcase_add_test(tc, coded_reads);
     tcase_add_test(tc, corrupt_fixtures);
     tcase_add_test(tc, corrupt_manifest);
     tcase_add_test(tc, blocks_made_elsewhere);
