@@ -200,7 +200,6 @@ static uint8_t state_value(struct job *j, int mi, uint64_t slot, int f, int t, i
         struct ext_look *e = &b->ext[next++];
         e->d = NULL;
         e->have = true;
-        e->capture = x->capture;
         uint8_t c = x->hs->code[r];
         e->w = (uint8_t)vc_wdl(c);
         e->dtw = (uint16_t)vc_depth(c, &x->hs->deep, r);
@@ -484,7 +483,7 @@ static bool unit_marks(const uint8_t *st, const uint8_t *cnt, uint64_t lo, uint6
 }
 
 void bans_level_unit(struct job *j, const struct member *me, const struct member *pa, uint64_t c,
-                     uint8_t want_loss, uint8_t want_win, bool all, struct updbuf *bufs,
+                     uint8_t want_loss, uint8_t want_win, struct updbuf *bufs,
                      struct bans_scratch *b)
 {
     const struct mmtb_variant *v = j->v;
@@ -492,7 +491,7 @@ void bans_level_unit(struct job *j, const struct member *me, const struct member
     uint64_t base = mmtb_ban_index_base(me->bx), lo = c * CHUNK;
     uint64_t hi = lo + CHUNK < base ? lo + CHUNK : base;
     uint64_t flo = me->bfirst[c], fhi = me->bfirst[c + 1];
-    if (!all && !me->flag_cur[c] &&
+    if (!me->flag_cur[c] &&
         (fhi == flo || !memchr(me->flag_cur + (flo >> CHUNK_SHIFT), 1,
                                ((fhi - 1) >> CHUNK_SHIFT) - (flo >> CHUNK_SHIFT) + 1)))
         return;

@@ -124,7 +124,6 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
         }
         const struct dep *d = dep_of(j, sc[i].t);
         ext[next].d = d;
-        ext[next].capture = sc[i].capture;
         ext[next].have = false;
         if (d->swapped) {
             if (nr && (d != rd || sc[i].opp != rnm)) {
@@ -195,7 +194,6 @@ static uint8_t init_state_pos(struct job *j, int mi, uint64_t slot, const struct
         struct ext_look *x = &ext[next];
         x->d = NULL;
         x->have = true;
-        x->capture = mv[k].remove >= 0;
         if (tq == MMTB_DRAW) {
             x->w = 1;
             x->dtw = 0;
@@ -578,8 +576,6 @@ static int init_pass_split(struct job *j)
                 j->mhist[mi][d] += h[d];
                 if (d > j->last_level)
                     j->last_level = d;
-                if (d > j->init_max)
-                    j->init_max = d;
                 h[d] = 0;
             }
     }

@@ -203,7 +203,6 @@ struct job {
     bool own_walk;         /* tests: placement sectors initialised in their own order */
     int last_level;        /* deepest level with work known so far */
     int oom;               /* an allocation failed inside a parallel region */
-    int init_max;          /* deepest value decided by the init pass */
     int any_inpair;        /* some position has an in-pair successor */
     struct progress *prog;
     /* level updates: nthreads * nparts buffers (levels_setup) */
@@ -361,8 +360,6 @@ static inline void tally_init_depths(struct job *j, int mi, const uint64_t *hist
     for (int d = 0; hist && d <= maxd; d++)
         j->mhist[mi][d] += hist[d];
     raise_last_level(j, maxd);
-    if (maxd > j->init_max)
-        j->init_max = maxd;
 }
 
 /* Move the deep positions the threads found into the per-depth lists. */
@@ -393,7 +390,6 @@ static inline void member_range(const struct job *j, int mi, uint64_t *lo, uint6
 struct ext_look {
     const struct dep *d;
     uint64_t r;
-    bool capture;
     bool have; /* w and dtw hold the value */
     uint8_t w;
     uint16_t dtw;
@@ -465,7 +461,7 @@ int bans_init_member(struct job *j, int mi);
 struct bans_scratch *bans_scratch_new(const struct mmtb_variant *v);
 void bans_scratch_free(struct bans_scratch *b);
 void bans_level_unit(struct job *j, const struct member *me, const struct member *pa, uint64_t c,
-                     uint8_t want_loss, uint8_t want_win, bool all, struct updbuf *bufs,
+                     uint8_t want_loss, uint8_t want_win, struct updbuf *bufs,
                      struct bans_scratch *b);
 /* bans.c: the same for one decided slot (the deep levels' lists). */
 void bans_level_slot(struct job *j, const struct member *me, const struct member *pa,

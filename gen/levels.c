@@ -499,8 +499,8 @@ static void count_decided(struct job *j, int mi, unsigned d, uint64_t n)
 
 /* The positions of unit of work c of member me at a level: chunk c, or
  * (deep levels, list) piece c of the sorted list; false when chunk c has
- * nothing decided at the level (all: every chunk may). */
-static bool level_unit(const struct member *me, const uint64_t *list, size_t nlist, bool all,
+ * nothing decided at the level. */
+static bool level_unit(const struct member *me, const uint64_t *list, size_t nlist,
                        uint64_t c, struct level_src *src)
 {
     *src = (struct level_src){c * CHUNK, c * CHUNK + CHUNK, NULL, 0};
@@ -509,7 +509,7 @@ static bool level_unit(const struct member *me, const uint64_t *list, size_t nli
         src->n = nlist - c * DEEP_PIECE < DEEP_PIECE ? nlist - c * DEEP_PIECE : DEEP_PIECE;
         src->lo = src->list[0] & (((uint64_t)1 << DEEP_SLOT_BITS) - 1);
         src->hi = me->slots;
-    } else if (!all && !me->flag_cur[c]) {
+    } else if (!me->flag_cur[c]) {
         return false;
     }
     if (src->hi > me->slots)
@@ -532,7 +532,6 @@ static int level_member_split(struct job *j, int mi, unsigned d, bool deep_level
     struct member *me = &j->m[mi];
     const struct member *pa = &j->m[me->partner];
     const struct split *sp = j->sp;
-    bool all = false; /* (the init pass's depths: flag_init_depth) */
     /* this rank's units of work: chunks of its range, or pieces of its list */
     uint64_t u0, u1;
     if (deep_level) {
@@ -549,7 +548,7 @@ static int level_member_split(struct job *j, int mi, unsigned d, bool deep_level
         return MMTB_ERR_NOMEM;
     for (uint64_t b0 = u0; b0 < u1; b0 += BATCH_CHUNKS) {
         uint64_t b1 = b0 + BATCH_CHUNKS < u1 ? b0 + BATCH_CHUNKS : u1;
-        if (deep_level || all || memchr(me->flag_cur + b0, 1, b1 - b0))
+        if (deep_level || memchr(me->flag_cur + b0, 1, b1 - b0))
             batch[nb++] = b0;
     }
     uint64_t rounds = nb;
@@ -567,7 +566,7 @@ static int level_member_split(struct job *j, int mi, unsigned d, bool deep_level
 #pragma omp for schedule(dynamic, 16)
             for (uint64_t c = b0; c < b1; c++) {
                 struct level_src src;
-                if (!level_unit(me, list, nlist, all, c, &src))
+                if (!level_unit(me, list, nlist, c, &src))
                     continue;
                 if (!list && src.hi > sp->hi[mi])
                     src.hi = sp->hi[mi];
@@ -599,7 +598,7 @@ static int level_member_split(struct job *j, int mi, unsigned d, bool deep_level
 /* level_member for a member with restrictions on bitboards (bans.c): its
  * units are the chunks of scheme 1 slots with their states. */
 static void level_member_bans(struct job *j, int mi, unsigned d, uint8_t want_loss,
-                              uint8_t want_win, bool all, uint64_t *newly)
+                              uint8_t want_win, uint64_t *newly)
 {
     struct member *me = &j->m[mi];
     struct member *pa = &j->m[me->partner];
@@ -614,7 +613,7 @@ static void level_member_bans(struct job *j, int mi, unsigned d, uint8_t want_lo
             uint64_t b1 = b0 + BATCH_CHUNKS < nunits ? b0 + BATCH_CHUNKS : nunits;
 #pragma omp for schedule(dynamic, 4)
             for (uint64_t c = b0; c < b1; c++)
-                bans_level_unit(j, me, pa, c, want_loss, want_win, all, bufs, bs);
+                bans_level_unit(j, me, pa, c, want_loss, want_win, bufs, bs);
 #pragma omp for schedule(dynamic, 8)
             for (uint64_t p = 0; p < nparts; p++)
                 found += apply_partition(j, me->partner, p, d, deep);
@@ -640,7 +639,6 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
     const uint64_t chunk = CHUNK;
     uint64_t nchunks = (me->slots + chunk - 1) / chunk;
     uint64_t nparts = (pa->slots >> PART_SHIFT) + 1;
-    bool all = false; /* (the init pass's depths: flag_init_depth) */
     uint8_t want_loss = st_want(j, false, d), want_win = st_want(j, true, d);
     /* deep levels: this member's part of the sorted list of depth d */
     const uint64_t *list = NULL;
@@ -662,7 +660,7 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
         return level_member_split(j, mi, d, d >= j->deep_from, list, nlist, want_loss, want_win,
                                   newly);
     if (me->bfirst && !list) {
-        level_member_bans(j, mi, d, want_loss, want_win, all, newly);
+        level_member_bans(j, mi, d, want_loss, want_win, newly);
         return MMTB_OK;
     }
     uint64_t found = 0;
@@ -673,12 +671,12 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
         struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
         for (uint64_t b0 = 0; b0 < nchunks; b0 += BATCH_CHUNKS) {
             uint64_t b1 = b0 + BATCH_CHUNKS < nchunks ? b0 + BATCH_CHUNKS : nchunks;
-            if (!list && !all && !memchr(me->flag_cur + b0, 1, b1 - b0))
+            if (!list && !memchr(me->flag_cur + b0, 1, b1 - b0))
                 continue; /* every thread skips alike: flag_cur is read-only here */
 #pragma omp for schedule(dynamic, 16)
             for (uint64_t c = b0; c < b1; c++) {
                 struct level_src src;
-                if (!level_unit(me, list, nlist, all, c, &src))
+                if (!level_unit(me, list, nlist, c, &src))
                     continue;
                 level_chunk(j, me, pa, &src, want_loss, want_win, bufs, ps);
             }
@@ -762,13 +760,12 @@ int levels_pass(struct job *j)
 {
     if (j->sp) {
         /* every rank goes through the same levels */
-        uint64_t m[3] = {(uint64_t)j->any_inpair, (uint64_t)j->last_level, (uint64_t)j->init_max};
-        int rc = split_reduce(j, m, 3, true);
+        uint64_t m[2] = {(uint64_t)j->any_inpair, (uint64_t)j->last_level};
+        int rc = split_reduce(j, m, 2, true);
         if (rc != MMTB_OK)
             return rc;
         j->any_inpair = (int)m[0];
         j->last_level = (int)m[1];
-        j->init_max = (int)m[2];
     }
     /* The quiet-move relation is symmetric: without in-pair successors
      * there are no in-pair predecessors either (placement sectors). */

@@ -1,6 +1,7 @@
 /*
- * sectorio.c - whole-sector reads for gen/: ranges of 4 Mi slots spread
- * over the OpenMP threads, one libmmtb context per thread.
+ * sectorio.c - whole-sector reads for gen/: ranges of 1 Mi slots spread
+ * over the OpenMP threads, one libmmtb context per thread, coded a byte a
+ * slot (vcode.h).
  */
 #include "sectorio.h"
 
@@ -10,33 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-
-int gen_read_range(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
-                   uint8_t *wdl, uint16_t *dtw)
-{
-    const uint64_t piece = (uint64_t)1 << 22;
-    uint64_t slots = end > first ? end - first : 0;
-    uint64_t npieces = (slots + piece - 1) / piece;
-    int rc = MMTB_OK;
-#pragma omp parallel
-    {
-        mmtb_ctx *ctx = NULL;
-        int lrc = mmtb_ctx_create(&ctx, tb, (size_t)1 << 20);
-#pragma omp for schedule(dynamic, 1)
-        for (uint64_t p = 0; p < npieces; p++) {
-            if (lrc != MMTB_OK)
-                continue;
-            uint64_t lo = first + p * piece, n = lo + piece < end ? piece : end - lo;
-            lrc = mmtb_tb_read(ctx, s, lo, n, wdl + lo, dtw ? dtw + lo : NULL);
-        }
-        if (lrc != MMTB_OK) {
-#pragma omp critical(mmtb_read_sector)
-            rc = lrc;
-        }
-        mmtb_ctx_free(ctx);
-    }
-    return rc;
-}
 
 /* Code one piece read into wdl/dtw (n slots from slot lo) into code;
  * the deep depths appended to *dp.  MMTB_ERR_CORRUPT on a value whose

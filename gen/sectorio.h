@@ -13,18 +13,10 @@
 #include "mmtb.h"
 
 /*
- * Read the values of slots [first, end) of sector s from tb into
- * wdl[first..end) (1 byte per slot: 0 loss, 1 draw, 2 win) and, when dtw is
- * not NULL, the depths into dtw[first..end); the arrays are indexed by slot
- * as for the whole sector.  OpenMP threads each use their own libmmtb
- * context.  Returns MMTB_OK or the first error met.
- */
-int gen_read_range(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
-                   uint8_t *wdl, uint16_t *dtw);
-
-/*
- * The same, coded a byte a slot (vcode.h) into code[first..end), the depths
- * too deep for the byte listed in *deep (allocated here, sorted by slot; the
+ * Read the values and depths of slots [first, end) of sector s from tb,
+ * coded a byte a slot (vcode.h), into code[first..end) (indexed by slot as
+ * for the whole sector; OpenMP threads each with their own libmmtb
+ * context), the depths too deep for the byte listed in *deep (allocated here, sorted by slot; the
  * caller frees deep->e).  Returns MMTB_OK, MMTB_ERR_CORRUPT when a value's
  * depth has the wrong parity for it (a table of another depth convention),
  * MMTB_ERR_NOMEM or the reader's error.

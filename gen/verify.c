@@ -63,7 +63,6 @@ static int hold_with_successors(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_s
 struct look {
     const struct held_sector *l;
     uint64_t r;
-    bool capture;
 };
 
 /* A position of a batch: its slot, its looks lk[first .. first + nl), and
@@ -135,7 +134,7 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
             r = mmtb_index_rank(ix, sc[i].t, sc[i].mover, sc[i].opp);
             __builtin_prefetch(&l->code[r]);
         }
-        lk[(*nlk)++] = (struct look){l, r, sc[i].capture};
+        lk[(*nlk)++] = (struct look){l, r};
         pd->nl++;
     }
     if (nq) {
