@@ -237,6 +237,12 @@ int mmtb_tf_dtw_width(int32_t max_win, int32_t max_loss)
     return m <= 255 ? 1 : 2;
 }
 
+int mmtb_tf_header_dtw_width(const struct mmtb_tf_header *h)
+{
+    return mmtb_tf_dtw_width(h->value_encoding == MMTB_TF_VALUE_LOSSES ? -1 : h->max_win,
+                             h->max_loss);
+}
+
 void mmtb_tf_header_encode(struct mmtb_tf_header *h, uint8_t out[MMTB_TF_HEADER_SIZE])
 {
     memset(out, 0, MMTB_TF_HEADER_SIZE);
@@ -329,7 +335,7 @@ int mmtb_tf_header_decode(const uint8_t *b, size_t len, struct mmtb_tf_header *h
     if (h->index_scheme == 0)
         return MMTB_ERR_CORRUPT;
     h->value_encoding = b[H_ENCODING];
-    if (h->value_encoding != MMTB_TF_VALUE_ENCODING)
+    if (h->value_encoding != MMTB_TF_VALUE_ENCODING && h->value_encoding != MMTB_TF_VALUE_LOSSES)
         return h->value_encoding == 0 ? MMTB_ERR_CORRUPT : MMTB_ERR_UNSUPPORTED;
     h->dtw_width = b[H_DTW_WIDTH];
     h->wdl_block_log2 = b[H_WDL_LOG2];
@@ -354,7 +360,7 @@ int mmtb_tf_header_decode(const uint8_t *b, size_t len, struct mmtb_tf_header *h
         return MMTB_ERR_CORRUPT;
     if (!depth_ok(h->max_win, h->wins, 1) || !depth_ok(h->max_loss, h->losses, 0))
         return MMTB_ERR_CORRUPT;
-    if (h->dtw_width != mmtb_tf_dtw_width(h->max_win, h->max_loss))
+    if (h->dtw_width != mmtb_tf_header_dtw_width(h))
         return MMTB_ERR_CORRUPT;
 
     h->wdl_data_bytes = get64(b + H_WDL_BYTES);
@@ -366,7 +372,8 @@ int mmtb_tf_header_decode(const uint8_t *b, size_t len, struct mmtb_tf_header *h
     if (mmtb_tf_layout(h, &l) != MMTB_OK)
         return MMTB_ERR_CORRUPT;
     uint64_t wdl_raw = (h->slots + 3) / 4;
-    uint64_t decided = h->wins + h->losses + (h->slots - h->canonical);
+    uint64_t decided = (h->value_encoding == MMTB_TF_VALUE_LOSSES ? 0 : h->wins) + h->losses +
+                       (h->slots - h->canonical);
     if (h->wdl_data_bytes < l.nblocks[0] || h->wdl_data_bytes > wdl_raw ||
         h->dtw_data_bytes > decided * h->dtw_width)
         return MMTB_ERR_CORRUPT;
@@ -547,12 +554,12 @@ void mmtb_tf_pack_wdl(const uint8_t *wdl, size_t n, uint8_t *raw)
     }
 }
 
-size_t mmtb_tf_pack_dtw(const uint8_t *wdl, const uint16_t *dtw, size_t n, int width,
+size_t mmtb_tf_pack_dtw(int enc, const uint8_t *wdl, const uint16_t *dtw, size_t n, int width,
                         uint8_t *raw)
 {
     size_t k = 0;
     for (size_t j = 0; j < n; j++) {
-        if (wdl[j] != MMTB_TF_LOSS && wdl[j] != MMTB_TF_WIN)
+        if (!mmtb_tf_has_depth(enc, wdl[j]))
             continue;
         raw[k++] = (uint8_t)dtw[j];
         if (width == 2)
@@ -578,33 +585,49 @@ static uint64_t count_pairs(uint64_t y)
  * (y | y >> 1) & 0x55..; a win (10) is a field whose high bit is set and
  * low bit clear, (x >> 1) & ~x & 0x55...  The ends are counted slot by
  * slot. */
-static uint64_t count_slots(const uint8_t *raw, uint64_t from, uint64_t to, bool wins)
+enum count_kind { COUNT_DECIDED, COUNT_WINS, COUNT_LOSSES };
+
+static bool counts_code(enum count_kind k, unsigned c)
+{
+    return k == COUNT_WINS ? c == MMTB_TF_WIN : k == COUNT_LOSSES ? c == MMTB_TF_LOSS
+                                                                 : c != MMTB_TF_DRAW;
+}
+
+/* A loss (00) is a field with neither bit set: ~(x | x >> 1) & 0x55... */
+static uint64_t count_slots(const uint8_t *raw, uint64_t from, uint64_t to, enum count_kind k)
 {
     uint64_t count = 0;
-    while (from < to && (from & 31) != 0) {
-        unsigned c = mmtb_tf_wdl_get(raw, from++);
-        count += wins ? c == MMTB_TF_WIN : c != MMTB_TF_DRAW;
-    }
+    while (from < to && (from & 31) != 0)
+        count += counts_code(k, mmtb_tf_wdl_get(raw, from++));
     while (to - from >= 32) {
         uint64_t x = get64(raw + (from >> 2)), y = x ^ 0x5555555555555555ULL;
-        count += count_pairs((wins ? x >> 1 & ~x : y | y >> 1) & 0x5555555555555555ULL);
+        uint64_t f = k == COUNT_WINS ? x >> 1 & ~x : k == COUNT_LOSSES ? ~(x | x >> 1) : y | y >> 1;
+        count += count_pairs(f & 0x5555555555555555ULL);
         from += 32;
     }
-    while (from < to) {
-        unsigned c = mmtb_tf_wdl_get(raw, from++);
-        count += wins ? c == MMTB_TF_WIN : c != MMTB_TF_DRAW;
-    }
+    while (from < to)
+        count += counts_code(k, mmtb_tf_wdl_get(raw, from++));
     return count;
 }
 
 uint64_t mmtb_tf_count_decided(const uint8_t *raw, uint64_t from, uint64_t to)
 {
-    return count_slots(raw, from, to, false);
+    return count_slots(raw, from, to, COUNT_DECIDED);
 }
 
 uint64_t mmtb_tf_count_wins(const uint8_t *raw, uint64_t from, uint64_t to)
 {
-    return count_slots(raw, from, to, true);
+    return count_slots(raw, from, to, COUNT_WINS);
+}
+
+uint64_t mmtb_tf_count_losses(const uint8_t *raw, uint64_t from, uint64_t to)
+{
+    return count_slots(raw, from, to, COUNT_LOSSES);
+}
+
+uint64_t mmtb_tf_count_depths(int enc, const uint8_t *raw, uint64_t from, uint64_t to)
+{
+    return count_slots(raw, from, to, enc == MMTB_TF_VALUE_LOSSES ? COUNT_LOSSES : COUNT_DECIDED);
 }
 
 /* A word holds code 3 somewhere when some pair of bits is 11:

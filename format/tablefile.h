@@ -19,6 +19,7 @@
 #define MMTB_TF_HEADER_SIZE 160
 #define MMTB_TF_FOOTER_SIZE 32
 #define MMTB_TF_VALUE_ENCODING 1  /* 2-bit W/D/L plane + DTW of decided slots */
+#define MMTB_TF_VALUE_LOSSES 2    /* packed: 2-bit W/D/L plane + DTW of the losses only */
 #define MMTB_TF_MAX_DESCRIPTOR 65536
 #define MMTB_TF_MAX_SLOTS ((uint64_t)1 << 40)
 #define MMTB_TF_MIN_BLOCK_LOG2 10
@@ -171,8 +172,19 @@ size_t mmtb_tf_block_raw_max(const struct mmtb_tf_header *h, const struct mmtb_t
                              int plane, uint64_t b);
 
 /* DTW width a sector with these largest depths must use (FORMAT.md): 0 when
- * no win and no loss deeper than 0, 1 up to 255, else 2. */
+ * no win and no loss deeper than 0, 1 up to 255, else 2.  A packed sector
+ * (value encoding 2) stores only losses: its width is
+ * mmtb_tf_dtw_width(-1, max_loss). */
 int mmtb_tf_dtw_width(int32_t max_win, int32_t max_loss);
+/* The width header h must have: of both depths for value encoding 1, of
+ * the losses' for 2. */
+int mmtb_tf_header_dtw_width(const struct mmtb_tf_header *h);
+/* Whether a slot of W/D/L code c has an entry in the DTW plane of a sector
+ * of value encoding enc: a decided slot (1), a loss (2). */
+static inline int mmtb_tf_has_depth(int enc, unsigned c)
+{
+    return enc == MMTB_TF_VALUE_LOSSES ? c == MMTB_TF_LOSS : c == MMTB_TF_LOSS || c == MMTB_TF_WIN;
+}
 
 /*
  * Pack n slot values into a raw W/D/L block: 4 slots per byte, slot j in
@@ -181,10 +193,11 @@ int mmtb_tf_dtw_width(int32_t max_win, int32_t max_loss);
  */
 void mmtb_tf_pack_wdl(const uint8_t *wdl, size_t n, uint8_t *raw);
 
-/* Pack the DTW values of the decided slots (wdl 0 or 2) among n, in slot
- * order, width 1 or 2 bytes little-endian; draws and unused slots are
- * skipped.  Returns the bytes written (width x decided slots). */
-size_t mmtb_tf_pack_dtw(const uint8_t *wdl, const uint16_t *dtw, size_t n, int width,
+/* Pack the DTW values of the slots among n that have an entry in value
+ * encoding enc (mmtb_tf_has_depth: the decided slots, or the losses), in
+ * slot order, width 1 or 2 bytes little-endian; the others are skipped.
+ * Returns the bytes written (width x entries). */
+size_t mmtb_tf_pack_dtw(int enc, const uint8_t *wdl, const uint16_t *dtw, size_t n, int width,
                         uint8_t *raw);
 
 /* Number of decided slots (code loss or win) among slots [from, to) of a
@@ -193,6 +206,11 @@ uint64_t mmtb_tf_count_decided(const uint8_t *raw, uint64_t from, uint64_t to);
 /* Number of won slots (code win) among slots [from, to) of a raw W/D/L
  * block. */
 uint64_t mmtb_tf_count_wins(const uint8_t *raw, uint64_t from, uint64_t to);
+/* Number of lost slots (code loss) among slots [from, to). */
+uint64_t mmtb_tf_count_losses(const uint8_t *raw, uint64_t from, uint64_t to);
+/* Number of slots among [from, to) that have a DTW entry in value encoding
+ * enc: decided slots (1) or losses (2). */
+uint64_t mmtb_tf_count_depths(int enc, const uint8_t *raw, uint64_t from, uint64_t to);
 
 /* Validate a raw W/D/L block of n slots (no code 3, padding bits zero) /
  * a raw DTW block (no value above max_dtw).  MMTB_OK or MMTB_ERR_CORRUPT. */

@@ -16,6 +16,7 @@ static const char usage_gen[] =
     "usage: mmtb-gen -v VARIANT -o DIR [options]\n"
     "       mmtb-gen verify -t DIR [--sectors LIST] [--ledger FILE] [--threads N] [--quiet]\n"
     "                       [--json] [--verbose]\n"
+    "       mmtb-gen pack -t DIR [--level N] [--threads N] [--quiet] [--json]\n"
     "\n"
     "Solves a Morris variant by retrograde analysis and writes its tables to DIR.\n"
     "Without --start, solves the movement phase (no stones in hand).\n"
@@ -58,6 +59,14 @@ static const char usage_gen[] =
     "whose file and successors' files are unchanged: an interrupted verification\n"
     "goes on where it stopped. --verbose: after each sector, the share of the\n"
     "positions done and the time left, on stderr.\n"
+    "\n"
+    "pack rewrites the finished sector files in DIR to keep only the depths of\n"
+    "losses (about half the size for a whole game): a probe then finds a win's\n"
+    "depth by searching its moves, one ply. The W/D/L values are kept byte for\n"
+    "byte; each file is replaced only once its packed copy has been read back.\n"
+    "Packed tables answer every probe, but cannot be read by the solver or by\n"
+    "verify (keep an unpacked copy to extend or verify). --level: zstd level of\n"
+    "the packed depths (default 6).\n"
     "\n"
     "Exit codes: 0 done, 1 bad usage or input, 2 table or file problem,\n"
     "            3 (verify) mismatches found, 4 not enough memory (over --memory\n"
@@ -145,11 +154,53 @@ int gen_cli_exit_code(int rc)
     return (rc == MMTB_ERR_INVALID || rc == MMTB_ERR_PARSE || rc == MMTB_ERR_UNSUPPORTED) ? 1 : 2;
 }
 
+/* `pack -t DIR [...]`: argv[0] is "pack". */
+static int parse_pack(struct gen_cli *c, const char *cmd, int argc, char **argv, FILE *out,
+                      FILE *msg)
+{
+    struct mmtb_pack_opts *o = &c->pack_opts;
+    c->pack = true;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            if (out)
+                fputs(usage_gen, out);
+            return 0;
+        } else if ((!strcmp(a, "-t") || !strcmp(a, "--tables")) && i + 1 < argc) {
+            o->dir = argv[++i];
+        } else if (!strcmp(a, "--threads") && i + 1 < argc) {
+            if (parse_int(argv[++i], 1, 4096, &o->threads)) {
+                say(msg, "%s pack: --threads: expected a number 1..4096, got '%s'\n", cmd,
+                    argv[i]);
+                return 1;
+            }
+        } else if (!strcmp(a, "--level") && i + 1 < argc) {
+            if (parse_int(argv[++i], 1, 22, &o->zstd_level)) {
+                say(msg, "%s pack: --level: expected a zstd level 1..22, got '%s'\n", cmd,
+                    argv[i]);
+                return 1;
+            }
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = true;
+        } else if (!strcmp(a, "--json")) {
+            o->json = true;
+        } else {
+            say(msg, "%s pack: unknown or incomplete option '%s' (see --help)\n", cmd, a);
+            return 1;
+        }
+    }
+    if (!o->dir) {
+        say(msg, "%s pack: -t DIR is required (see --help)\n", cmd);
+        return 1;
+    }
+    return -1;
+}
+
 /* `verify -t DIR [...]`: argv[0] is "verify". */
 static int parse_verify(struct gen_cli *c, const char *cmd, int argc, char **argv, FILE *out,
                         FILE *msg)
 {
-    struct mmtb_verify_opts *o = &c->verify_opts;
+    struct gen_verify_opts *o = &c->verify_opts;
     c->verify = true;
     o->mismatches = &c->mismatches;
     for (int i = 1; i < argc; i++) {
@@ -199,6 +250,8 @@ int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FIL
     memset(c, 0, sizeof *c);
     if (argc > 1 && !strcmp(argv[1], "verify"))
         return parse_verify(c, cmd, argc - 1, argv + 1, out, msg);
+    if (argc > 1 && !strcmp(argv[1], "pack"))
+        return parse_pack(c, cmd, argc - 1, argv + 1, out, msg);
     struct mmtb_solve_opts *o = &c->solve;
     bool start = false;
     for (int i = 1; i < argc; i++) {

@@ -9,15 +9,18 @@
 
 #include <stdio.h>
 
+#include "pack.h"
 #include "solve.h"
 
 #define GEN_CLI_MAX_SECTORS 256
 
 /* A parsed command line; verify_opts.mismatches points into it. */
 struct gen_cli {
-    bool verify; /* `verify -t DIR`; otherwise solve */
+    bool verify; /* `verify -t DIR` */
+    bool pack;   /* `pack -t DIR`; neither: solve */
     struct mmtb_solve_opts solve;
-    struct mmtb_verify_opts verify_opts;
+    struct gen_verify_opts verify_opts;
+    struct mmtb_pack_opts pack_opts;
     uint64_t mismatches;
     struct mmtb_sector only[GEN_CLI_MAX_SECTORS];
 };

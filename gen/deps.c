@@ -58,11 +58,14 @@ static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, uint64_t l
         return MMTB_ERR_NOMEM;
     /* (a split rank reads its run only; the rest of the array is never
      * touched, so never resident) */
-    int rc = gen_read_coded(tb, d->s, lo, hi < d->slots ? hi : d->slots, d->code, &d->deep);
+    char why[256] = "";
+    int rc = gen_read_coded(tb, d->s, lo, hi < d->slots ? hi : d->slots, d->code, &d->deep, why,
+                            sizeof why);
     if (rc != MMTB_OK) {
         char name[32];
         mmtb_sector_format(d->s, name, sizeof name);
-        snprintf(err, errlen, "reading solved sector %s: %s%s", name, mmtb_strerror(rc),
+        snprintf(err, errlen, "reading solved sector %s: %s%s", name,
+                 why[0] ? why : mmtb_strerror(rc),
                  rc == MMTB_ERR_CORRUPT ? " (a value whose depth has the wrong parity: not "
                                           "a table of depths to win?)"
                                         : "");
@@ -231,11 +234,13 @@ int deps_load_held(struct job *j, const char *dir, char *err, size_t errlen)
         return rc;
     }
     for (int i = 0; i < j->ndeps && rc == MMTB_OK; i++) {
-        rc = held_load(&j->held, j->tb, j->ix, j->deps[i].s);
+        char why[256] = "";
+        rc = held_load(&j->held, j->tb, j->ix, j->deps[i].s, why, sizeof why);
         if (rc != MMTB_OK) {
             char name[32];
             mmtb_sector_format(j->deps[i].s, name, sizeof name);
-            snprintf(err, errlen, "reading solved sector %s: %s", name, mmtb_strerror(rc));
+            snprintf(err, errlen, "reading solved sector %s: %s", name,
+                     why[0] ? why : mmtb_strerror(rc));
         }
     }
     return rc;

@@ -19,7 +19,8 @@ const struct held_sector *held_find(const struct held *h, struct mmtb_sector s)
     return NULL;
 }
 
-int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s)
+int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
+              char *why, size_t whylen)
 {
     if (held_find(h, s))
         return MMTB_OK;
@@ -38,7 +39,7 @@ int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sec
     hs->code = gen_alloc_big(hs->slots);
     if (!hs->code)
         return MMTB_ERR_NOMEM;
-    return gen_read_coded(tb, s, 0, hs->slots, hs->code, &hs->deep);
+    return gen_read_coded(tb, s, 0, hs->slots, hs->code, &hs->deep, why, whylen);
 }
 
 uint64_t held_slot(const struct held_sector *hs, const mmtb_index *ix, const struct mmtb_pos *p)

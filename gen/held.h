@@ -38,10 +38,11 @@ struct held {
 /*
  * Read sector s of tb whole into the set, unless it is there already.
  * Returns MMTB_OK, MMTB_ERR_NOMEM, MMTB_ERR_INVALID when the set is full,
- * or the reader's error (gen_read_coded).  Not thread-safe (it reads in
+ * or the reader's error (gen_read_coded; its message in why).  Not thread-safe (it reads in
  * parallel itself).
  */
-int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s);
+int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
+              char *why, size_t whylen);
 
 /* The held sector s, or NULL. */
 const struct held_sector *held_find(const struct held *h, struct mmtb_sector s);

@@ -276,6 +276,16 @@ int main(int argc, char **argv)
         }
         MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
+    if (code < 0 && c.pack) {
+        /* pack rewrites files on rank 0 alone */
+        if (me == 0) {
+            int rc = mmtb_pack(&c.pack_opts, NULL, err, sizeof err);
+            if (rc != MMTB_OK)
+                fprintf(stderr, "mmtb-gen-mpi pack: %s\n", err);
+            code = rc != MMTB_OK ? gen_cli_exit_code(rc) : 0;
+        }
+        MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
     if (code >= 0) {
         MPI_Finalize();
         return code;

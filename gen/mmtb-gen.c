@@ -1,7 +1,8 @@
 /*
  * mmtb-gen - command line of the solver: `mmtb-gen -v VARIANT -o DIR`
  * solves a game's sectors and writes the tables; `mmtb-gen verify -t DIR`
- * re-derives every stored value.  The options are cli.c's (shared with
+ * re-derives every stored value; `mmtb-gen pack -t DIR` keeps only the
+ * losses' depths.  The options are cli.c's (shared with
  * mmtb-gen-mpi).  Exit codes: 0 success, 1 bad usage or input, 2 table or
  * file problem, 3 verification found mismatches, 4 not enough memory.
  */
@@ -18,9 +19,10 @@ int main(int argc, char **argv)
         return code;
     char err[512] = "";
     int rc = c.verify ? mmtb_verify(&c.verify_opts, err, sizeof err)
+             : c.pack ? mmtb_pack(&c.pack_opts, NULL, err, sizeof err)
                       : mmtb_solve(&c.solve, err, sizeof err);
     if (rc != MMTB_OK) {
-        fprintf(stderr, "mmtb-gen%s: %s\n", c.verify ? " verify" : "", err);
+        fprintf(stderr, "mmtb-gen%s: %s\n", c.verify ? " verify" : c.pack ? " pack" : "", err);
         return gen_cli_exit_code(rc);
     }
     return c.verify && c.mismatches ? 3 : 0;

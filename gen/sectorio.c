@@ -6,8 +6,10 @@
 #include "sectorio.h"
 
 #include "helpers.h"
+#include "mmtb_integrity.h"
 
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -43,7 +45,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 int gen_read_coded(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t end,
-                   uint8_t *code, struct vdeep *deep)
+                   uint8_t *code, struct vdeep *deep, char *why, size_t whylen)
 {
     const uint64_t piece = (uint64_t)1 << 20;
     uint64_t slots = end > first ? end - first : 0;
@@ -73,6 +75,8 @@ int gen_read_coded(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t e
 #pragma omp critical(mmtb_read_sector)
         {
             if (lrc != MMTB_OK) {
+                if (rc == MMTB_OK && why && whylen && ctx)
+                    snprintf(why, whylen, "%s", mmtb_ctx_error(ctx));
                 rc = lrc;
             } else if (dp.n) {
                 uint64_t *ne = realloc(deep->e, (deep->n + dp.n) * sizeof *ne);

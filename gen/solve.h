@@ -94,7 +94,7 @@ struct mmtb_solve_opts {
  */
 int mmtb_solve(const struct mmtb_solve_opts *opts, char *err, size_t errlen);
 
-struct mmtb_verify_opts {
+struct gen_verify_opts {
     const char *dir;
     const struct mmtb_sector *only; /* if n_only > 0: verify only these sectors */
     int n_only;
@@ -117,6 +117,6 @@ struct mmtb_verify_opts {
  * MMTB_ERR_INVALID when a sector of opts->only is not in the game or not
  * solved, or another status.
  */
-int mmtb_verify(const struct mmtb_verify_opts *opts, char *err, size_t errlen);
+int mmtb_verify(const struct gen_verify_opts *opts, char *err, size_t errlen);
 
 #endif

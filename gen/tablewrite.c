@@ -54,6 +54,11 @@ int mmtb_table_sector_path(const char *dir, struct mmtb_sector s, char *buf, siz
 /* pwrite all of buf at off, retrying short writes. */
 static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
 {
+    return mmtb_table_pwrite(fd, buf, n, off);
+}
+
+int mmtb_table_pwrite(int fd, const void *buf, size_t n, uint64_t off)
+{
     const uint8_t *p = buf;
     while (n > 0) {
         ssize_t w = pwrite(fd, p, n, (off_t)off);
@@ -78,6 +83,11 @@ int mmtb_table_pread(int fd, void *buf, size_t n, uint64_t off)
 
 /* fsync a directory so that a rename in it is durable. */
 static void sync_dir(const char *dir)
+{
+    mmtb_table_sync_dir(dir);
+}
+
+void mmtb_table_sync_dir(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY);
     if (fd >= 0) {
@@ -504,7 +514,7 @@ static size_t pack_block(struct writer *w, struct scratch *sc, int plane, uint64
     uint64_t n = mmtb_tf_block_nslots(&w->h, &w->l, plane, b);
     fill_checked(w, sc, first, n, bs);
     if (plane == MMTB_TF_DTW)
-        return mmtb_tf_pack_dtw(sc->wdl, sc->dtw, n, w->h.dtw_width, sc->raw);
+        return mmtb_tf_pack_dtw(w->h.value_encoding, sc->wdl, sc->dtw, n, w->h.dtw_width, sc->raw);
     mmtb_tf_pack_wdl(sc->wdl, n, sc->raw);
     return mmtb_tf_block_raw_max(&w->h, &w->l, plane, b);
 }

@@ -126,6 +126,13 @@ int mmtb_table_file_footer(const char *dir, struct mmtb_sector s, struct mmtb_tf
  * MMTB_ERR_CORRUPT when the file ends first. */
 int mmtb_table_pread(int fd, void *buf, size_t n, uint64_t off);
 
+/* pwrite exactly n bytes at off of fd, retrying short writes: MMTB_OK or
+ * MMTB_ERR_IO (errno says why). */
+int mmtb_table_pwrite(int fd, const void *buf, size_t n, uint64_t off);
+
+/* fsync directory dir, so that a rename in it is durable (best effort). */
+void mmtb_table_sync_dir(const char *dir);
+
 /* "DIR/<file name of sector s>" (snprintf semantics). */
 int mmtb_table_sector_path(const char *dir, struct mmtb_sector s, char *buf, size_t len);
 

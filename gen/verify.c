@@ -40,9 +40,10 @@ static int hold_with_successors(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_s
 {
     struct mmtb_sector t[8], at = s; /* at: the sector being read */
     int nt = mmtb_sector_moves_to(mmtb_tb_variant(tb), s, t);
-    int rc = held_load(h, tb, ix, s);
+    char why[256] = "";
+    int rc = held_load(h, tb, ix, s, why, sizeof why);
     for (int k = 0; k < nt && rc == MMTB_OK; k++)
-        rc = held_load(h, tb, ix, at = t[k]);
+        rc = held_load(h, tb, ix, at = t[k], why, sizeof why);
     if (rc != MMTB_OK) {
         struct mmtb_sector_info info = {0};
         int ai = mmtb_tb_sector_find(tb, at);
@@ -53,7 +54,7 @@ static int hold_with_successors(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_s
         mmtb_sector_format(at, an, sizeof an);
         snprintf(err, errlen, "sector %s: %s %s cannot be read: %s", name,
                  mmtb_sector_eq(at, s) ? "its table" : "the table of its successor", an,
-                 info.detail[0] ? info.detail : mmtb_strerror(rc));
+                 why[0] ? why : info.detail[0] ? info.detail : mmtb_strerror(rc));
         held_free(h);
     }
     return rc;
@@ -494,7 +495,7 @@ static int verify_plain(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
 }
 
 /* Sector s is to be verified: all are, or it is one of o->only. */
-static bool wanted(const struct mmtb_verify_opts *o, struct mmtb_sector s)
+static bool wanted(const struct gen_verify_opts *o, struct mmtb_sector s)
 {
     for (int k = 0; k < o->n_only; k++)
         if (mmtb_sector_eq(o->only[k], s))
@@ -505,7 +506,7 @@ static bool wanted(const struct mmtb_verify_opts *o, struct mmtb_sector s)
 /* One sector's line of the report: a JSON object (comma-led after the
  * first, nsect > 0) or a text line, nothing with --quiet.  from_ledger: not
  * checked now, the ledger records it clean. */
-static void report_sector(FILE *rep, const struct mmtb_verify_opts *o, const char *name,
+static void report_sector(FILE *rep, const struct gen_verify_opts *o, const char *name,
                           uint64_t checked, uint64_t bad, uint64_t first_bad, int nsect,
                           bool from_ledger)
 {
@@ -526,7 +527,7 @@ static void report_sector(FILE *rep, const struct mmtb_verify_opts *o, const cha
 }
 
 /* The closing line (the end of the JSON array with --json). */
-static void report_total(FILE *rep, const struct mmtb_verify_opts *o, bool ledger, int nsect,
+static void report_total(FILE *rep, const struct gen_verify_opts *o, bool ledger, int nsect,
                          int nskipped, int nledger, uint64_t checked, uint64_t bad)
 {
     if (o->json)
@@ -541,7 +542,7 @@ static void report_total(FILE *rep, const struct mmtb_verify_opts *o, bool ledge
                 nskipped, (unsigned long long)checked, (unsigned long long)bad);
 }
 
-int mmtb_verify(const struct mmtb_verify_opts *o, char *err, size_t errlen)
+int mmtb_verify(const struct gen_verify_opts *o, char *err, size_t errlen)
 {
     FILE *rep = o->report ? o->report : stdout;
     mmtb_tb *tb = NULL;

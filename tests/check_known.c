@@ -271,7 +271,7 @@ END_TEST
  * mismatch.  *vo is left set up for more runs on it (2 threads, quiet,
  * mismatches counted into *bad). */
 static char *solve_verified(const char *variant, int wh, int bh, int max_stones,
-                            struct mmtb_verify_opts *vo, uint64_t *bad)
+                            struct gen_verify_opts *vo, uint64_t *bad)
 {
     char *dir = solve_into(variant, wh, bh, max_stones, NULL);
     memset(vo, 0, sizeof *vo);
@@ -337,7 +337,7 @@ static uint64_t tamper_setup(mmtb_tb *tb, struct mmtb_sector s, uint64_t part, s
  * derived from the value before the change).  vo is left listing only[0],
  * that sector; its counter (vo->mismatches) is used. */
 static void write_and_find(const char *dir, const struct mmtb_variant *v, struct tamper *t,
-                           uint64_t slots, mmtb_fill_fn fill, struct mmtb_verify_opts *vo,
+                           uint64_t slots, mmtb_fill_fn fill, struct gen_verify_opts *vo,
                            struct mmtb_sector only[1])
 {
     char err[256] = "";
@@ -362,7 +362,7 @@ static void write_and_find(const char *dir, const struct mmtb_variant *v, struct
 
 START_TEST(verify_finds_a_wrong_value)
 {
-    struct mmtb_verify_opts vo;
+    struct gen_verify_opts vo;
     uint64_t bad = 99;
     char err[256] = "";
     char *dir = solve_verified("nine", 0, 0, 3, &vo, &bad);
@@ -395,7 +395,7 @@ struct ledger_run {
     int n;
 };
 
-static void verify_with_ledger(struct mmtb_verify_opts *vo, const char *ledger,
+static void verify_with_ledger(struct gen_verify_opts *vo, const char *ledger,
                                struct ledger_run *lr)
 {
     char *text = NULL, err[256] = "";
@@ -457,7 +457,7 @@ static int count_lines(const char *path)
  * is never recorded, so the next run checks it again. */
 START_TEST(verify_ledger_rechecks_what_changed)
 {
-    struct mmtb_verify_opts vo;
+    struct gen_verify_opts vo;
     uint64_t bad = 99;
     char *dir = solve_verified("nine", 0, 0, 4, &vo, &bad);
     char ledger[600];
@@ -539,7 +539,7 @@ static void used_slots_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *
 
 static void tamper_plain(const char *variant, int wh, int bh, int max_stones, bool depth_only)
 {
-    struct mmtb_verify_opts vo;
+    struct gen_verify_opts vo;
     uint64_t bad = 99;
     char *dir = solve_verified(variant, wh, bh, max_stones, &vo, &bad);
 
@@ -611,7 +611,7 @@ END_TEST
  */
 START_TEST(verify_checks_the_count_table)
 {
-    struct mmtb_verify_opts vo;
+    struct gen_verify_opts vo;
     uint64_t bad = 99;
     char err[256] = "";
     char *dir = solve_verified("twelve", 0, 0, 3, &vo, &bad);
@@ -678,7 +678,7 @@ END_TEST
  * Lasker exercises the place-or-move cycles and the per-level buckets. */
 static void solve_and_verify(const char *variant, int wh, int bh, int max_stones)
 {
-    struct mmtb_verify_opts vo;
+    struct gen_verify_opts vo;
     uint64_t bad = 99;
     remove_dir(solve_verified(variant, wh, bh, max_stones, &vo, &bad));
 }

@@ -939,7 +939,7 @@ static void agree_shah_game(const char *text, int stones, struct shah_seen *seen
             (unsigned long long)seen->trapped_mills, (unsigned long long)bad);
     /* the solver's own re-derivation agrees too */
     uint64_t mism = 1;
-    struct mmtb_verify_opts vo;
+    struct gen_verify_opts vo;
     memset(&vo, 0, sizeof vo);
     vo.dir = tdir;
     vo.threads = 2;

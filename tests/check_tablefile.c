@@ -267,8 +267,20 @@ START_TEST(header_rejects)
     expect_header(x, MMTB_ERR_UNSUPPORTED, "newer version");
     x = h, x.version = 1;
     expect_header(x, MMTB_ERR_UNSUPPORTED, "version 1 (depths to conversion)");
-    x = h, x.value_encoding = 2;
+    x = h, x.value_encoding = 3;
     expect_header(x, MMTB_ERR_UNSUPPORTED, "unknown value encoding");
+    /* packed (encoding 2): the width is the losses' (max_loss 12: one
+     * byte, though max_win is 301), and the plane holds at most an entry
+     * per loss and wasted slot (99,000 + 1,000) */
+    x = h, x.value_encoding = MMTB_TF_VALUE_LOSSES;
+    expect_header(x, MMTB_ERR_CORRUPT, "packed with the width of the wins");
+    x.dtw_width = 1;
+    expect_header(x, MMTB_OK, "packed, one byte a loss");
+    ck_assert_int_eq(mmtb_tf_header_dtw_width(&x), 1);
+    x.dtw_data_bytes = 100000;
+    expect_header(x, MMTB_OK, "packed, every loss and wasted slot stored raw");
+    x.dtw_data_bytes = 100001;
+    expect_header(x, MMTB_ERR_CORRUPT, "packed, more depth bytes than losses");
 
     /* Reserved bytes, flags and the name's padding, with a valid hash; and
      * the count table's two fields (60..63, 74) one without the other. */
@@ -403,13 +415,17 @@ START_TEST(pack_wdl_round_trip)
         }
         for (size_t a = 0; a <= n; a++)
             for (size_t b = a; b <= n; b += 1 + b / 8) {
-                uint64_t c = 0, cw = 0;
+                uint64_t c = 0, cw = 0, cl = 0;
                 for (size_t i = a; i < b; i++) {
                     c += mmtb_tf_wdl_get(raw, i) != MMTB_TF_DRAW;
                     cw += wdl[i] == MMTB_TF_WIN;
+                    cl += wdl[i] == MMTB_TF_LOSS;
                 }
                 ck_assert_uint_eq(mmtb_tf_count_decided(raw, a, b), c);
                 ck_assert_uint_eq(mmtb_tf_count_wins(raw, a, b), cw);
+                ck_assert_uint_eq(mmtb_tf_count_losses(raw, a, b), cl);
+                ck_assert_uint_eq(mmtb_tf_count_depths(MMTB_TF_VALUE_ENCODING, raw, a, b), c);
+                ck_assert_uint_eq(mmtb_tf_count_depths(MMTB_TF_VALUE_LOSSES, raw, a, b), cl);
             }
         /* Padding bits of the last byte must be zero; code 3 is invalid. */
         if (n % 4) {
@@ -432,7 +448,7 @@ START_TEST(pack_dtw_round_trip)
             wdl[i] = (uint8_t)(rnd() % 4);
             dtw[i] = (uint16_t)(rnd() % (width == 1 ? 256 : 65536));
         }
-        size_t bytes = mmtb_tf_pack_dtw(wdl, dtw, 100, width, raw);
+        size_t bytes = mmtb_tf_pack_dtw(MMTB_TF_VALUE_ENCODING, wdl, dtw, 100, width, raw);
         uint64_t k = 0;
         for (int i = 0; i < 100; i++) {
             if (wdl[i] != MMTB_TF_WIN && wdl[i] != MMTB_TF_LOSS)
@@ -442,6 +458,13 @@ START_TEST(pack_dtw_round_trip)
         }
         ck_assert_uint_eq(bytes, k * (uint64_t)width);
         ck_assert_int_eq(mmtb_tf_check_dtw(raw, k, width, 65535), MMTB_OK);
+        /* packed: the losses' entries only */
+        bytes = mmtb_tf_pack_dtw(MMTB_TF_VALUE_LOSSES, wdl, dtw, 100, width, raw);
+        k = 0;
+        for (int i = 0; i < 100; i++)
+            if (wdl[i] == MMTB_TF_LOSS)
+                ck_assert_uint_eq(mmtb_tf_dtw_get(raw, k++, width), dtw[i]);
+        ck_assert_uint_eq(bytes, k * (uint64_t)width);
     }
     uint8_t raw[4] = {5, 0, 7, 1}; /* 5 and 263 */
     ck_assert_int_eq(mmtb_tf_check_dtw(raw, 2, 2, 263), MMTB_OK);
@@ -513,10 +536,10 @@ START_TEST(block_round_trips)
         wdl[i] = (uint8_t)(rnd() % 3);
         dtw[i] = wdl[i] == 1 ? 0 : (uint16_t)(rnd() % 40);
     }
-    block_round_trip(raw, mmtb_tf_pack_dtw(wdl, dtw, N - 3, 1, raw));
+    block_round_trip(raw, mmtb_tf_pack_dtw(MMTB_TF_VALUE_ENCODING, wdl, dtw, N - 3, 1, raw));
     for (int i = 0; i < N; i++)
         dtw[i] = (uint16_t)(dtw[i] * 97);
-    block_round_trip(raw, mmtb_tf_pack_dtw(wdl, dtw, N - 5, 2, raw));
+    block_round_trip(raw, mmtb_tf_pack_dtw(MMTB_TF_VALUE_ENCODING, wdl, dtw, N - 5, 2, raw));
     block_round_trip(raw, 1);
     /* An empty block (a DTW block of draws) is stored as nothing. */
     {
@@ -694,7 +717,7 @@ START_TEST(coded_reads)
     ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
     uint8_t *code = malloc(slots);
     struct vdeep deep;
-    ck_assert_int_eq(gen_read_coded(tb, s, 0, slots, code, &deep), MMTB_OK);
+    ck_assert_int_eq(gen_read_coded(tb, s, 0, slots, code, &deep, NULL, 0), MMTB_OK);
     uint64_t checked = 0, deep_seen = 0;
     for (uint64_t i = 0; i < slots; i++) {
         if (!mmtb_index_slot_is_canonical(ix, s, i))
@@ -713,7 +736,7 @@ START_TEST(coded_reads)
     mmtb_tb_close(tb);
     tb = NULL;
     ck_assert_int_eq(mmtb_tb_open(&tb, GOLDEN_DIR, NULL), MMTB_OK);
-    ck_assert_int_eq(gen_read_coded(tb, s, 0, slots, code, &deep), MMTB_ERR_CORRUPT);
+    ck_assert_int_eq(gen_read_coded(tb, s, 0, slots, code, &deep, NULL, 0), MMTB_ERR_CORRUPT);
     free(deep.e);
     mmtb_tb_close(tb);
     free(code);

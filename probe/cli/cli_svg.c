@@ -324,8 +324,9 @@ static void commas(uint64_t x, char *buf, size_t len)
 /*
  * Count the canonical positions of sector s by value and DTW: win_hist[d]
  * and loss_hist[d] (d <= maxd) grow by the wins and losses in d plies.
- * Reads the sector in chunks through ctx.  Returns MMTB_OK or the read's
- * error.
+ * Reads the sector in chunks through ctx; a packed sector (`mmtb-gen
+ * pack`, whose wins' depths are not stored) position by position through
+ * mmtb_probe instead.  Returns MMTB_OK or the read's error.
  */
 static int count_sector(mmtb_ctx *ctx, const mmtb_index *ix, struct mmtb_sector s, int maxd,
                         uint64_t *win_hist, uint64_t *loss_hist)
@@ -337,18 +338,31 @@ static int count_sector(mmtb_ctx *ctx, const mmtb_index *ix, struct mmtb_sector 
     int rc = wdl && dtw ? MMTB_OK : MMTB_ERR_NOMEM;
     struct mmtb_index_iter it;
     mmtb_index_iter_start(&it, ix, s, 0, slots);
+    bool packed = false;
     for (uint64_t lo = 0; rc == MMTB_OK && lo < slots; lo += CHUNK) {
         uint64_t cnt = slots - lo < CHUNK ? slots - lo : CHUNK;
-        rc = mmtb_tb_read(ctx, s, lo, cnt, wdl, dtw);
+        rc = mmtb_tb_read(ctx, s, lo, cnt, wdl, packed ? NULL : dtw);
+        if (rc == MMTB_ERR_UNSUPPORTED && !packed) {
+            packed = true;
+            rc = mmtb_tb_read(ctx, s, lo, cnt, wdl, NULL);
+        }
         for (uint64_t i = 0; rc == MMTB_OK && i < cnt; i++) {
             uint64_t slot;
             uint32_t mover, opp;
             bool canonical;
             if (!mmtb_index_iter_next(&it, &slot, &mover, &opp, &canonical))
                 break;
-            if (!canonical || wdl[i] == 1 || dtw[i] > maxd)
-                continue; /* wasted slots, draws; dtw > maxd cannot be (header) */
-            (wdl[i] == 2 ? win_hist : loss_hist)[dtw[i]]++;
+            if (!canonical || wdl[i] == 1)
+                continue; /* wasted slots, draws */
+            int d = dtw[i];
+            if (packed) {
+                struct mmtb_pos p = {{mover, opp}, {s.w_hand, s.b_hand}, 0, 0, -1, -1, 0};
+                struct mmtb_value v;
+                rc = mmtb_probe(ctx, &p, &v);
+                d = v.dtw;
+            }
+            if (rc == MMTB_OK && d >= 0 && d <= maxd) /* dtw > maxd cannot be (header) */
+                (wdl[i] == 2 ? win_hist : loss_hist)[d]++;
         }
     }
     free(wdl);

@@ -17,7 +17,8 @@
 struct centry {
     uint64_t key;
     uint8_t *data;
-    uint32_t *cum; /* W/D/L blocks: decided slots before slot 256 c, c = 0..chunks */
+    uint32_t *cum; /* W/D/L blocks: slots with a depth entry (decided, or in a packed
+                    * sector the losses) before slot 256 c, c = 0..chunks */
     size_t size;   /* bytes charged to the budget */
     struct centry *prev, *next; /* LRU list, most recent first */
     struct centry *hnext;       /* hash chain */
@@ -235,12 +236,13 @@ static int load_block(mmtb_ctx *ctx, uint64_t key, int si, const struct tb_secto
         free(cum);
         return rc;
     }
-    /* cum[c] = decided slots in [0, min(CHUNK c, ns)) of the block. */
+    /* cum[c] = slots with a depth entry in [0, min(CHUNK c, ns)) of the block. */
     if (cum) {
         cum[0] = 0;
         for (size_t c = 0; c < chunks; c++) {
             uint64_t hi = (c + 1) * CHUNK < ns ? (c + 1) * CHUNK : ns;
-            cum[c + 1] = cum[c] + (uint32_t)mmtb_tf_count_decided(data, c * CHUNK, hi);
+            cum[c + 1] = cum[c] + (uint32_t)mmtb_tf_count_depths(sec->h.value_encoding, data,
+                                                                  c * CHUNK, hi);
         }
     }
     e->key = key;
@@ -286,19 +288,23 @@ int ctx_block(mmtb_ctx *ctx, int si, const struct tb_sector *sec, int plane, uin
     return rc;
 }
 
-/* Decided slots in [from, to) of a cached W/D/L block: whole chunks from
- * its prefix counts, the partial chunk at the end by counting. */
-static uint64_t decided_before(const struct centry *w, uint64_t from, uint64_t to)
+/* Slots with a depth entry in [from, to) of a cached W/D/L block of sector
+ * sec: whole chunks from its prefix counts, the partial chunk at the end by
+ * counting. */
+static uint64_t entries_before(const struct tb_sector *sec, const struct centry *w,
+                               uint64_t from, uint64_t to)
 {
     uint64_t cf = from / CHUNK, ct = to / CHUNK; /* from is a chunk start */
-    return w->cum[ct] - w->cum[cf] + mmtb_tf_count_decided(w->data, ct * CHUNK, to);
+    return w->cum[ct] - w->cum[cf] +
+           mmtb_tf_count_depths(sec->h.value_encoding, w->data, ct * CHUNK, to);
 }
 
 /*
  * Where the depths of DTW block d are, seen from the cached W/D/L block w
  * that contains it (DTW blocks nest in W/D/L blocks and start on chunk
  * boundaries): *a is the block's first slot relative to w.  Before the DTW
- * block is first loaded, its stored size must be width x its decided slots.
+ * block is first loaded, its stored size must be width x its slots with an
+ * entry (decided, or in a packed sector lost).
  */
 static int dtw_locate(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t d,
                       const struct centry *w, uint64_t *a)
@@ -308,10 +314,13 @@ static int dtw_locate(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64
     if (cache_find(ctx, block_key(si, MMTB_TF_DTW, d)))
         return MMTB_OK;
     uint64_t n = mmtb_tf_block_nslots(&sec->h, &sec->l, MMTB_TF_DTW, d);
-    uint64_t decided = decided_before(w, *a, *a + n);
-    if (decided * sec->h.dtw_width == sec->tab[1][d].raw_size)
+    uint64_t entries = entries_before(sec, w, *a, *a + n);
+    if (entries * sec->h.dtw_width == sec->tab[1][d].raw_size)
         return MMTB_OK;
-    block_error(ctx, sec, MMTB_TF_DTW, d, "does not hold a depth for each decided slot");
+    block_error(ctx, sec, MMTB_TF_DTW, d,
+                sec->h.value_encoding == MMTB_TF_VALUE_LOSSES
+                    ? "does not hold a depth for each lost slot"
+                    : "does not hold a depth for each decided slot");
     return MMTB_ERR_CORRUPT;
 }
 
@@ -328,15 +337,21 @@ int ctx_slot(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t slot, 
     uint64_t j = slot & (sec->l.block_slots[0] - 1);
     *code = mmtb_tf_wdl_get(w->data, j);
     *dtw = 0;
-    if (!want_dtw || sec->h.dtw_width == 0 || *code == MMTB_TF_DRAW)
+    if (!want_dtw || *code == MMTB_TF_DRAW)
         return MMTB_OK;
-    /* The depth is entry k of the DTW block: k = decided slots before
-     * this one in the DTW block, counted in the W/D/L block. */
+    if (!mmtb_tf_has_depth(sec->h.value_encoding, *code)) {
+        *dtw = CTX_DTW_SEARCH; /* a win of a packed sector */
+        return MMTB_OK;
+    }
+    if (sec->h.dtw_width == 0)
+        return MMTB_OK;
+    /* The depth is entry k of the DTW block: k = slots with an entry
+     * before this one in the DTW block, counted in the W/D/L block. */
     uint64_t d = slot >> sec->h.dtw_block_log2, a;
     rc = dtw_locate(ctx, si, sec, d, w, &a);
     if (rc != MMTB_OK)
         return rc;
-    uint64_t k = decided_before(w, a, j);
+    uint64_t k = entries_before(sec, w, a, j);
     if ((k + 1) * sec->h.dtw_width > sec->tab[1][d].raw_size) {
         block_error(ctx, sec, MMTB_TF_DTW, d, "has too few depths");
         return MMTB_ERR_CORRUPT;
@@ -386,7 +401,7 @@ static int read_dtw(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t
             rc = dtw_locate(ctx, si, sec, d, w, &a);
         if (rc != MMTB_OK)
             return rc;
-        uint64_t k = decided_before(w, a, slot & (sec->l.block_slots[0] - 1));
+        uint64_t k = entries_before(sec, w, a, slot & (sec->l.block_slots[0] - 1));
         uint64_t have = sec->tab[1][d].raw_size / (uint64_t)width;
         rc = ctx_block(ctx, si, sec, MMTB_TF_DTW, d, &raw);
         if (rc != MMTB_OK)
@@ -425,6 +440,16 @@ int mmtb_tb_read(mmtb_ctx *ctx, struct mmtb_sector s, uint64_t first, uint64_t c
     rc = read_wdl(ctx, si, sec, first, count, wdl);
     if (rc != MMTB_OK || !dtw)
         return rc;
+    if (sec->h.value_encoding == MMTB_TF_VALUE_LOSSES) {
+        char name[48];
+        mmtb_tf_sector_filename(sec->s, name, sizeof name);
+        ctx_set_error(ctx,
+                      "%s is packed (`mmtb-gen pack`: the depths of losses only, a win's "
+                      "found by searching its moves); reading its depths in bulk, as the "
+                      "solver and `mmtb-gen verify` do, needs the unpacked table",
+                      name);
+        return MMTB_ERR_UNSUPPORTED;
+    }
     if (sec->h.dtw_width == 0) {
         memset(dtw, 0, count * sizeof *dtw);
         return MMTB_OK;

@@ -141,7 +141,10 @@ void ctx_set_error(mmtb_ctx *ctx, const char *fmt, ...) __attribute__((format(pr
 int ctx_block(mmtb_ctx *ctx, int si, const struct tb_sector *sec, int plane, uint64_t b,
               const uint8_t **raw);
 
-/* The stored value of one slot: code 0..2, and its dtw when want_dtw. */
+/* The stored value of one slot: code 0..2, and its dtw when want_dtw;
+ * CTX_DTW_SEARCH for a win of a packed sector (value encoding 2), whose
+ * depth only a search of its moves gives. */
+#define CTX_DTW_SEARCH 0xffffffffu
 int ctx_slot(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t slot, bool want_dtw,
              unsigned *code, unsigned *dtw);
 

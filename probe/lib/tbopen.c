@@ -463,8 +463,11 @@ static int load_sector(mmtb_tb *tb, struct tb_sector *sec)
     int rc = check_file(tb, sec, fd, name);
     if (rc == MMTB_OK) {
         const struct mmtb_tf_header *h = &sec->h;
-        sec->max_dtw = (uint32_t)(h->max_win > h->max_loss ? h->max_win : h->max_loss);
-        if (h->max_win < 0 && h->max_loss < 0)
+        /* The largest depth the DTW plane may hold: a packed sector's are
+         * losses only. */
+        int32_t mw = h->value_encoding == MMTB_TF_VALUE_LOSSES ? -1 : h->max_win;
+        sec->max_dtw = (uint32_t)(mw > h->max_loss ? mw : h->max_loss);
+        if (mw < 0 && h->max_loss < 0)
             sec->max_dtw = 0;
         tb_file_adopt(tb, sec, fd);
         fd = -1; /* the list's now: closed there */

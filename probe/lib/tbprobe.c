@@ -5,7 +5,9 @@
  * look-up;
  * every legal move with its value (best first), and principal variations.
  * The move-value convention here is the one the solver stores: a move takes
- * its successor's value, negated, one ply deeper (depth to win).
+ * its successor's value, negated, one ply deeper (depth to win).  A win of
+ * a packed sector (value encoding 2: the depths of losses only) gets its
+ * depth from its winning moves, whose successors' losses are stored.
  */
 #include "tbinternal.h"
 
@@ -32,7 +34,18 @@ static int check_pos(const struct mmtb_variant *v, const struct mmtb_pos *p)
     return MMTB_OK;
 }
 
-static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtw,
+/* Which depths a caller needs, for the side to move of the position it
+ * asks about: a win's, a loss's, both, or none (W/D/L only).  Every depth
+ * not wanted is reported as 0. */
+enum { WANT_NONE = 0, WANT_WIN = 1, WANT_LOSS = 2, WANT_BOTH = 3 };
+
+/* The same need seen from the other side. */
+static unsigned flip(unsigned want)
+{
+    return (want & WANT_WIN) << 1 | (want & WANT_LOSS) >> 1;
+}
+
+static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, unsigned want,
                     struct mmtb_value *out);
 
 /*
@@ -43,31 +56,66 @@ static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtw,
  *   the move wins in 1.
  */
 static int eval_move(mmtb_ctx *ctx, const struct mmtb_pos *p, const struct mmtb_move *m,
-                     bool want_dtw, struct mmtb_value *out)
+                     unsigned want, struct mmtb_value *out)
 {
     const struct mmtb_variant *v = ctx_tb(ctx)->v;
     struct mmtb_pos q;
     struct mmtb_value vq;
     mmtb_pos_apply(v, p, m, &q);
-    int rc = eval_pos(ctx, &q, want_dtw, &vq);
+    bool same = q.side == p->side;
+    int rc = eval_pos(ctx, &q, same ? want : flip(want), &vq);
     if (rc != MMTB_OK)
         return rc;
-    if (q.side == p->side) {
+    if (same) {
         *out = vq;
         return MMTB_OK;
     }
     out->wdl = -vq.wdl;
     if (vq.wdl == MMTB_DRAW)
         out->dtw = -1;
-    else if (!want_dtw)
+    else if (!(want & (out->wdl == MMTB_WIN ? WANT_WIN : WANT_LOSS)))
         out->dtw = 0;
     else
         out->dtw = vq.dtw + 1;
     return MMTB_OK;
 }
 
+/*
+ * The depth of p, a win of a packed sector: the fastest of its winning
+ * moves.  Each leads to a loss of the other side, whose depth is stored
+ * (or to a pending removal whose best removal does), so the search is one
+ * ply, two through a removal.  A stored win without a winning move is a
+ * damaged or mismatched table.
+ */
+static int search_win(mmtb_ctx *ctx, const struct mmtb_pos *p, int *dtw)
+{
+    const struct mmtb_variant *v = ctx_tb(ctx)->v;
+    struct mmtb_move moves[MMTB_MAX_MOVES];
+    int n = mmtb_gen_moves(v, p, moves);
+    if (n < 0)
+        return n;
+    int best = -1;
+    for (int i = 0; i < n; i++) {
+        struct mmtb_value mv;
+        int rc = eval_move(ctx, p, &moves[i], WANT_WIN, &mv);
+        if (rc != MMTB_OK)
+            return rc;
+        if (mv.wdl == MMTB_WIN && (best < 0 || mv.dtw < best))
+            best = mv.dtw;
+    }
+    if (best < 0) {
+        char name[48];
+        mmtb_tf_sector_filename(mmtb_pos_sector(p), name, sizeof name);
+        ctx_set_error(ctx, "%s: a position stored as a win has no winning move "
+                           "(damaged tables, or sectors of different solves)", name);
+        return MMTB_ERR_CORRUPT;
+    }
+    *dtw = best;
+    return MMTB_OK;
+}
+
 /* Look a stored position up: rank its stones in its sector's table. */
-static int lookup(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtw,
+static int lookup(mmtb_ctx *ctx, const struct mmtb_pos *p, unsigned want,
                   struct mmtb_value *out)
 {
     const mmtb_tb *tb = ctx_tb(ctx);
@@ -90,13 +138,17 @@ static int lookup(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtw,
     uint64_t slot = sec->bx ? mmtb_ban_index_rank_pos(sec->bx, p)
                             : mmtb_index_rank(ix, s, p->stones[p->side], p->stones[p->side ^ 1]);
     unsigned code, dtw;
-    rc = ctx_slot(ctx, si, sec, slot, want_dtw, &code, &dtw);
+    rc = ctx_slot(ctx, si, sec, slot, want != WANT_NONE, &code, &dtw);
     if (rc != MMTB_OK)
         return rc;
     switch (code) {
     case MMTB_TF_WIN:
         out->wdl = MMTB_WIN;
-        out->dtw = (int)dtw;
+        out->dtw = 0;
+        if (dtw != CTX_DTW_SEARCH)
+            out->dtw = (int)dtw;
+        else if (want & WANT_WIN)
+            return search_win(ctx, p, &out->dtw);
         break;
     case MMTB_TF_LOSS:
         out->wdl = MMTB_LOSS;
@@ -112,7 +164,7 @@ static int lookup(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtw,
 /* The value of p: by the rules when the game is over, by the best move
  * when a removal is pending or p is Shah's opening (positions no table
  * stores: FORMAT.md), else from the table. */
-static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtw,
+static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, unsigned want,
                     struct mmtb_value *out)
 {
     const struct mmtb_variant *v = ctx_tb(ctx)->v;
@@ -130,7 +182,7 @@ static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtw,
     bool opening = v->first_mill_removal && p->first_mill != MMTB_FIRST_MILL_NONE &&
                    p->hand[0] == 0 && p->hand[1] == 0;
     if (p->remove == 0 && !opening)
-        return lookup(ctx, p, want_dtw, out);
+        return lookup(ctx, p, want, out);
 
     struct mmtb_move moves[MMTB_MAX_MOVES];
     int n = mmtb_gen_moves(v, p, moves);
@@ -141,7 +193,7 @@ static int eval_pos(mmtb_ctx *ctx, const struct mmtb_pos *p, bool want_dtw,
                                   * opening always lists a removal or a pass) */
     for (int i = 0; i < n; i++) {
         struct mmtb_value mv;
-        int rc = eval_move(ctx, p, &moves[i], want_dtw, &mv);
+        int rc = eval_move(ctx, p, &moves[i], want, &mv);
         if (rc != MMTB_OK)
             return rc;
         if (i == 0 || score(&mv) > score(out))
@@ -157,7 +209,7 @@ int mmtb_probe(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_value *out)
     int rc = check_pos(ctx_tb(ctx)->v, p);
     if (rc != MMTB_OK)
         return rc;
-    return eval_pos(ctx, p, true, out);
+    return eval_pos(ctx, p, WANT_BOTH, out);
 }
 
 int mmtb_probe_wdl(mmtb_ctx *ctx, const struct mmtb_pos *p, int *wdl)
@@ -168,7 +220,7 @@ int mmtb_probe_wdl(mmtb_ctx *ctx, const struct mmtb_pos *p, int *wdl)
     if (rc != MMTB_OK)
         return rc;
     struct mmtb_value val;
-    rc = eval_pos(ctx, p, false, &val);
+    rc = eval_pos(ctx, p, WANT_NONE, &val);
     if (rc == MMTB_OK)
         *wdl = val.wdl;
     return rc;
@@ -192,7 +244,7 @@ int mmtb_probe_move(mmtb_ctx *ctx, const struct mmtb_pos *p, const struct mmtb_m
         return n;
     for (int i = 0; i < n; i++)
         if (moves[i].from == m->from && moves[i].to == m->to && moves[i].remove == m->remove)
-            return eval_move(ctx, p, m, true, out);
+            return eval_move(ctx, p, m, WANT_BOTH, out);
     return MMTB_ERR_INVALID;
 }
 
@@ -231,7 +283,7 @@ int mmtb_probe_moves(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_move_v
         return MMTB_ERR_NOMEM;
     for (int i = 0; i < n; i++) {
         mv[i].move = moves[i];
-        rc = eval_move(ctx, p, &moves[i], true, &mv[i].value);
+        rc = eval_move(ctx, p, &moves[i], WANT_BOTH, &mv[i].value);
         if (rc != MMTB_OK) {
             free(rk);
             return rc;

@@ -162,16 +162,17 @@ static int verify_pass(struct vrun *r, const struct tb_sector *sec, int fd, size
                     for (uint64_t d = c.b * (uint64_t)per;
                          d < l->nblocks[1] && d < (c.b + 1) * (uint64_t)per; d++) {
                         uint64_t a = (d - c.b * (uint64_t)per) << h->dtw_block_log2;
-                        decided[d] = mmtb_tf_count_decided(
-                            raw, a, a + mmtb_tf_block_nslots(h, l, MMTB_TF_DTW, d));
+                        decided[d] = mmtb_tf_count_depths(
+                            h->value_encoding, raw, a, a + mmtb_tf_block_nslots(h, l, MMTB_TF_DTW, d));
                     }
             } else if (decided[c.b] != UNKNOWN && decided[c.b] * h->dtw_width != t->raw_size) {
                 report(r, MMTB_TF_DTW, (int64_t)c.b, MMTB_ERR_CORRUPT,
                        "%s: DTW block %llu of %llu (%u bytes at offset %llu): %u bytes of "
-                       "depths for %llu decided slots",
+                       "depths for %llu %s slots",
                        r->file, (unsigned long long)c.b, (unsigned long long)l->nblocks[1],
                        t->csize, (unsigned long long)t->offset, t->raw_size,
-                       (unsigned long long)decided[c.b]);
+                       (unsigned long long)decided[c.b],
+                       h->value_encoding == MMTB_TF_VALUE_LOSSES ? "lost" : "decided");
             } else {
                 check_block(r, sec, dctx, MMTB_TF_DTW, c.b, src, raw,
                             t->raw_size / (h->dtw_width ? h->dtw_width : 1));
