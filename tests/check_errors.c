@@ -270,6 +270,57 @@ START_TEST(gen_refuses_old_format)
 }
 END_TEST
 
+static bool sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* `mmtb-gen pack` as a user runs it: a copy of three-diag packed, probed
+ * as the unpacked tables answer, packed again (nothing to do), then refused
+ * by verify and by the solver, and the usage errors. */
+START_TEST(gen_pack_cli)
+{
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/tables/packed", tdir);
+    ck_assert(sh("rm -rf '%s' && cp -r '%s/tables/three-diag' '%s'", dir, tdir, dir));
+    char *pack[] = {GEN_BIN, "pack", "-t", dir, NULL};
+    struct tl_result res;
+    tl_run_argv(&res, NULL, pack);
+    ck_assert_msg(res.code == 0 && strstr(res.out, "packed 7 sector files"), "%s%s", res.out,
+                  res.err);
+    tl_result_free(&res);
+    tl_run_argv(&res, NULL, pack);
+    ck_assert_msg(res.code == 0 && strstr(res.out, "packed 0 sector files") &&
+                      strstr(res.out, "7 already packed"),
+                  "%s", res.out);
+    tl_result_free(&res);
+    /* the same answers, depths of wins included (three-diag's start is won) */
+    const char *pos[] = {"- - w 3 3", "b2 - b 2 3", "b2 a1 w 2 2", "b2,a1 c3,a3 b 1 1"};
+    for (size_t i = 0; i < sizeof pos / sizeof *pos; i++) {
+        struct tl_result a, b;
+        tl_run(&a, NULL, "probe", "-t", "tables/three-diag", "--json", pos[i], NULL);
+        tl_run(&b, NULL, "probe", "-t", "tables/packed", "--json", pos[i], NULL);
+        ck_assert_int_eq(a.code, 0);
+        ck_assert_int_eq(b.code, 0);
+        ck_assert_str_eq(a.out, b.out);
+        tl_result_free(&a);
+        tl_result_free(&b);
+    }
+    char *verify[] = {GEN_BIN, "verify", "-t", dir, "--quiet", NULL};
+    tl_run_argv(&res, NULL, verify);
+    ck_assert_msg(res.code == 1 && strstr(res.err, "is packed") &&
+                      strstr(res.err, "needs the unpacked table"),
+                  "%d %s", res.code, res.err);
+    tl_result_free(&res);
+    char *usage[] = {GEN_BIN, "pack", NULL};
+    tl_run_argv(&res, NULL, usage);
+    ck_assert_msg(res.code == 1 && strstr(res.err, "pack: -t DIR is required"), "%s", res.err);
+    tl_result_free(&res);
+    char *nodir[] = {GEN_BIN, "pack", "-t", "no/such", NULL};
+    tl_run_argv(&res, NULL, nodir);
+    ck_assert_msg(res.code == 2 && strstr(res.err, "mmtb-gen pack:"), "%d %s", res.code,
+                  res.err);
+    tl_result_free(&res);
+}
+END_TEST
+
 /* Every exit code a command's `Exit codes:` line names (other than 0) has
  * a row of that command in the table. */
 START_TEST(cli_exit_codes_have_rows)
@@ -389,6 +440,7 @@ int main(void)
     tcase_add_test(tc, cli_exit_codes_have_rows);
     tcase_add_test(tc, variant_rows_give_their_errors);
     tcase_add_test(tc, gen_refuses_old_format);
+    tcase_add_test(tc, gen_pack_cli);
     suite_add_tcase(s, tc);
     return tl_run_suite(s, tdir, "check_errors");
 }

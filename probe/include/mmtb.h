@@ -159,7 +159,9 @@ struct mmtb_value {
  * table; a position with p->remove > 0 takes its best removal, and Shah's
  * opening (both hands empty, a first-mill owner) its best move (the
  * owner's removal, or the other side's pass); any other is looked up (any
- * symmetric image gives the same answer).
+ * symmetric image gives the same answer).  In a packed sector (`mmtb-gen
+ * pack`) a win's depth is not stored: it is found from the depths of the
+ * positions its winning moves lead to, a look-up per move.
  * Returns MMTB_OK, MMTB_ERR_INVALID (p not a valid position of the
  * variant), MMTB_ERR_NOT_IN_GAME (its sector is not in the manifest's game),
  * MMTB_ERR_MISSING (the sector's file is absent), MMTB_ERR_CORRUPT,
@@ -226,7 +228,10 @@ int mmtb_probe_pv(mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_move *out
  * the W/D/L plane is read.  Slots that are not canonical
  * (mmtb_index_slot_is_canonical false) hold unspecified values in 0..2.
  * Returns MMTB_OK, MMTB_ERR_NOT_IN_GAME, MMTB_ERR_MISSING,
- * MMTB_ERR_INVALID (range outside the sector), MMTB_ERR_CORRUPT, MMTB_ERR_IO.
+ * MMTB_ERR_INVALID (range outside the sector), MMTB_ERR_CORRUPT, MMTB_ERR_IO,
+ * or MMTB_ERR_UNSUPPORTED when dtw is not NULL and the sector is packed
+ * (`mmtb-gen pack`: its wins' depths are not stored; mmtb_probe finds them
+ * by search, and a read with dtw NULL works).
  * Uses and fills the context's cache.  Thread-safe with one context per
  * thread.
  */
