@@ -3,7 +3,9 @@
  * libmmtb (mmtb_tb_open, mmtb_ctx_create, the probes, mmtb_tb_verify_sector
  * and mmtb_tb_verify_file) on a table directory damaged by the input.
  * Real tables (three-diag, the whole game from the empty board, made once
- * by mmtb-gen) are copied; the input picks one file (the MANIFEST or a sector file) and
+ * by mmtb-gen, and a packed copy made by `mmtb-gen pack`, whose wins'
+ * depths the probes find by search) are copied; the input picks a set and
+ * one file (the MANIFEST or a sector file) and
  * patches it, truncates it or replaces it, then everything is probed.
  * Invariants: no crash; an answer that differs from the undamaged tables'
  * comes only with a problem found by the whole-file check; an input that
@@ -23,11 +25,11 @@
 #define NPOS 48
 #define MAXFILES 16
 
-static char work[128];                   /* the copy the input damages */
+static char work[2][160];                /* the copies the input damages: unpacked, packed */
 static int nfiles;
-static char names[MAXFILES][64];         /* sorted file names */
-static uint8_t *orig[MAXFILES];          /* their undamaged bytes */
-static size_t orig_len[MAXFILES];
+static char names[MAXFILES][64];         /* sorted file names (the same in both sets) */
+static uint8_t *orig[2][MAXFILES];       /* their undamaged bytes */
+static size_t orig_len[2][MAXFILES];
 static struct mmtb_pos pos[NPOS];        /* positions along random games */
 static struct mmtb_value want[NPOS];     /* their values */
 static int want_moves[NPOS];             /* their number of moves */
@@ -72,8 +74,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     const char *dir = fuzz_tables("three-diag", "--start");
-    snprintf(work, sizeof work, "%s-work", dir);
-    FUZZ_ASSERT(mkdir(work, 0755) == 0);
+    char packed[160], cmd[512];
+    snprintf(packed, sizeof packed, "%s-packed", dir);
+    snprintf(cmd, sizeof cmd, "cp -r '%s' '%s' && '%s' pack -t '%s' --threads 1 --quiet", dir,
+             packed, fuzz_gen_path(), packed);
+    FUZZ_ASSERT(system(cmd) == 0);
     DIR *d = opendir(dir);
     FUZZ_ASSERT(d != NULL);
     for (struct dirent *e; (e = readdir(d));)
@@ -81,14 +86,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
             snprintf(names[nfiles++], sizeof names[0], "%s", e->d_name);
     closedir(d);
     qsort(names, (size_t)nfiles, sizeof names[0], cmp_names);
-    for (int i = 0; i < nfiles; i++) {
-        orig[i] = read_file(dir, names[i], &orig_len[i]);
-        FUZZ_ASSERT(write_file(work, names[i], orig[i], orig_len[i]));
+    for (int set = 0; set < 2; set++) {
+        snprintf(work[set], sizeof work[set], "%s-work%d", dir, set);
+        FUZZ_ASSERT(mkdir(work[set], 0755) == 0);
+        for (int i = 0; i < nfiles; i++) {
+            orig[set][i] = read_file(set ? packed : dir, names[i], &orig_len[set][i]);
+            FUZZ_ASSERT(write_file(work[set], names[i], orig[set][i], orig_len[set][i]));
+        }
     }
 
     mmtb_tb *tb;
     mmtb_ctx *ctx;
-    FUZZ_ASSERT(mmtb_tb_open(&tb, work, NULL) == MMTB_OK);
+    FUZZ_ASSERT(mmtb_tb_open(&tb, work[0], NULL) == MMTB_OK);
     FUZZ_ASSERT(mmtb_ctx_create(&ctx, tb, 0) == MMTB_OK);
     const struct mmtb_variant *v = mmtb_tb_variant(tb);
     static struct mmtb_move mv[MMTB_MAX_MOVES];
@@ -113,6 +122,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     mmtb_ctx_free(ctx);
     mmtb_tb_close(tb);
+    /* the packed set gives the same answers */
+    FUZZ_ASSERT(mmtb_tb_open(&tb, work[1], NULL) == MMTB_OK);
+    FUZZ_ASSERT(mmtb_ctx_create(&ctx, tb, 0) == MMTB_OK);
+    for (int i = 0; i < NPOS; i++) {
+        struct mmtb_value val;
+        FUZZ_ASSERT(mmtb_probe(ctx, &pos[i], &val) == MMTB_OK);
+        FUZZ_ASSERT(val.wdl == want[i].wdl && val.dtw == want[i].dtw);
+    }
+    mmtb_ctx_free(ctx);
+    mmtb_tb_close(tb);
     return 0;
 }
 
@@ -120,7 +139,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
  * Input: byte 0 picks the file (sorted names: the sector files, then
  * MANIFEST), byte 1 holds flags (bit 0: open with MMTB_OPEN_VERIFY; bit 1:
  * the rest of the input is the whole file; bit 2: truncate the file to the
- * next two bytes' value modulo its length; bit 3: a one-block cache), then
+ * next two bytes' value modulo its length; bit 3: a one-block cache; bit 4:
+ * the packed set), then
  * patches of 4 bytes each: a 3-byte offset (modulo the length) and the byte
  * to write there.
  */
@@ -130,6 +150,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     int k = data[0] % nfiles;
     unsigned flags = data[1];
+    int set = flags >> 4 & 1;
+    const char *wdir = work[set];
+    const uint8_t *const *org = (const uint8_t *const *)orig[set];
+    const size_t *olen = orig_len[set];
     const uint8_t *rest = data + 2;
     size_t nrest = size - 2;
     uint8_t *b;
@@ -140,10 +164,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(b != NULL);
         memcpy(b, rest, len);
     } else {
-        len = orig_len[k];
+        len = olen[k];
         b = malloc(len + 1);
         FUZZ_ASSERT(b != NULL);
-        memcpy(b, orig[k], len);
+        memcpy(b, org[k], len);
         if ((flags & 4) && nrest >= 2) {
             len = len ? ((size_t)rest[0] | (size_t)rest[1] << 8) % len : 0;
             rest += 2;
@@ -154,8 +178,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             b[off] = rest[3];
         }
     }
-    bool unchanged = len == orig_len[k] && !memcmp(b, orig[k], len);
-    FUZZ_ASSERT(write_file(work, names[k], b, len));
+    bool unchanged = len == olen[k] && !memcmp(b, org[k], len);
+    FUZZ_ASSERT(write_file(wdir, names[k], b, len));
     free(b);
 
     mmtb_tb *tb = NULL;
@@ -164,7 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.flags = flags & 1 ? MMTB_OPEN_VERIFY : 0;
     o.err = err;
     o.errlen = sizeof err;
-    int rc = mmtb_tb_open(&tb, work, &o);
+    int rc = mmtb_tb_open(&tb, wdir, &o);
     if (rc != MMTB_OK) {
         FUZZ_ASSERT(!unchanged && tb == NULL && err[0] != '\0');
         FUZZ_ASSERT(rc == MMTB_ERR_CORRUPT || rc == MMTB_ERR_UNSUPPORTED ||
@@ -221,6 +245,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mmtb_ctx_free(ctx);
         mmtb_tb_close(tb);
     }
-    FUZZ_ASSERT(write_file(work, names[k], orig[k], orig_len[k]));
+    FUZZ_ASSERT(write_file(wdir, names[k], org[k], olen[k]));
     return 0;
 }

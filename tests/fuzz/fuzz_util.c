@@ -81,6 +81,11 @@ static void remove_tables(void)
     }
 }
 
+const char *fuzz_gen_path(void)
+{
+    return MMTB_FUZZ_GEN;
+}
+
 const char *fuzz_tables(const char *variant, const char *args)
 {
     char key[128];

@@ -38,6 +38,9 @@ char *fuzz_cstr(const uint8_t *data, size_t size);
  * /tmp removed at exit; made on the first call with those arguments and
  * reused.  Aborts when mmtb-gen fails.
  */
+/* The path of the mmtb-gen the build made (for runs of its other commands). */
+const char *fuzz_gen_path(void);
+
 const char *fuzz_tables(const char *variant, const char *args);
 
 /* Send stdout to /dev/null: for targets that drive commands that print
