@@ -154,36 +154,65 @@ int gen_cli_exit_code(int rc)
     return (rc == MMTB_ERR_INVALID || rc == MMTB_ERR_PARSE || rc == MMTB_ERR_UNSUPPORTED) ? 1 : 2;
 }
 
+/* The options of the subcommands on a table directory (verify, pack). */
+struct dir_opts {
+    const char **dir;
+    int *threads;
+    bool *quiet, *json;
+};
+
+/*
+ * Take argv[*i] when it is one of the options every subcommand sub has
+ * (-h, -t DIR, --threads N, --quiet, --json), *i past its value.  Returns
+ * 1 when taken, 0 when it is not one of them, or the exit code to end with:
+ * 10 + 0 after --help, 10 + 1 after a bad value (said on msg).
+ */
+static int parse_dir_opt(const char *cmd, const char *sub, int argc, char **argv, int *i,
+                         const struct dir_opts *d, FILE *out, FILE *msg)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (out)
+            fputs(usage_gen, out);
+        return 10;
+    } else if ((!strcmp(a, "-t") || !strcmp(a, "--tables")) && *i + 1 < argc) {
+        *d->dir = argv[++*i];
+    } else if (!strcmp(a, "--threads") && *i + 1 < argc) {
+        if (parse_int(argv[++*i], 1, 4096, d->threads)) {
+            say(msg, "%s %s: --threads: expected a number 1..4096, got '%s'\n", cmd, sub,
+                argv[*i]);
+            return 11;
+        }
+    } else if (!strcmp(a, "--quiet")) {
+        *d->quiet = true;
+    } else if (!strcmp(a, "--json")) {
+        *d->json = true;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 /* `pack -t DIR [...]`: argv[0] is "pack". */
 static int parse_pack(struct gen_cli *c, const char *cmd, int argc, char **argv, FILE *out,
                       FILE *msg)
 {
     struct mmtb_pack_opts *o = &c->pack_opts;
+    struct dir_opts d = {&o->dir, &o->threads, &o->quiet, &o->json};
     c->pack = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            if (out)
-                fputs(usage_gen, out);
-            return 0;
-        } else if ((!strcmp(a, "-t") || !strcmp(a, "--tables")) && i + 1 < argc) {
-            o->dir = argv[++i];
-        } else if (!strcmp(a, "--threads") && i + 1 < argc) {
-            if (parse_int(argv[++i], 1, 4096, &o->threads)) {
-                say(msg, "%s pack: --threads: expected a number 1..4096, got '%s'\n", cmd,
-                    argv[i]);
-                return 1;
-            }
-        } else if (!strcmp(a, "--level") && i + 1 < argc) {
+        int r = parse_dir_opt(cmd, "pack", argc, argv, &i, &d, out, msg);
+        if (r >= 10)
+            return r - 10;
+        if (r == 1)
+            continue;
+        if (!strcmp(a, "--level") && i + 1 < argc) {
             if (parse_int(argv[++i], 1, 22, &o->zstd_level)) {
                 say(msg, "%s pack: --level: expected a zstd level 1..22, got '%s'\n", cmd,
                     argv[i]);
                 return 1;
             }
-        } else if (!strcmp(a, "--quiet")) {
-            o->quiet = true;
-        } else if (!strcmp(a, "--json")) {
-            o->json = true;
         } else {
             say(msg, "%s pack: unknown or incomplete option '%s' (see --help)\n", cmd, a);
             return 1;
@@ -201,23 +230,17 @@ static int parse_verify(struct gen_cli *c, const char *cmd, int argc, char **arg
                         FILE *msg)
 {
     struct gen_verify_opts *o = &c->verify_opts;
+    struct dir_opts d = {&o->dir, &o->threads, &o->quiet, &o->json};
     c->verify = true;
     o->mismatches = &c->mismatches;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            if (out)
-                fputs(usage_gen, out);
-            return 0;
-        } else if ((!strcmp(a, "-t") || !strcmp(a, "--tables")) && i + 1 < argc) {
-            o->dir = argv[++i];
-        } else if (!strcmp(a, "--threads") && i + 1 < argc) {
-            if (parse_int(argv[++i], 1, 4096, &o->threads)) {
-                say(msg, "%s verify: --threads: expected a number 1..4096, got '%s'\n", cmd,
-                    argv[i]);
-                return 1;
-            }
-        } else if (!strcmp(a, "--sectors") && i + 1 < argc) {
+        int r = parse_dir_opt(cmd, "verify", argc, argv, &i, &d, out, msg);
+        if (r >= 10)
+            return r - 10;
+        if (r == 1)
+            continue;
+        if (!strcmp(a, "--sectors") && i + 1 < argc) {
             char vcmd[64];
             snprintf(vcmd, sizeof vcmd, "%s verify", cmd);
             o->n_only = parse_sectors(msg, vcmd, argv[++i], c->only, GEN_CLI_MAX_SECTORS);
@@ -228,10 +251,6 @@ static int parse_verify(struct gen_cli *c, const char *cmd, int argc, char **arg
             o->ledger = argv[++i];
         } else if (!strcmp(a, "--verbose")) {
             o->verbose = true;
-        } else if (!strcmp(a, "--quiet")) {
-            o->quiet = true;
-        } else if (!strcmp(a, "--json")) {
-            o->json = true;
         } else {
             say(msg, "%s verify: unknown or incomplete option '%s' (see --help)\n", cmd, a);
             return 1;
