@@ -10,6 +10,7 @@
 #include "pack.h"
 
 #include "fileio.h"
+#include "progress.h"
 #include "tablefile.h"
 #include "tablewrite.h"
 
@@ -19,6 +20,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
@@ -371,6 +373,20 @@ int mmtb_pack(const struct mmtb_pack_opts *opts, struct mmtb_pack_result *res, c
         return fail(err, errlen, rc, "%s", openerr[0] ? openerr : mmtb_strerror(rc));
     const struct mmtb_variant *v = mmtb_tb_variant(tb);
     int n = mmtb_tb_sector_count(tb);
+    /* the progress display counts the bytes of the files present */
+    uint64_t total = 0, done = 0;
+    for (int i = 0; i < n; i++) {
+        struct mmtb_sector sec;
+        char path[4096];
+        struct stat st;
+        mmtb_tb_sector_key(tb, i, &sec);
+        mmtb_table_sector_path(opts->dir, sec, path, sizeof path);
+        if (stat(path, &st) == 0)
+            total += (uint64_t)st.st_size;
+    }
+    struct progress prog;
+    progress_init(&prog, opts->quiet);
+    progress_phase(&prog, "pack");
     for (int i = 0; i < n && rc == MMTB_OK; i++) {
         struct mmtb_sector sec;
         char path[4096], name[48];
@@ -391,6 +407,7 @@ int mmtb_pack(const struct mmtb_pack_opts *opts, struct mmtb_pack_result *res, c
                       rc == MMTB_ERR_IO ? strerror(e) : mmtb_strerror(rc));
             break;
         }
+        done += s.l.file_size;
         if (s.h.value_encoding == MMTB_TF_VALUE_LOSSES) {
             src_free(&s);
             r.already++;
@@ -413,10 +430,14 @@ int mmtb_pack(const struct mmtb_pack_opts *opts, struct mmtb_pack_result *res, c
         r.packed++;
         r.bytes_before += before;
         r.bytes_after += after;
+        progress_clear(&prog);
         if (!opts->quiet && !opts->json)
             fprintf(rep, "%s: %llu -> %llu bytes\n", name, (unsigned long long)before,
                     (unsigned long long)after);
+        fflush(rep);
+        progress_update(&prog, done, total);
     }
+    progress_clear(&prog);
     mmtb_tb_close(tb);
     if (rc != MMTB_OK)
         return rc;
