@@ -191,6 +191,7 @@ struct job {
     int rule_err;          /* a rules call failed inside a parallel region */
     const char *why;       /* an internal check that failed, said in the error */
     struct bstream *bst;   /* buckets.c: per thread and level */
+    uint64_t bucket_peak;  /* the buckets' bytes after the init pass (--verbose) */
     /* positions decided at depth >= deep_from: member << 47 | slot, per
      * depth, gathered from the per-thread lists of new ones */
     struct vec64 *deep;     /* [MAX_LEVELS] */

@@ -101,6 +101,11 @@ static void pair_memory_state(const struct job *j, struct pair_mem *out)
         out->state += slots + 2 * ((slots + CHUNK - 1) / CHUNK + 1);
         if (j->v->no_reclose)
             out->state += mmtb_index_slots(j->ix, j->m[i].s);
+        /* the buckets of outside results that wait for their level
+         * (buckets.c): a movement position with a capture keeps one until
+         * the capture's depth, 0.9 bytes a slot on twelve's 5-5 */
+        if (j->m[i].s.w_hand == 0 && j->m[i].s.b_hand == 0)
+            out->state += slots;
     }
     out->work = WORK_FIXED + nth * (WORK_PER_THREAD + levels_scratch_bytes(true));
     out->deps = deps_held_bytes(j, STATE_COUNT_VISIT) +
@@ -294,8 +299,9 @@ static void report_phases(const struct job *j, const char *tag, const double t[4
                 (unsigned long long)j->sp->sent_lookups, (unsigned long long)j->sp->sent_values,
                 (unsigned long long)j->sp->round_peak);
     } else {
-        fprintf(stderr, "%s: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs\n", tag,
-                t[1] - t[0], t[2] - t[1], t[3] - t[2], j->last_level, progress_now() - t[3]);
+        fprintf(stderr, "%s: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs; buckets %.1f MiB\n",
+                tag, t[1] - t[0], t[2] - t[1], t[3] - t[2], j->last_level, progress_now() - t[3],
+                (double)j->bucket_peak / (1 << 20));
     }
 }
 
@@ -330,6 +336,7 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     progress_phase(prog, label);
     t[1] = progress_now();
     rc = init_pass(&j);
+    j.bucket_peak = buckets_bytes(&j); /* their peak: the levels only drain them */
     /* the solved sectors are not read again: released before the levels */
     if (job_has_state(&j))
         deps_free(&j);
