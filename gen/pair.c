@@ -104,8 +104,8 @@ static void pair_memory_state(const struct job *j, struct pair_mem *out)
         /* the buckets of outside results that wait for their level
          * (buckets.c): a movement position with a capture keeps one until
          * the capture's depth; 1.2 bytes a slot puts twelve's 6-6 just above
-         * its measured peak (its buckets: 767 MiB, 1.73 a slot, while the
-         * solved sectors it read are already released) */
+         * its measured peak (its buckets' capacity: 767 MiB, 1.73 a slot, of
+         * which the streams' unwritten halves are not resident) */
         if (j->m[i].s.w_hand == 0 && j->m[i].s.b_hand == 0)
             out->state += slots + slots / 5;
     }
