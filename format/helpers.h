@@ -1,7 +1,8 @@
 /*
  * helpers.h - small inline helpers that more than one module needs, written
- * once here: sector equality, the qsort comparator of uint64_t keys and a
- * binary search in sorted slot << shift | value lists.
+ * once here: sector equality, the qsort comparator of uint64_t keys, a
+ * binary search in sorted slot << shift | value lists, and the error path
+ * of functions that return a status with a message.
  * Depends on mmtb_common.h only.  Internal: not installed (static inline
  * functions in an installed header would count as undeclared exports).
  */
@@ -9,6 +10,9 @@
 #define MMTB_HELPERS_H
 
 #include "mmtb_common.h"
+
+#include <stdarg.h>
+#include <stdio.h>
 
 /* True when sectors a and b have the same four counts. */
 static inline bool mmtb_sector_eq(struct mmtb_sector a, struct mmtb_sector b)
@@ -36,6 +40,21 @@ static inline size_t mmtb_lower_bound_shifted(const uint64_t *e, size_t n, uint6
             hi = mid;
     }
     return lo;
+}
+
+/* Write a message (printf format) to err, errlen bytes (nothing when err is
+ * NULL or errlen 0), and return rc. */
+static inline int mmtb_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static inline int mmtb_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
 }
 
 #endif

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sector_index.h"
+#include "helpers.h"
 #include "tablefile.h"
 #include "tablewrite.h"
 
@@ -33,15 +34,6 @@ struct mmtb_ledger {
     struct entry *e;
     size_t n, cap;
 };
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return rc;
-}
 
 static int push(struct mmtb_ledger *l, const char *name, uint64_t identity, uint64_t positions)
 {
@@ -85,21 +77,21 @@ static int load(struct mmtb_ledger *l, char *err, size_t errlen)
 {
     struct stat st;
     if (fstat(l->fd, &st) != 0)
-        return fail(err, errlen, MMTB_ERR_IO, "%s: %s", l->path, strerror(errno));
+        return mmtb_fail(err, errlen, MMTB_ERR_IO, "%s: %s", l->path, strerror(errno));
     size_t size = (size_t)st.st_size;
     char *buf = malloc(size + 1);
     if (!buf)
-        return fail(err, errlen, MMTB_ERR_NOMEM, "%s: out of memory", l->path);
+        return mmtb_fail(err, errlen, MMTB_ERR_NOMEM, "%s: out of memory", l->path);
     if (mmtb_table_pread(l->fd, buf, size, 0) != MMTB_OK) {
         free(buf);
-        return fail(err, errlen, MMTB_ERR_IO, "%s: cannot read it: %s", l->path, strerror(errno));
+        return mmtb_fail(err, errlen, MMTB_ERR_IO, "%s: cannot read it: %s", l->path, strerror(errno));
     }
     size_t keep = size;
     while (keep > 0 && buf[keep - 1] != '\n')
         keep--;
     if (keep != size && ftruncate(l->fd, (off_t)keep) != 0) {
         free(buf);
-        return fail(err, errlen, MMTB_ERR_IO, "%s: cannot drop its cut-short last line: %s",
+        return mmtb_fail(err, errlen, MMTB_ERR_IO, "%s: cannot drop its cut-short last line: %s",
                     l->path, strerror(errno));
     }
     buf[keep] = 0;
@@ -113,15 +105,15 @@ static int load(struct mmtb_ledger *l, char *err, size_t errlen)
         uint64_t id, pos;
         if (lineno == 1) {
             if (strcmp(p, LEDGER_MAGIC))
-                rc = fail(err, errlen, MMTB_ERR_INVALID,
+                rc = mmtb_fail(err, errlen, MMTB_ERR_INVALID,
                           "%s:1: not a verify ledger (expected '%s')", l->path, LEDGER_MAGIC);
         } else if (!parse_entry(p, name, &id, &pos)) {
-            rc = fail(err, errlen, MMTB_ERR_INVALID,
+            rc = mmtb_fail(err, errlen, MMTB_ERR_INVALID,
                       "%s:%zu: expected 'SECTOR IDENTITY POSITIONS' (a sector such as 5-4 or "
                       "5-4-2-1, 16 lower-case hex digits, a count)",
                       l->path, lineno);
         } else if (push(l, name, id, pos) != MMTB_OK) {
-            rc = fail(err, errlen, MMTB_ERR_NOMEM, "%s: out of memory", l->path);
+            rc = mmtb_fail(err, errlen, MMTB_ERR_NOMEM, "%s: out of memory", l->path);
         }
     }
     free(buf);
@@ -129,7 +121,7 @@ static int load(struct mmtb_ledger *l, char *err, size_t errlen)
         const char head[] = LEDGER_MAGIC "\n";
         if (pwrite(l->fd, head, sizeof head - 1, 0) != (ssize_t)(sizeof head - 1) ||
             fsync(l->fd) != 0)
-            rc = fail(err, errlen, MMTB_ERR_IO, "%s: %s", l->path, strerror(errno));
+            rc = mmtb_fail(err, errlen, MMTB_ERR_IO, "%s: %s", l->path, strerror(errno));
     }
     return rc;
 }
@@ -140,18 +132,18 @@ int mmtb_ledger_open(struct mmtb_ledger **out, const char *path, char *err, size
     struct mmtb_ledger *l = calloc(1, sizeof *l);
     if (!l || !(l->path = strdup(path))) {
         free(l);
-        return fail(err, errlen, MMTB_ERR_NOMEM, "%s: out of memory", path);
+        return mmtb_fail(err, errlen, MMTB_ERR_NOMEM, "%s: out of memory", path);
     }
     l->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (l->fd < 0) {
-        int rc = fail(err, errlen, MMTB_ERR_IO, "%s: %s", path, strerror(errno));
+        int rc = mmtb_fail(err, errlen, MMTB_ERR_IO, "%s: %s", path, strerror(errno));
         free(l->path);
         free(l);
         return rc;
     }
     int rc = MMTB_OK;
     if (flock(l->fd, LOCK_EX | LOCK_NB) != 0)
-        rc = fail(err, errlen, MMTB_ERR_IO, "%s: %s", path,
+        rc = mmtb_fail(err, errlen, MMTB_ERR_IO, "%s: %s", path,
                   errno == EWOULDBLOCK ? "in use by another verify" : strerror(errno));
     if (rc == MMTB_OK)
         rc = load(l, err, errlen);
@@ -180,10 +172,10 @@ int mmtb_ledger_add(struct mmtb_ledger *l, const char *name, uint64_t identity,
     /* one write: with O_APPEND the line lands whole or, if the process
      * dies inside it, as a cut-short last line that the next open drops */
     if (write(l->fd, line, (size_t)n) != n || fsync(l->fd) != 0)
-        return fail(err, errlen, MMTB_ERR_IO, "%s: cannot record sector %s: %s", l->path, name,
+        return mmtb_fail(err, errlen, MMTB_ERR_IO, "%s: cannot record sector %s: %s", l->path, name,
                     strerror(errno));
     if (push(l, name, identity, positions) != MMTB_OK)
-        return fail(err, errlen, MMTB_ERR_NOMEM, "%s: out of memory", l->path);
+        return mmtb_fail(err, errlen, MMTB_ERR_NOMEM, "%s: out of memory", l->path);
     return MMTB_OK;
 }
 

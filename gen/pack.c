@@ -11,6 +11,7 @@
 
 #include "fileio.h"
 #include "progress.h"
+#include "helpers.h"
 #include "tablefile.h"
 #include "tablewrite.h"
 
@@ -22,19 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
 
 /* A sector file as read: its header, layout and metadata region. */
 struct src {
@@ -234,9 +222,10 @@ static int read_back(const char *tmp, uint64_t end, uint64_t want)
 }
 
 /* Write the packed file of s to tmp: header, metadata, the W/D/L blocks
- * copied, the new DTW blocks, the footer; fsync'd and read back. */
+ * copied, the new DTW blocks, the footer; fsync'd and read back.  *size:
+ * the file's size. */
 static int write_packed(const struct src *s, struct mmtb_tf_header *h2, const struct nblock *nb,
-                        const char *tmp)
+                        const char *tmp, uint64_t *size)
 {
     struct mmtb_tf_layout l2;
     struct mmtb_tf_block *t2 = malloc((s->l.nblocks[1] + 1) * sizeof *t2);
@@ -283,6 +272,7 @@ static int write_packed(const struct src *s, struct mmtb_tf_header *h2, const st
     if (rc == MMTB_OK && o.off != l2.footer_off)
         rc = MMTB_ERR_CORRUPT;
     struct mmtb_tf_footer f = {l2.file_size, mmtb_xxh64_digest(&o.st), h2->header_hash};
+    *size = l2.file_size;
     uint8_t fb[MMTB_TF_FOOTER_SIZE];
     if (rc == MMTB_OK) {
         mmtb_tf_footer_encode(&f, fb);
@@ -300,9 +290,10 @@ static int write_packed(const struct src *s, struct mmtb_tf_header *h2, const st
     return rc;
 }
 
-/* Pack one sector file s (value encoding 1) of dir in place. */
+/* Pack one sector file s (value encoding 1) of dir in place; *size: the
+ * packed file's size. */
 static int pack_file(const char *dir, struct mmtb_sector sec, const struct src *s, int level,
-                     int threads, char *err, size_t errlen)
+                     int threads, uint64_t *size, char *err, size_t errlen)
 {
     char path[4096], tmp[4200];
     mmtb_table_sector_path(dir, sec, path, sizeof path);
@@ -313,7 +304,7 @@ static int pack_file(const char *dir, struct mmtb_sector sec, const struct src *
     uint64_t nd = h2.dtw_width ? s->l.nblocks[1] : 0;
     struct nblock *nb = calloc(nd + 1, sizeof *nb);
     if (!nb)
-        return fail(err, errlen, MMTB_ERR_NOMEM, "%s: out of memory", path);
+        return mmtb_fail(err, errlen, MMTB_ERR_NOMEM, "%s: out of memory", path);
     int rc = MMTB_OK;
     if (nd) {
 #pragma omp parallel num_threads(threads)
@@ -331,14 +322,14 @@ static int pack_file(const char *dir, struct mmtb_sector sec, const struct src *
         }
     }
     if (rc == MMTB_OK)
-        rc = write_packed(s, &h2, nb, tmp);
+        rc = write_packed(s, &h2, nb, tmp, size);
     for (uint64_t d = 0; d < nd; d++)
         free(nb[d].bytes);
     free(nb);
     if (rc != MMTB_OK) {
         int e = errno;
         unlink(tmp);
-        return fail(err, errlen, rc, "%s: %s", path,
+        return mmtb_fail(err, errlen, rc, "%s: %s", path,
                     rc == MMTB_ERR_IO ? strerror(e)
                     : rc == MMTB_ERR_CORRUPT
                         ? "damaged (a block whose depths do not match its W/D/L codes, or "
@@ -348,7 +339,7 @@ static int pack_file(const char *dir, struct mmtb_sector sec, const struct src *
     if (rename(tmp, path) != 0) {
         int e = errno;
         unlink(tmp);
-        return fail(err, errlen, MMTB_ERR_IO, "%s: %s", path, strerror(e));
+        return mmtb_fail(err, errlen, MMTB_ERR_IO, "%s: %s", path, strerror(e));
     }
     mmtb_table_sync_dir(dir);
     return MMTB_OK;
@@ -359,7 +350,7 @@ int mmtb_pack(const struct mmtb_pack_opts *opts, struct mmtb_pack_result *res, c
 {
     struct mmtb_pack_result r = {0};
     if (!opts || !opts->dir)
-        return fail(err, errlen, MMTB_ERR_INVALID, "no table directory");
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID, "no table directory");
     FILE *rep = opts->report ? opts->report : stdout;
     int level = opts->zstd_level ? opts->zstd_level : MMTB_TF_DTW_LEVEL;
     int threads = opts->threads > 0 ? opts->threads : omp_get_max_threads();
@@ -370,7 +361,7 @@ int mmtb_pack(const struct mmtb_pack_opts *opts, struct mmtb_pack_result *res, c
     mmtb_tb *tb = NULL;
     int rc = mmtb_tb_open(&tb, opts->dir, &to);
     if (rc != MMTB_OK)
-        return fail(err, errlen, rc, "%s", openerr[0] ? openerr : mmtb_strerror(rc));
+        return mmtb_fail(err, errlen, rc, "%s", openerr[0] ? openerr : mmtb_strerror(rc));
     const struct mmtb_variant *v = mmtb_tb_variant(tb);
     int n = mmtb_tb_sector_count(tb);
     /* the progress display counts the bytes of the files present */
@@ -403,7 +394,7 @@ int mmtb_pack(const struct mmtb_pack_opts *opts, struct mmtb_pack_result *res, c
         if (rc != MMTB_OK) {
             int e = errno;
             src_free(&s);
-            rc = fail(err, errlen, rc, "%s: %s", path,
+            rc = mmtb_fail(err, errlen, rc, "%s: %s", path,
                       rc == MMTB_ERR_IO ? strerror(e) : mmtb_strerror(rc));
             break;
         }
@@ -415,18 +406,13 @@ int mmtb_pack(const struct mmtb_pack_opts *opts, struct mmtb_pack_result *res, c
             rc = mmtb_table_record_file(opts->dir, v, sec, err, errlen);
             continue;
         }
-        uint64_t before = s.l.file_size, after;
-        rc = pack_file(opts->dir, sec, &s, level, threads, err, errlen);
+        uint64_t before = s.l.file_size, after = 0;
+        rc = pack_file(opts->dir, sec, &s, level, threads, &after, err, errlen);
         src_free(&s);
-        if (rc != MMTB_OK)
-            break;
-        rc = mmtb_table_record_file(opts->dir, v, sec, err, errlen);
-        struct mmtb_tf_footer f;
         if (rc == MMTB_OK)
-            rc = mmtb_table_file_footer(opts->dir, sec, &f, err, errlen);
+            rc = mmtb_table_record_file(opts->dir, v, sec, err, errlen);
         if (rc != MMTB_OK)
             break;
-        after = f.file_size;
         r.packed++;
         r.bytes_before += before;
         r.bytes_after += after;

@@ -10,6 +10,7 @@
 #include "ban_index.h"
 #include "fileio.h"
 #include "sector_index.h"
+#include "helpers.h"
 #include "tablefile.h"
 
 #include <errno.h>
@@ -26,19 +27,6 @@
 /* Blocks handled per batch and thread: one batch is filled, packed and
  * compressed in parallel, then written sequentially. */
 #define BLOCKS_PER_THREAD 16
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
 
 int mmtb_table_sector_path(const char *dir, struct mmtb_sector s, char *buf, size_t len)
 {
@@ -161,15 +149,15 @@ static int manifest_load(const char *dir, struct mmtb_manifest *m, char *err, si
     if (rc == MMTB_ERR_MISSING)
         return rc;
     if (rc != MMTB_OK)
-        return fail(err, errlen, rc, "%s: cannot read: %s", path, mmtb_strerror(rc));
+        return mmtb_fail(err, errlen, rc, "%s: cannot read: %s", path, mmtb_strerror(rc));
     char perr[256];
     rc = mmtb_manifest_parse(text, len, m, perr, sizeof perr);
     free(text);
     if (rc == MMTB_ERR_UNSUPPORTED) /* tables of another version: never overwritten */
-        return fail(err, errlen, rc, "%s: %s (remove the directory, or write to another one)",
+        return mmtb_fail(err, errlen, rc, "%s: %s (remove the directory, or write to another one)",
                     dir, perr);
     if (rc != MMTB_OK)
-        return fail(err, errlen, rc, "%s: %s", dir, perr);
+        return mmtb_fail(err, errlen, rc, "%s: %s", dir, perr);
     return MMTB_OK;
 }
 
@@ -180,11 +168,11 @@ static int manifest_store(const char *dir, const struct mmtb_manifest *m, char *
     size_t len;
     int rc = mmtb_manifest_format(m, &text, &len);
     if (rc != MMTB_OK)
-        return fail(err, errlen, rc, "cannot format the manifest: %s", mmtb_strerror(rc));
+        return mmtb_fail(err, errlen, rc, "cannot format the manifest: %s", mmtb_strerror(rc));
     rc = write_atomic(dir, MMTB_MANIFEST_NAME, text, len);
     free(text);
     if (rc != MMTB_OK)
-        return fail(err, errlen, rc, "%s/%s: cannot write: %s", dir, MMTB_MANIFEST_NAME,
+        return mmtb_fail(err, errlen, rc, "%s/%s: cannot write: %s", dir, MMTB_MANIFEST_NAME,
                     strerror(errno));
     return MMTB_OK;
 }
@@ -194,7 +182,7 @@ static int manifest_matches(const char *dir, const struct mmtb_manifest *m,
                             const struct mmtb_variant *v, char *err, size_t errlen)
 {
     if (m->fingerprint != v->fingerprint || m->index_scheme != MMTB_INDEX_SCHEME)
-        return fail(err, errlen, MMTB_ERR_MISMATCH,
+        return mmtb_fail(err, errlen, MMTB_ERR_MISMATCH,
                     "%s: the tables there are of variant %s (fingerprint %016llx, index scheme "
                     "%d), not %s (%016llx, %d)",
                     dir, m->name, (unsigned long long)m->fingerprint, m->index_scheme, v->name,
@@ -245,7 +233,7 @@ static int write_manifest_locked(const char *dir, const struct mmtb_variant *v,
                                  size_t errlen)
 {
     if (!dir || !v || (n > 0 && !game) || n < 0)
-        return fail(err, errlen, MMTB_ERR_INVALID, "bad arguments");
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID, "bad arguments");
     struct mmtb_manifest m;
     int rc = manifest_load(dir, &m, err, errlen);
     if (rc == MMTB_ERR_MISSING) {
@@ -255,7 +243,7 @@ static int write_manifest_locked(const char *dir, const struct mmtb_variant *v,
         m.index_scheme = MMTB_INDEX_SCHEME;
         m.descriptor = malloc(v->text_len + 1);
         if (!m.descriptor)
-            return fail(err, errlen, MMTB_ERR_NOMEM, "out of memory");
+            return mmtb_fail(err, errlen, MMTB_ERR_NOMEM, "out of memory");
         memcpy(m.descriptor, v->text, v->text_len);
         m.descriptor[v->text_len] = 0;
         m.descriptor_len = v->text_len;
@@ -269,7 +257,7 @@ static int write_manifest_locked(const char *dir, const struct mmtb_variant *v,
     for (int i = 0; i < n && rc == MMTB_OK; i++)
         rc = manifest_add_sector(&m, game[i]);
     if (rc != MMTB_OK)
-        rc = fail(err, errlen, rc, "out of memory");
+        rc = mmtb_fail(err, errlen, rc, "out of memory");
     else
         rc = manifest_store(dir, &m, err, errlen);
     mmtb_manifest_clear(&m);
@@ -280,10 +268,10 @@ int mmtb_table_write_manifest(const char *dir, const struct mmtb_variant *v,
                               const struct mmtb_sector *game, int n, char *err, size_t errlen)
 {
     if (!dir)
-        return fail(err, errlen, MMTB_ERR_INVALID, "bad arguments");
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID, "bad arguments");
     int lk = dir_lock(dir);
     if (lk < 0)
-        return fail(err, errlen, MMTB_ERR_IO, "%s: cannot lock: %s", dir, strerror(errno));
+        return mmtb_fail(err, errlen, MMTB_ERR_IO, "%s: cannot lock: %s", dir, strerror(errno));
     int rc = write_manifest_locked(dir, v, game, n, err, errlen);
     dir_unlock(lk);
     return rc;
@@ -328,7 +316,7 @@ static int manifest_record_locked(const char *dir, const struct mmtb_variant *v,
     rc = manifest_matches(dir, &m, v, err, errlen);
     if (rc == MMTB_OK &&
         (manifest_add_sector(&m, s) != MMTB_OK || manifest_set_file(&m, s, size, hash) != MMTB_OK))
-        rc = fail(err, errlen, MMTB_ERR_NOMEM, "out of memory");
+        rc = mmtb_fail(err, errlen, MMTB_ERR_NOMEM, "out of memory");
     if (rc == MMTB_OK)
         rc = manifest_store(dir, &m, err, errlen);
     mmtb_manifest_clear(&m);
@@ -341,7 +329,7 @@ static int manifest_forget(const char *dir, const struct mmtb_variant *v, struct
 {
     int lk = dir_lock(dir);
     if (lk < 0)
-        return fail(err, errlen, MMTB_ERR_IO, "%s: cannot lock: %s", dir, strerror(errno));
+        return mmtb_fail(err, errlen, MMTB_ERR_IO, "%s: cannot lock: %s", dir, strerror(errno));
     int rc = manifest_forget_locked(dir, v, s, err, errlen);
     dir_unlock(lk);
     return rc;
@@ -352,7 +340,7 @@ static int manifest_record(const char *dir, const struct mmtb_variant *v, struct
 {
     int lk = dir_lock(dir);
     if (lk < 0)
-        return fail(err, errlen, MMTB_ERR_IO, "%s: cannot lock: %s", dir, strerror(errno));
+        return mmtb_fail(err, errlen, MMTB_ERR_IO, "%s: cannot lock: %s", dir, strerror(errno));
     int rc = manifest_record_locked(dir, v, s, size, hash, err, errlen);
     dir_unlock(lk);
     return rc;
@@ -368,7 +356,7 @@ int mmtb_table_file_footer(const char *dir, struct mmtb_sector s, struct mmtb_tf
     mmtb_table_sector_path(dir, s, path, sizeof path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return fail(err, errlen, MMTB_ERR_IO, "%s: %s", path, strerror(errno));
+        return mmtb_fail(err, errlen, MMTB_ERR_IO, "%s: %s", path, strerror(errno));
     int rc = mmtb_table_pread(fd, hb, sizeof hb, 0);
     if (rc == MMTB_OK)
         rc = mmtb_tf_header_decode(hb, sizeof hb, &h);
@@ -380,7 +368,7 @@ int mmtb_table_file_footer(const char *dir, struct mmtb_sector s, struct mmtb_tf
         rc = mmtb_tf_footer_decode(fb, sizeof fb, &h, f);
     close(fd);
     if (rc != MMTB_OK)
-        return fail(err, errlen, rc, "%s: %s", path, mmtb_strerror(rc));
+        return mmtb_fail(err, errlen, rc, "%s: %s", path, mmtb_strerror(rc));
     return MMTB_OK;
 }
 
@@ -625,10 +613,10 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
     uint8_t hb[MMTB_TF_HEADER_SIZE];
     int rc = mmtb_table_pread(w->fd, hb, sizeof hb, 0);
     if (rc != MMTB_OK)
-        return fail(why, whylen, rc, "cannot read the header back");
+        return mmtb_fail(why, whylen, rc, "cannot read the header back");
     rc = mmtb_tf_header_decode(hb, sizeof hb, &h);
     if (rc != MMTB_OK || h.header_hash != w->h.header_hash)
-        return fail(why, whylen, MMTB_ERR_CORRUPT, "header reads back wrong");
+        return mmtb_fail(why, whylen, MMTB_ERR_CORRUPT, "header reads back wrong");
     mmtb_tf_layout(&h, &l);
     uint64_t msize = mmtb_tf_meta_size(&l);
     uint8_t *meta = malloc(msize ? msize : 1);
@@ -637,7 +625,7 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
     uint32_t *counts = malloc(((uint64_t)h.count_blocks + 1) * sizeof *counts);
     const char *desc;
     if (!meta || !t0 || !t1 || !counts) {
-        rc = fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
+        rc = mmtb_fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
         goto out;
     }
     rc = mmtb_table_pread(w->fd, meta, msize, MMTB_TF_HEADER_SIZE);
@@ -646,7 +634,7 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
     if (rc != MMTB_OK || memcmp(desc, w->v->text, w->v->text_len) != 0 ||
         h.count_blocks != w->h.count_blocks ||
         (h.count_blocks && memcmp(counts, w->counts, h.count_blocks * sizeof *counts) != 0)) {
-        rc = fail(why, whylen, MMTB_ERR_CORRUPT, "block tables read back wrong");
+        rc = mmtb_fail(why, whylen, MMTB_ERR_CORRUPT, "block tables read back wrong");
         goto out;
     }
     mmtb_xxh64_init(&st, 0);
@@ -665,7 +653,7 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
             uint64_t len = t[b0 + nbatch - 1].offset + t[b0 + nbatch - 1].csize - start;
             rc = len ? mmtb_table_pread(w->fd, w->batch, len, start) : MMTB_OK;
             if (rc != MMTB_OK) {
-                rc = fail(why, whylen, rc, "cannot read blocks back");
+                rc = mmtb_fail(why, whylen, rc, "cannot read blocks back");
                 goto out;
             }
             mmtb_xxh64_update(&st, w->batch, len);
@@ -696,7 +684,7 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
             }
             for (uint64_t k = 0; k < nbatch; k++) {
                 if (w->brc[k] != MMTB_OK) {
-                    rc = fail(why, whylen, MMTB_ERR_CORRUPT,
+                    rc = mmtb_fail(why, whylen, MMTB_ERR_CORRUPT,
                               "%s block %llu reads back wrong", plane ? "DTW" : "W/D/L",
                               (unsigned long long)(b0 + k));
                     goto out;
@@ -714,7 +702,7 @@ static int pass_verify(struct writer *w, uint64_t *file_hash, char *why, size_t 
      * draws, so the decided slots are the canonical wins and losses, and
      * each has one DTW entry when there is a DTW plane. */
     if (wins != h.wins || losses != h.losses || (h.dtw_width && entries != wins + losses)) {
-        rc = fail(why, whylen, MMTB_ERR_CORRUPT, "counts differ on the second reading");
+        rc = mmtb_fail(why, whylen, MMTB_ERR_CORRUPT, "counts differ on the second reading");
         goto out;
     }
     *file_hash = mmtb_xxh64_digest(&st);
@@ -799,7 +787,7 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
     if (rc == MMTB_OK)
         rc = alloc_writer(w);
     if (rc != MMTB_OK)
-        return fail(why, whylen, rc, "out of memory");
+        return mmtb_fail(why, whylen, rc, "out of memory");
     /* The W/D/L plane first, counting the values on the way.  Its data
      * start after the block tables, which for any DTW width but 0 take the
      * same room: only a sector with no decided position of depth above 0
@@ -808,17 +796,17 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
         uint64_t wdl_off = w->l.data_off[MMTB_TF_WDL];
         rc = pass_plane(w, MMTB_TF_WDL, &w->h.wdl_data_bytes, &total);
         if (rc != MMTB_OK)
-            return fail(why, whylen, rc, "writing blocks: %s",
+            return mmtb_fail(why, whylen, rc, "writing blocks: %s",
                         rc == MMTB_ERR_IO ? strerror(errno) : mmtb_strerror(rc));
         if (total.rc != MMTB_OK)
-            return fail(why, whylen, MMTB_ERR_INVALID,
+            return mmtb_fail(why, whylen, MMTB_ERR_INVALID,
                         "the values break the rules (a win in 0, or a draw with a depth)");
         /* Readers check the count against the index: catch a wrong unused mark here
          * (the index with restrictions or a first-mill owner has no
          * closed-form count). */
         uint64_t want = mmtb_index_canonical(w->v, w->h.sector);
         if (!mmtb_ban_index_applies(w->v, w->h.sector) && total.canonical != want)
-            return fail(why, whylen, MMTB_ERR_INVALID,
+            return mmtb_fail(why, whylen, MMTB_ERR_INVALID,
                         "%llu slots marked canonical, the index scheme has %llu canonical "
                         "positions",
                         (unsigned long long)total.canonical, (unsigned long long)want);
@@ -833,20 +821,20 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
         if (w->l.data_off[MMTB_TF_WDL] == wdl_off)
             break;
         if (again)
-            return fail(why, whylen, MMTB_ERR_INVALID, "the W/D/L data moved twice");
+            return mmtb_fail(why, whylen, MMTB_ERR_INVALID, "the W/D/L data moved twice");
         if (ftruncate(w->fd, 0) != 0)
-            return fail(why, whylen, MMTB_ERR_IO, "rewriting the W/D/L plane: %s",
+            return mmtb_fail(why, whylen, MMTB_ERR_IO, "rewriting the W/D/L plane: %s",
                         strerror(errno));
     }
     free(w->tab[1]);
     w->tab[1] = calloc(w->l.nblocks[1] + 1, sizeof *w->tab[1]);
     w->raw_hash[1] = calloc(w->l.nblocks[1] + 1, sizeof *w->raw_hash[1]);
     if (!w->tab[1] || !w->raw_hash[1])
-        return fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
+        return mmtb_fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
     /* the DTW data start after the W/D/L data */
     rc = pass_plane(w, MMTB_TF_DTW, &w->h.dtw_data_bytes, NULL);
     if (rc != MMTB_OK)
-        return fail(why, whylen, rc, "writing blocks: %s",
+        return mmtb_fail(why, whylen, rc, "writing blocks: %s",
                     rc == MMTB_ERR_IO ? strerror(errno) : mmtb_strerror(rc));
     mmtb_tf_layout(&w->h, &w->l);
 
@@ -855,7 +843,7 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
     uint8_t *meta = malloc(msize);
     uint8_t hb[MMTB_TF_HEADER_SIZE];
     if (!meta)
-        return fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
+        return mmtb_fail(why, whylen, MMTB_ERR_NOMEM, "out of memory");
     w->h.meta_hash =
         mmtb_tf_meta_encode(&w->h, &w->l, w->v->text, w->counts, w->tab[0], w->tab[1], meta);
     mmtb_tf_header_encode(&w->h, hb);
@@ -866,7 +854,7 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
     if (rc == MMTB_OK && fsync(w->fd) != 0)
         rc = MMTB_ERR_IO;
     if (rc != MMTB_OK)
-        return fail(why, whylen, rc, "writing the header: %s", strerror(errno));
+        return mmtb_fail(why, whylen, rc, "writing the header: %s", strerror(errno));
 
     rc = pass_verify(w, hash, why, whylen);
     if (rc != MMTB_OK)
@@ -880,12 +868,12 @@ static int write_file(struct writer *w, struct mmtb_sector_stats *stats, uint64_
     if (rc == MMTB_OK && fsync(w->fd) != 0)
         rc = MMTB_ERR_IO;
     if (rc != MMTB_OK)
-        return fail(why, whylen, rc, "writing the footer: %s", strerror(errno));
+        return mmtb_fail(why, whylen, rc, "writing the footer: %s", strerror(errno));
     struct stat sb;
     if (mmtb_table_pread(w->fd, fb2, sizeof fb2, w->l.footer_off) != MMTB_OK ||
         mmtb_tf_footer_decode(fb2, sizeof fb2, &w->h, &f2) != MMTB_OK || f2.file_hash != *hash ||
         fstat(w->fd, &sb) != 0 || (uint64_t)sb.st_size != w->l.file_size)
-        return fail(why, whylen, MMTB_ERR_CORRUPT, "the footer reads back wrong");
+        return mmtb_fail(why, whylen, MMTB_ERR_CORRUPT, "the footer reads back wrong");
 
     *size = w->l.file_size;
     if (stats) {
@@ -907,26 +895,26 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
 {
     char name[48], path[4096], tmp[4200], why[256] = "";
     if (!dir || !v || !fill || !v->text)
-        return fail(err, errlen, MMTB_ERR_INVALID, "bad arguments");
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID, "bad arguments");
     mmtb_tf_sector_name(s, name, sizeof name);
     int level = o ? o->zstd_level : 0;
     int dlevel = o && o->dtw_zstd_level ? o->dtw_zstd_level : level;
     if (level < 0 || level > ZSTD_maxCLevel() || dlevel < 0 || dlevel > ZSTD_maxCLevel())
-        return fail(err, errlen, MMTB_ERR_INVALID, "zstd level %d outside 1..%d",
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID, "zstd level %d outside 1..%d",
                     level < 0 || level > ZSTD_maxCLevel() ? level : dlevel, ZSTD_maxCLevel());
     int wlog = o && o->wdl_block_log2 ? o->wdl_block_log2 : MMTB_TF_WDL_BLOCK_LOG2;
     int dlog = o && o->dtw_block_log2 ? o->dtw_block_log2 : MMTB_TF_DTW_BLOCK_LOG2;
     if (wlog < MMTB_TF_MIN_BLOCK_LOG2 || wlog > MMTB_TF_MAX_BLOCK_LOG2 ||
         dlog < MMTB_TF_MIN_BLOCK_LOG2 || dlog > wlog)
-        return fail(err, errlen, MMTB_ERR_INVALID,
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
                     "block sizes outside 2^%d..2^%d slots, or DTW blocks larger than W/D/L "
                     "blocks",
                     MMTB_TF_MIN_BLOCK_LOG2, MMTB_TF_MAX_BLOCK_LOG2);
     if (slots > MMTB_TF_MAX_SLOTS || v->text_len == 0 || v->text_len > MMTB_TF_MAX_DESCRIPTOR ||
         strlen(v->name) == 0 || strlen(v->name) > 31 || s.w + s.b > MMTB_MAX_POINTS)
-        return fail(err, errlen, MMTB_ERR_INVALID, "sector %s: cannot be stored", name);
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID, "sector %s: cannot be stored", name);
     if ((size_t)mmtb_table_sector_path(dir, s, path, sizeof path) >= sizeof path)
-        return fail(err, errlen, MMTB_ERR_INVALID, "directory name too long");
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID, "directory name too long");
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
 
     int rc = manifest_forget(dir, v, s, err, errlen);
@@ -959,22 +947,22 @@ int mmtb_table_write_sector(const char *dir, const struct mmtb_variant *v, struc
         w.h.count_block_log2 = (uint8_t)o->count_block_log2;
         struct mmtb_tf_layout l;
         if (!o->counts || mmtb_tf_layout(&w.h, &l) != MMTB_OK)
-            return fail(err, errlen, MMTB_ERR_INVALID, "sector %s: a bad count table", name);
+            return mmtb_fail(err, errlen, MMTB_ERR_INVALID, "sector %s: a bad count table", name);
     }
     w.fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0644);
     if (w.fd < 0)
-        return fail(err, errlen, MMTB_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        return mmtb_fail(err, errlen, MMTB_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
 
     uint64_t size = 0, hash = 0;
     rc = write_file(&w, stats, &size, &hash, why, sizeof why);
     if (close(w.fd) != 0 && rc == MMTB_OK)
-        rc = fail(why, sizeof why, MMTB_ERR_IO, "closing: %s", strerror(errno));
+        rc = mmtb_fail(why, sizeof why, MMTB_ERR_IO, "closing: %s", strerror(errno));
     free_writer(&w);
     if (rc == MMTB_OK && rename(tmp, path) != 0)
-        rc = fail(why, sizeof why, MMTB_ERR_IO, "renaming: %s", strerror(errno));
+        rc = mmtb_fail(why, sizeof why, MMTB_ERR_IO, "renaming: %s", strerror(errno));
     if (rc != MMTB_OK) {
         unlink(tmp);
-        return fail(err, errlen, rc, "%s: %s", tmp, why);
+        return mmtb_fail(err, errlen, rc, "%s: %s", tmp, why);
     }
     sync_dir(dir);
     return manifest_record(dir, v, s, size, hash, err, errlen);
