@@ -97,6 +97,26 @@ void mmtb_index_rank_stab_many(const mmtb_index *ix, struct mmtb_sector s,
 void mmtb_index_rank_same_mover(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
                                 const uint32_t *opps, int n, uint64_t *out);
 
+/*
+ * The block of a canonical mover set, for callers that walk a block of
+ * positions and want the slots of their one-stone extensions without
+ * ranking each.  When `mover` is its own canonical form and no symmetry
+ * but the identity maps it to itself, returns the first slot of its block
+ * in sector s (the positions (mover, o) for every o of s.b points);
+ * otherwise UINT64_MAX.  s.w must be popcount(mover) and <= max_stones.
+ */
+uint64_t mmtb_index_plain_block(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover);
+
+/*
+ * For such a mover set: out[k] = the slot, relative to its block, of
+ * (mover, opp | 1 << p) for the k-th lowest point p of add (add and opp
+ * disjoint, neither meeting mover).  Returns popcount(add).  Cheaper than
+ * ranking each: the colex sums of opp's points below and above p are
+ * carried from one p to the next.
+ */
+int mmtb_index_rank_added(const mmtb_index *ix, uint32_t mover, uint32_t opp, uint32_t add,
+                          uint32_t *out);
+
 /* Unrank: the position stored in a slot < mmtb_index_slots(ix, s): for a
  * canonical slot the representative of its orbit (rank gives the slot back),
  * for a wasted slot a position that ranks elsewhere. */

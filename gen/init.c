@@ -43,6 +43,7 @@ struct init_scratch {
     uint32_t ropp[MMTB_MAX_MOVES];
     int rat[MMTB_MAX_MOVES];
     uint64_t r[MMTB_MAX_MOVES]; /* rank_group's scratch */
+    uint32_t rq[MMTB_MAX_MOVES]; /* quiet placements' slots in their block */
     /* the batch: positions and their external successors */
     struct ext_look ext[INIT_EXT_CAP];
     int next;
@@ -71,13 +72,59 @@ static void rank_group(const struct job *j, struct mmtb_sector s, uint32_t mover
 }
 
 /*
+ * The quiet placements of the walk by the opponent's stones (see
+ * init_by_opponent): all lead into the block of the opponent's stones O in
+ * the solved sector d, and when O is canonical with no symmetry of its own
+ * (nearly always) their slots there follow from the position's own stones
+ * without ranking (mmtb_index_rank_added).  base: the block's first slot,
+ * UINT64_MAX when O has symmetries (the placements are then ranked).
+ */
+struct place_block {
+    const struct dep *d;
+    uint32_t o;
+    uint64_t base;
+};
+
+/* The values of the quiet placements `placed` of (mover, opp) read from
+ * their block pb, folded as settle_state folds them: *best_win the
+ * smallest depth + 1 among the lost successors (0: none), *draw, and
+ * *worst_loss the largest depth + 1 among the won ones. */
+static void fold_placed(const struct job *j, const struct place_block *pb, uint32_t mover,
+                        uint32_t opp, uint32_t placed, uint32_t *rq, int *best_win, bool *draw,
+                        int *worst_loss)
+{
+    const struct dep *d = pb->d;
+    int k = mmtb_index_rank_added(j->ix, opp, mover, placed, rq);
+    int bw = 0, wl = 0;
+    bool dr = false;
+    for (int i = 0; i < k; i++) {
+        uint64_t r = pb->base + rq[i];
+        uint8_t c = d->code[r];
+        if (c < 2) {
+            dr = true;
+            continue;
+        }
+        int depth = (c < VC_DEEP_LOSS ? c - 2 : vc_depth(c, &d->deep, r)) + 1;
+        if (vc_wdl(c) == 0) {
+            if (!bw || depth < bw)
+                bw = depth;
+        } else if (depth > wl) {
+            wl = depth;
+        }
+    }
+    *best_win = bw;
+    *draw = dr;
+    *worst_loss = wl;
+}
+
+/*
  * First step for one canonical position (slot of member mi): terminal
  * values, the count of in-pair successors, and the external successors
  * ranked with their look-ups started.  A position decided without
  * look-ups (no move, an immediate win) is settled here.
  */
 static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, uint32_t opp,
-                        struct init_scratch *is)
+                        const struct place_block *pb, struct init_scratch *is)
 {
     const struct mmtb_variant *v = j->v;
     struct member *me = &j->m[mi];
@@ -95,12 +142,30 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
     }
     /* Quiet moves into the partner are only counted (see levels.c). */
     int nin = 0;
-    int n = me->partner >= 0 ? succ_generate_counted(v, me->s, mover, opp, sc, &nin)
+    uint32_t placed = 0;
+    int n;
+    if (pb && pb->base != UINT64_MAX)
+        n = succ_generate_placed(v, me->s, mover, opp, sc, me->partner >= 0 ? &nin : NULL,
+                                 &placed);
+    else
+        n = me->partner >= 0 ? succ_generate_counted(v, me->s, mover, opp, sc, &nin)
                              : succ_generate(v, me->s, mover, opp, sc);
-    if (n + nin == 0) {
+    if (n + nin == 0 && !placed) {
         is->pos[p].state = st_decided(j, false, 0);
         is->pos[p].depth = 0;
         return;
+    }
+    /* the quiet placements read from their block, folded into at most
+     * three successors of known value */
+    int qwin = 0, qloss = 0;
+    bool qdraw = false;
+    if (placed) {
+        fold_placed(j, pb, mover, opp, placed, is->rq, &qwin, &qdraw, &qloss);
+        if (qwin == 1) {
+            is->pos[p].state = st_decided(j, true, 1);
+            is->pos[p].depth = 1;
+            return;
+        }
     }
     /* Placements that remove nothing all lead to positions of one sector
      * whose side to move is our opponent: those are ranked together.  So
@@ -148,6 +213,12 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
         rank_group(j, sector_partner(rd->s), rnm, is->ropp, is->rat, nr, is->r, ext);
     if (nq)
         rank_group(j, qt, opp, is->qopp, is->qat, nq, is->r, ext);
+    if (qwin)
+        ext[next++] = (struct ext_look){NULL, 0, true, 0, (uint16_t)(qwin - 1)};
+    if (qdraw)
+        ext[next++] = (struct ext_look){NULL, 0, true, 1, 0};
+    if (qloss)
+        ext[next++] = (struct ext_look){NULL, 0, true, 2, (uint16_t)(qloss - 1)};
     is->pos[p].first = is->next;
     is->pos[p].n = next;
     is->pos[p].nin = nin;
@@ -388,7 +459,7 @@ static int split_gather(struct job *j, int mi, uint64_t b0, uint64_t b1, struct 
                     continue;
                 }
                 is->npos = is->next = 0;
-                init_gather(j, mi, i, mover, opp, is);
+                init_gather(j, mi, i, mover, opp, NULL, is);
                 int n = is->pos[0].n > 0 ? is->pos[0].n : 0;
                 if (!grow((void **)&mine->pos, &mine->cappos, mine->npos + 1, sizeof *mine->pos) ||
                     !grow((void **)&mine->ext, &mine->capext, mine->next + (size_t)n,
@@ -645,6 +716,12 @@ static int init_member_plain(struct job *j, int mi)
     uint64_t nchunks = (wslots + chunk - 1) / chunk;
     uint64_t visited = 0;
     uint64_t nparts = by_opp ? (me->slots >> PART_SHIFT) + 1 : 0;
+    /* the solved sector of the quiet placements, read by block */
+    struct mmtb_sector qt = {me->s.b, (uint8_t)(me->s.w + 1), me->s.b_hand,
+                             (uint8_t)(me->s.w_hand - 1)};
+    const struct dep *qdep = by_opp && member_of(j, qt) < 0 ? dep_of(j, qt) : NULL;
+    if (qdep && qdep->swapped)
+        qdep = NULL;
     struct vec64 *ib = NULL;
     if (by_opp) {
         ib = calloc((size_t)nth * nparts, sizeof *ib);
@@ -666,6 +743,7 @@ static int init_member_plain(struct job *j, int mi)
         struct vec64 *mine = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL;
         struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
         int maxd = 0;
+        struct place_block pb = {qdep, 0, UINT64_MAX};
         if (!is || !hist) {
 #pragma omp atomic write
             fail = 1;
@@ -692,11 +770,16 @@ static int init_member_plain(struct job *j, int mi)
                     }
                     if (more) {
                         if (by_opp) {
+                            /* the walk's mover is our opponent O */
+                            if (pb.d && mover != pb.o) {
+                                pb.o = mover;
+                                pb.base = mmtb_index_plain_block(j->ix, qt, mover);
+                            }
                             init_gather(j, mi, mmtb_index_rank(j->ix, me->s, opp, mover),
-                                        opp, mover, is);
+                                        opp, mover, pb.d ? &pb : NULL, is);
                             seen++;
                         } else {
-                            init_gather(j, mi, i, mover, opp, is);
+                            init_gather(j, mi, i, mover, opp, NULL, is);
                         }
                         if (is->npos < INIT_GROUP &&
                             is->next + MMTB_MAX_MOVES <= INIT_EXT_CAP)

@@ -77,7 +77,7 @@ int succ_terminal(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m
  */
 static inline int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, int to,
                        struct mmtb_sector qt, struct mmtb_sector ct, bool may_capture,
-                       struct succ *out, int n, int *nquiet, uint32_t *qopp)
+                       struct succ *out, int n, int *nquiet, uint32_t *qopp, uint32_t *placed)
 {
     if (mmtb_closes_mill(v, nm, to)) {
         if (v->first_mill_wins) {
@@ -98,7 +98,9 @@ static inline int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, 
             return n;
         }
     }
-    if (nquiet) {
+    if (placed) {
+        *placed |= 1u << to;
+    } else if (nquiet) {
         if (qopp)
             qopp[*nquiet] = nm;
         ++*nquiet;
@@ -125,7 +127,7 @@ static inline uint32_t mill_holes(const struct mmtb_variant *v, uint32_t own)
 /* always inlined, so that each caller's target (popcnt below) applies */
 static inline __attribute__((always_inline)) int
 generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uint32_t opp,
-         struct succ *out, int *nquiet, uint32_t *qopp)
+         struct succ *out, int *nquiet, uint32_t *qopp, uint32_t *placed)
 {
     uint32_t empty = v->full & ~(mover | opp);
     int n = 0;
@@ -139,7 +141,7 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
         for (uint32_t e = empty; e; e &= e - 1) {
             int to = __builtin_ctz(e);
             n = emit(v, mover | (1u << to), opp, to, qt, ct, v->place_captures && cap_ok, out, n,
-                     NULL, NULL);
+                     NULL, NULL, placed);
         }
     }
     if (s.w_hand == 0 || v->place_or_move) {
@@ -161,11 +163,12 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
             for (; dests; dests &= dests - 1) {
                 int to = __builtin_ctz(dests);
                 uint32_t nm = mover ^ (1u << from) ^ (1u << to);
-                n = emit(v, nm, opp, to, qt, ct, cap_ok, out, n, nquiet, qopp);
+                n = emit(v, nm, opp, to, qt, ct, cap_ok, out, n, nquiet, qopp, NULL);
             }
         }
     }
-    if (n == 0 && (!nquiet || *nquiet == 0) && v->nomove == MMTB_NOMOVE_PASSES) {
+    if (n == 0 && (!nquiet || *nquiet == 0) && (!placed || *placed == 0) &&
+        v->nomove == MMTB_NOMOVE_PASSES) {
         struct mmtb_sector qt = {s.b, s.w, s.b_hand, s.w_hand};
         if (nquiet) {
             if (qopp)
@@ -181,7 +184,7 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
 int succ_generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
                   uint32_t opp, struct succ *out)
 {
-    return generate(v, s, mover, opp, out, NULL, NULL);
+    return generate(v, s, mover, opp, out, NULL, NULL, NULL);
 }
 
 /* The init pass calls this for every position: where the CPU has a
@@ -194,14 +197,26 @@ int succ_generate_counted(const struct mmtb_variant *v, struct mmtb_sector s, ui
                           uint32_t opp, struct succ *out, int *nquiet)
 {
     *nquiet = 0;
-    return generate(v, s, mover, opp, out, nquiet, NULL);
+    return generate(v, s, mover, opp, out, nquiet, NULL, NULL);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+int succ_generate_placed(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                         uint32_t opp, struct succ *out, int *nquiet, uint32_t *placed)
+{
+    *placed = 0;
+    if (nquiet)
+        *nquiet = 0;
+    return generate(v, s, mover, opp, out, nquiet, NULL, placed);
 }
 
 int succ_quiet_succs(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
                      uint32_t opp, struct succ *scratch, uint32_t *out_opp)
 {
     int nquiet = 0;
-    generate(v, s, mover, opp, scratch, &nquiet, out_opp);
+    generate(v, s, mover, opp, scratch, &nquiet, out_opp, NULL);
     return nquiet;
 }
 

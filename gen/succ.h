@@ -55,6 +55,15 @@ int succ_generate_counted(const struct mmtb_variant *v, struct mmtb_sector s, ui
                           uint32_t opp, struct succ *out, int *nquiet);
 
 /*
+ * As succ_generate (nquiet NULL) or succ_generate_counted, but the
+ * placements that remove nothing are not written either: *placed gets
+ * their points.  The one on point p leads to (opp, mover | 1 << p) of
+ * sector (s.b, s.w + 1, s.b_hand, s.w_hand - 1).
+ */
+int succ_generate_placed(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                         uint32_t opp, struct succ *out, int *nquiet, uint32_t *placed);
+
+/*
  * The quiet successors alone, exactly those succ_generate_counted counts:
  * successor k is (opp, out_opp[k]) of the partner sector (its side to move
  * is our opponent, whose stones do not change).  scratch receives the

@@ -320,6 +320,68 @@ static void check_stab_many(const struct mmtb_variant *v, const mmtb_index *ix,
     free(nst);
 }
 
+/*
+ * The one-stone extensions of positions with a plain canonical mover (no
+ * symmetry of its own) are the slots ranking gives, relative to the
+ * mover's block; every other mover set has no plain block.  For positions
+ * spread over sector s, each of its movers' symmetric images, and every
+ * set of empty points added.
+ */
+static void check_rank_added(const struct mmtb_variant *v, const mmtb_index *ix,
+                             struct mmtb_sector s)
+{
+    struct mmtb_sector t = s;
+    t.b++;
+    if (s.w + t.b > v->npoints)
+        return;
+    uint64_t slots = mmtb_index_slots(ix, s);
+    uint32_t got[MMTB_MAX_POINTS];
+    int plain = 0;
+    for (uint64_t slot = 0; slot < slots; slot += slots / 89 + 1) {
+        uint32_t mo, op;
+        mmtb_index_unrank(ix, s, slot, &mo, &op);
+        uint32_t empty = v->full & ~(mo | op);
+        for (int g = 0; g < v->nsyms; g++) {
+            uint32_t gm = mmtb_sym_apply(v, g, mo), go = mmtb_sym_apply(v, g, op);
+            uint32_t ge = mmtb_sym_apply(v, g, empty);
+            uint64_t base = mmtb_index_plain_block(ix, t, gm);
+            /* plain: gm is what its positions' slots hold, and only the
+             * identity maps it to itself */
+            uint32_t um, uo;
+            mmtb_index_unrank(ix, t, mmtb_index_rank(ix, t, gm, go | (ge & -ge)), &um, &uo);
+            bool want = um == gm;
+            for (int h = 1; h < v->nsyms; h++)
+                want = want && mmtb_sym_apply(v, h, gm) != gm;
+            REQUIRE_EQ(base != UINT64_MAX, want);
+            if (base == UINT64_MAX)
+                continue;
+            plain++;
+            /* all empty points, then every other one */
+            for (int pass = 0; pass < 2; pass++) {
+                uint32_t add = ge;
+                if (pass)
+                    for (uint32_t e = ge, k = 0; e; e &= e - 1, k++)
+                        if (k & 1)
+                            add &= ~(e & -e);
+                int n = mmtb_index_rank_added(ix, gm, go, add, got);
+                REQUIRE_EQ(n, __builtin_popcount(add));
+                int k = 0;
+                for (uint32_t e = add; e; e &= e - 1, k++)
+                    REQUIRE_EQ(base + got[k], mmtb_index_rank(ix, t, gm, go | (e & -e)));
+            }
+        }
+    }
+    /* a mover with symmetries of its own has no plain block (the empty set
+     * is fixed by every symmetry) */
+    if (v->nsyms > 1) {
+        struct mmtb_sector z = {0, t.b, 0, 0};
+        REQUIRE_EQ(mmtb_index_plain_block(ix, z, 0), UINT64_MAX);
+    }
+    /* every sector of more than a few stones has plain movers */
+    if (s.w >= 4 && s.w <= 6)
+        REQUIRE(plain > 0);
+}
+
 /* Every sector (w, b) with w, b <= max_stones and w + b <= limit of a
  * variant, by positions or by slots, with both rank implementations. */
 static void check_variant(const char *name, int max_stones, int limit)
@@ -345,6 +407,8 @@ static void check_variant(const char *name, int max_stones, int limit)
             check_same_mover(v, ixp, s);
             check_stab_many(v, ix, s);
             check_stab_many(v, ixp, s);
+            check_rank_added(v, ix, s);
+            check_rank_added(v, ixp, s);
         }
     tref_index_free(&ref);
     mmtb_index_free(ixp);

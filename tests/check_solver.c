@@ -265,6 +265,41 @@ static int check_successors(const struct mmtb_variant *v, struct mmtb_sector s, 
         fprintf(stderr, "%s %s: succ_generate_counted gives %d + %d quiet, expected %d + %d\n",
                 v->name, buf, nc, nq, ns - kq, kq);
     }
+    /* succ_generate_placed (counting or not) writes the same list without
+     * the placements that remove nothing, in the same order, and gives
+     * their points. */
+    for (int counted = 0; counted < 2; counted++) {
+        uint32_t placed = 0, want = 0;
+        int np = -1, n2 = succ_generate_placed(v, s, mover, opp, tmp, counted ? &np : NULL,
+                                               &placed);
+        int k = 0, kq2 = 0;
+        bool same = true;
+        for (int i = 0; i < ns; i++) {
+            if (counted && sc[i].kind == SUCC_POS && !sc[i].capture &&
+                mmtb_sector_eq(sc[i].t, partner)) {
+                kq2++;
+                continue;
+            }
+            if (s.w_hand > 0 && sc[i].kind == SUCC_POS && !sc[i].capture &&
+                sc[i].t.w == s.b && sc[i].t.b == s.w + 1 && sc[i].t.b_hand == s.w_hand - 1) {
+                uint32_t to = sc[i].opp & ~mover;
+                same = same && sc[i].mover == opp && __builtin_popcount(to) == 1 && !(want & to);
+                want |= to;
+                continue;
+            }
+            const struct succ *c = k < n2 ? &tmp[k] : NULL;
+            k++;
+            same = same && c && c->kind == sc[i].kind && c->capture == sc[i].capture &&
+                   mmtb_sector_eq(c->t, sc[i].t) && c->mover == sc[i].mover &&
+                   c->opp == sc[i].opp;
+        }
+        same = same && k == n2 && placed == want && (!counted || np == kq2);
+        if (!same && bad++ == 0) {
+            describe(v, s, mover, opp, buf, sizeof buf);
+            fprintf(stderr, "%s %s: succ_generate_placed (counted %d) gives %d + %08x placed\n",
+                    v->name, buf, counted, n2, (unsigned)placed);
+        }
+    }
     for (int i = 0; i < ns; i++)
         k2[i] = key_of(sc[i].kind, sc[i].capture, sc[i].t, sc[i].mover, sc[i].opp);
     qsort(k1, (size_t)nm, sizeof *k1, cmp_key);
