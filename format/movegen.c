@@ -203,12 +203,14 @@ bool mmtb_edge_points(const struct mmtb_variant *v, int code, int *y, int *x)
  * stone Y of own next to X outside that mill could slide in and close it.
  * The codes Y->X are kept sorted, each once (one edge can close two
  * mills). */
-int mmtb_live_bans(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int8_t *out)
+void mmtb_live_ban_set(const struct mmtb_variant *v, uint32_t own, uint32_t oth,
+                       uint64_t set[MMTB_MAX_BANS / 64])
 {
-    /* the live codes as a set of MMTB_MAX_BANS bits, read out in order:
-     * sorted and each once without a search (the solver asks this of
-     * every position with restrictions) */
-    uint64_t set[MMTB_MAX_BANS / 64] = {0};
+    /* the live codes as a set of MMTB_MAX_BANS bits: sorted and each once
+     * without a search (the solver asks this of every position with
+     * restrictions) */
+    for (int w = 0; w < MMTB_MAX_BANS / 64; w++)
+        set[w] = 0;
     uint32_t empty = v->full & ~(own | oth);
     /* the mills one short: with mills of 3 points, those holding exactly
      * two stones of own, counted for all mills at once (a two-bit counter
@@ -235,6 +237,12 @@ int mmtb_live_bans(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int
                 set[code >> 6] |= (uint64_t)1 << (code & 63);
         }
     }
+}
+
+int mmtb_live_bans(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int8_t *out)
+{
+    uint64_t set[MMTB_MAX_BANS / 64];
+    mmtb_live_ban_set(v, own, oth, set);
     int n = 0;
     for (int w = 0; w < MMTB_MAX_BANS / 64; w++)
         for (uint64_t b = set[w]; b; b &= b - 1)

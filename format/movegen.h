@@ -60,6 +60,10 @@ bool mmtb_edge_points(const struct mmtb_variant *v, int code, int *y, int *x);
 #define MMTB_MAX_BANS 128
 int mmtb_live_bans(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int8_t *out);
 
+/* The same codes as a set: bit c % 64 of set[c / 64] for code c. */
+void mmtb_live_ban_set(const struct mmtb_variant *v, uint32_t own, uint32_t oth,
+                       uint64_t set[MMTB_MAX_BANS / 64]);
+
 /* Number of move sequences of `depth` whole turns from p (perft). */
 uint64_t mmtb_perft(const struct mmtb_variant *v, const struct mmtb_pos *p, int depth);
 

@@ -643,6 +643,46 @@ void mmtb_index_rank_same_mover(const mmtb_index *ix, struct mmtb_sector s, uint
     rank_many_body(ix, s, mover, opps, n, out, compress_portable);
 }
 
+void mmtb_index_mover_prepare(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
+                              struct mmtb_index_mover *m)
+{
+    uint32_t e = ix->lookup[s.w][colex_rank(ix, mover)];
+    uint32_t ci = e & LK_CI_MASK;
+    m->g = (int)((e >> LK_SYM_SHIFT) & LK_SYM_MASK);
+    m->free_ = ~mmtb_sym_apply(ix->v, m->g, mover);
+    m->base = (uint64_t)ci * ix->binom[ix->n - s.w][s.b];
+    m->stab = (e & LK_STAB) ? ix->stab[s.w][ci] : 0;
+}
+
+/* rank_many_body's step for one opponent set */
+static inline __attribute__((always_inline)) uint64_t
+rank_prepared_body(const mmtb_index *ix, const struct mmtb_index_mover *m, uint32_t opp,
+                   compress_fn compress)
+{
+    uint32_t o = mmtb_sym_apply(ix->v, m->g, opp);
+    if (m->stab)
+        o = stab_min(ix->v, m->stab, o);
+    return m->base + colex_rank(ix, compress(ix, o, m->free_));
+}
+
+#if MMTB_INDEX_X86
+static __attribute__((target("bmi2"))) uint64_t
+rank_prepared_bmi2(const mmtb_index *ix, const struct mmtb_index_mover *m, uint32_t opp)
+{
+    return rank_prepared_body(ix, m, opp, compress_bmi2);
+}
+#endif
+
+uint64_t mmtb_index_rank_prepared(const mmtb_index *ix, const struct mmtb_index_mover *m,
+                                  uint32_t opp)
+{
+#if MMTB_INDEX_X86
+    if (ix->bmi2)
+        return rank_prepared_bmi2(ix, m, opp);
+#endif
+    return rank_prepared_body(ix, m, opp, compress_portable);
+}
+
 uint64_t mmtb_index_plain_block(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover)
 {
     uint32_t e = ix->lookup[s.w][colex_rank(ix, mover)];

@@ -117,6 +117,24 @@ uint64_t mmtb_index_plain_block(const mmtb_index *ix, struct mmtb_sector s, uint
 int mmtb_index_rank_added(const mmtb_index *ix, uint32_t mover, uint32_t opp, uint32_t add,
                           uint32_t *out);
 
+/*
+ * Ranking in two steps, for many positions that share their side to move:
+ * the mover set's look-up, symmetry and stabilizer once
+ * (mmtb_index_mover_prepare), then each opponent set
+ * (mmtb_index_rank_prepared gives what mmtb_index_rank gives).  Same
+ * preconditions as mmtb_index_rank.
+ */
+struct mmtb_index_mover {
+    uint64_t base;  /* the first slot of the canonical mover set's block */
+    uint64_t stab;  /* the symmetries fixing the canonical set (bit g), 0: none */
+    uint32_t free_; /* the points off the canonical set */
+    int g;          /* a symmetry taking the mover set to the canonical one */
+};
+void mmtb_index_mover_prepare(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
+                              struct mmtb_index_mover *m);
+uint64_t mmtb_index_rank_prepared(const mmtb_index *ix, const struct mmtb_index_mover *m,
+                                  uint32_t opp);
+
 /* Unrank: the position stored in a slot < mmtb_index_slots(ix, s): for a
  * canonical slot the representative of its orbit (rank gives the slot back),
  * for a wasted slot a position that ranks elsewhere. */

@@ -116,7 +116,7 @@ static void live_into(const struct mmtb_variant *v, uint32_t own, int p, uint64_
             continue;
         for (uint32_t ys = v->adj[p] & own & ~mill; ys; ys &= ys - 1) {
             int y = __builtin_ctz(ys);
-            int c = v->edge_first[y] + __builtin_popcount(v->adj[y] & ((1u << p) - 1));
+            int c = v->edge_first[y] + mmtb_popcount32(v->adj[y] & ((1u << p) - 1));
             if (c < MMTB_MAX_BANS)
                 set[c >> 6] |= (uint64_t)1 << (c & 63);
         }
@@ -333,7 +333,6 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
     int n = succ_quiet_preds(v, me->s, M, O, b->pm, b->po);
     for (int k = 0; k < n; k++)
         mmtb_ban_index_rank_begin(pa->bx, b->pm[k], M, &b->bp[k].r);
-    int8_t live[MMTB_MAX_BANS];
     for (int k = 0; k < n; k++) {
         struct bpred *p = &b->bp[k];
         uint32_t Oq = b->pm[k]; /* the opponent before its move; M is unchanged */
@@ -342,9 +341,8 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
         p->earned = (int8_t)succ_earned(v, Oq, p->from, p->to);
         /* the opponent's live restrictions there, all of them for the rank */
         uint64_t qf[2] = {0, 0};
-        int nq = pa->s.w_hand == 0 ? mmtb_live_bans(v, Oq, M, live) : 0;
-        for (int i = 0; i < nq; i++)
-            qf[live[i] >> 6] |= (uint64_t)1 << (live[i] & 63);
+        if (pa->s.w_hand == 0)
+            mmtb_live_ban_set(v, Oq, M, qf);
         /* ours there: ours here (F) but for those into `from`, which the
          * opponent's stone fills there, and those into `to`, empty there */
         p->qt[0] = F[0] & ~b->into[p->from][0];
@@ -356,7 +354,7 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
         p->qf[0] = qf[0];
         p->qf[1] = qf[1];
         int c = v->adj[p->from] & (1u << p->to) ? v->edge_first[p->from] +
-                    __builtin_popcount(v->adj[p->from] & ((1u << p->to) - 1)) : -1;
+                    mmtb_popcount32(v->adj[p->from] & ((1u << p->to) - 1)) : -1;
         if (c >= 0)
             p->qf[c >> 6] &= ~((uint64_t)1 << (c & 63));
     }

@@ -83,6 +83,13 @@ struct place_block {
     const struct dep *d;
     uint32_t o;
     uint64_t base;
+    /* The captures: each leads to (O less a stone y, ...) of sector cd,
+     * so a block's captures share |O| side-to-move sets, prepared once
+     * each (cm[y], when bit y of ready is set) and their look-ups land in
+     * as many blocks of cd.  cd NULL: ranked one by one. */
+    const struct dep *cd;
+    uint32_t ready;
+    struct mmtb_index_mover cm[MMTB_MAX_POINTS];
 };
 
 /* The values of the quiet placements `placed` of (mover, opp) read from
@@ -94,27 +101,37 @@ static void fold_placed(const struct job *j, const struct place_block *pb, uint3
                         int *worst_loss)
 {
     const struct dep *d = pb->d;
+    const uint8_t *code = d->code + pb->base;
     int k = mmtb_index_rank_added(j->ix, opp, mover, placed, rq);
-    int bw = 0, wl = 0;
-    bool dr = false;
+    /* without branches on the values, which are unpredictable: code c of a
+     * decided slot is depth + 2, even for a loss; 0 a draw */
+    unsigned bw = UINT32_MAX, wl = 0, dr = 0, deep = 0;
     for (int i = 0; i < k; i++) {
-        uint64_t r = pb->base + rq[i];
-        uint8_t c = d->code[r];
-        if (c < 2) {
-            dr = true;
-            continue;
-        }
-        int depth = (c < VC_DEEP_LOSS ? c - 2 : vc_depth(c, &d->deep, r)) + 1;
-        if (vc_wdl(c) == 0) {
-            if (!bw || depth < bw)
-                bw = depth;
-        } else if (depth > wl) {
-            wl = depth;
+        unsigned c = code[rq[i]];
+        unsigned loss = (c >= 2) & !(c & 1), win = c & (c >= 3);
+        dr |= c == VC_DRAW;
+        deep |= c >= VC_DEEP_LOSS;
+        bw = loss && c - 1 < bw ? c - 1 : bw;
+        wl = win && c - 1 > wl ? c - 1 : wl;
+    }
+    if (deep) { /* a depth beyond the byte: the slow way for this position */
+        bw = UINT32_MAX;
+        wl = 0;
+        for (int i = 0; i < k; i++) {
+            uint64_t r = pb->base + rq[i];
+            uint8_t c = d->code[r];
+            if (c < 2)
+                continue;
+            unsigned depth = (unsigned)vc_depth(c, &d->deep, r) + 1;
+            if (vc_wdl(c) == 0)
+                bw = depth < bw ? depth : bw;
+            else
+                wl = depth > wl ? depth : wl;
         }
     }
-    *best_win = bw;
+    *best_win = bw == UINT32_MAX ? 0 : (int)bw;
     *draw = dr;
-    *worst_loss = wl;
+    *worst_loss = (int)wl;
 }
 
 /*
@@ -124,7 +141,7 @@ static void fold_placed(const struct job *j, const struct place_block *pb, uint3
  * look-ups (no move, an immediate win) is settled here.
  */
 static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, uint32_t opp,
-                        const struct place_block *pb, struct init_scratch *is)
+                        struct place_block *pb, struct init_scratch *is)
 {
     const struct mmtb_variant *v = j->v;
     struct member *me = &j->m[mi];
@@ -199,6 +216,15 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
             rnm = sc[i].opp;
             is->rat[nr] = next;
             is->ropp[nr++] = sc[i].mover;
+        } else if (pb && d == pb->cd && sc[i].capture) {
+            /* our opponent less the stone y captured */
+            int y = __builtin_ctz(opp & ~sc[i].mover);
+            if (!(pb->ready & (1u << y))) {
+                mmtb_index_mover_prepare(j->ix, d->s, sc[i].mover, &pb->cm[y]);
+                pb->ready |= 1u << y;
+            }
+            ext[next].r = mmtb_index_rank_prepared(j->ix, &pb->cm[y], sc[i].opp);
+            __builtin_prefetch(&d->code[ext[next].r]);
         } else if (sc[i].mover == opp && (nq == 0 || mmtb_sector_eq(sc[i].t, qt))) {
             qt = sc[i].t;
             is->qat[nq] = next;
@@ -722,6 +748,12 @@ static int init_member_plain(struct job *j, int mi)
     const struct dep *qdep = by_opp && member_of(j, qt) < 0 ? dep_of(j, qt) : NULL;
     if (qdep && qdep->swapped)
         qdep = NULL;
+    /* and of the captures (those of slides too, in Lasker's games) */
+    struct mmtb_sector ct = {(uint8_t)(me->s.b - 1), (uint8_t)(me->s.w + 1), me->s.b_hand,
+                             (uint8_t)(me->s.w_hand - 1)};
+    const struct dep *cdep = by_opp && me->s.b > 0 && member_of(j, ct) < 0 ? dep_of(j, ct) : NULL;
+    if (cdep && cdep->swapped)
+        cdep = NULL;
     struct vec64 *ib = NULL;
     if (by_opp) {
         ib = calloc((size_t)nth * nparts, sizeof *ib);
@@ -743,7 +775,7 @@ static int init_member_plain(struct job *j, int mi)
         struct vec64 *mine = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL;
         struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
         int maxd = 0;
-        struct place_block pb = {qdep, 0, UINT64_MAX};
+        struct place_block pb = {.d = qdep, .o = UINT32_MAX, .base = UINT64_MAX, .cd = cdep};
         if (!is || !hist) {
 #pragma omp atomic write
             fail = 1;
@@ -761,34 +793,56 @@ static int init_member_plain(struct job *j, int mi)
                 uint32_t mover, opp;
                 bool canonical, more = true;
                 is->npos = is->next = 0;
-                while (more) {
+                while (by_opp && more) {
+                    /* a group of our positions (M, O), the walk's opponent
+                     * M, its mover O: their own slots ranked together, so
+                     * that the look-ups of their stones overlap */
+                    uint32_t gm[INIT_GROUP], go[INIT_GROUP];
+                    uint64_t gs[INIT_GROUP];
+                    int gst[INIT_GROUP], ng = 0;
+                    while (ng < INIT_GROUP &&
+                           (more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical))) {
+                        if (!canonical)
+                            continue;
+                        gm[ng] = opp;
+                        go[ng++] = mover;
+                    }
+                    if (ng)
+                        mmtb_index_rank_stab_many(j->ix, me->s, gm, go, ng, gs, gst);
+                    for (int k = 0; k < ng; k++) {
+                        if (go[k] != pb.o) {
+                            pb.o = go[k];
+                            pb.base = pb.d ? mmtb_index_plain_block(j->ix, qt, go[k]) : UINT64_MAX;
+                            pb.ready = 0;
+                        }
+                        init_gather(j, mi, gs[k], gm[k], go[k], &pb, is);
+                        seen++;
+                        if (is->npos < INIT_GROUP && is->next + MMTB_MAX_MOVES <= INIT_EXT_CAP)
+                            continue;
+                        if (!settle_batch(j, mi, is, mine, deep, hist, &maxd))
+                            __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
+                        is->npos = is->next = 0;
+                    }
+                }
+                while (!by_opp && more) {
                     more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical);
                     if (more && !canonical) {
-                        if (!by_opp)
-                            me->st[i] = ST_UNUSED;
+                        me->st[i] = ST_UNUSED;
                         continue;
                     }
                     if (more) {
-                        if (by_opp) {
-                            /* the walk's mover is our opponent O */
-                            if (pb.d && mover != pb.o) {
-                                pb.o = mover;
-                                pb.base = mmtb_index_plain_block(j->ix, qt, mover);
-                            }
-                            init_gather(j, mi, mmtb_index_rank(j->ix, me->s, opp, mover),
-                                        opp, mover, pb.d ? &pb : NULL, is);
-                            seen++;
-                        } else {
-                            init_gather(j, mi, i, mover, opp, NULL, is);
-                        }
+                        init_gather(j, mi, i, mover, opp, NULL, is);
                         if (is->npos < INIT_GROUP &&
                             is->next + MMTB_MAX_MOVES <= INIT_EXT_CAP)
                             continue;
                     }
-                    if (!settle_batch(j, mi, is, by_opp ? mine : NULL, deep, hist, &maxd))
+                    if (!settle_batch(j, mi, is, NULL, deep, hist, &maxd))
                         __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
                     is->npos = is->next = 0;
                 }
+                if (is->npos && !settle_batch(j, mi, is, mine, deep, hist, &maxd))
+                    __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
+                is->npos = is->next = 0;
                 if (omp_get_thread_num() == 0) {
                     uint64_t dn;
 #pragma omp atomic read

@@ -247,8 +247,8 @@ static void check_walks(const mmtb_index *ix, struct mmtb_sector s)
 }
 
 /*
- * Ranking several opponent sets of one mover at once gives what ranking
- * each gives: for movers spread over the sector (every symmetric image of
+ * Ranking several opponent sets of one mover at once (in one call, or
+ * prepared once and ranked one by one) gives what ranking each gives: for movers spread over the sector (every symmetric image of
  * each, so stabilizers and non-identity symmetries occur), the opponent
  * sets one stone step away from a stored one.
  */
@@ -271,8 +271,12 @@ static void check_same_mover(const struct mmtb_variant *v, const mmtb_index *ix,
                     opps[n++] = mmtb_sym_apply(v, g, op ^ (f & -f) ^ (e & -e));
             uint32_t gm = mmtb_sym_apply(v, g, mo);
             mmtb_index_rank_same_mover(ix, s, gm, opps, n, got);
-            for (int k = 0; k < n; k++)
+            struct mmtb_index_mover pm;
+            mmtb_index_mover_prepare(ix, s, gm, &pm);
+            for (int k = 0; k < n; k++) {
                 REQUIRE_EQ(got[k], mmtb_index_rank(ix, s, gm, opps[k]));
+                REQUIRE_EQ(mmtb_index_rank_prepared(ix, &pm, opps[k]), got[k]);
+            }
         }
     }
     free(opps);
