@@ -462,7 +462,6 @@ void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
                              const uint64_t *fset, const uint64_t *tset)
 {
     const struct mmtb_variant *v = bx->v;
-    r->first = bx->base + prefix(bx, r->slot0);
     if (r->nsym == 0)
         for (int g = 0; g < v->nsyms; g++)
             if (mmtb_sym_apply(v, g, r->mover) == r->rm && mmtb_sym_apply(v, g, r->opp) == r->ro)
@@ -484,12 +483,15 @@ void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
         }
         r->nf = popc64(fset[0]) + popc64(fset[1]);
         r->nt = popc64(tset[0]) + popc64(tset[1]);
-        return;
+    } else {
+        int8_t Fr[MMTB_MAX_BANS], Tr[MMTB_MAX_BANS];
+        live_pair(bx, r->rm, r->ro, Fr, &r->nf, Tr, &r->nt);
+        code_set(Fr, r->nf, r->fset);
+        code_set(Tr, r->nt, r->tset);
     }
-    int8_t Fr[MMTB_MAX_BANS], Tr[MMTB_MAX_BANS];
-    live_pair(bx, r->rm, r->ro, Fr, &r->nf, Tr, &r->nt);
-    code_set(Fr, r->nf, r->fset);
-    code_set(Tr, r->nt, r->tset);
+    /* the states with restrictions, if the stones have any (the sum of
+     * the counts before them is the costly part of a rank) */
+    r->first = r->nf || r->nt ? bx->base + prefix(bx, r->slot0) : UINT64_MAX;
 }
 
 void mmtb_ban_index_rank_stones(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,

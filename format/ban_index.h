@@ -125,7 +125,8 @@ void mmtb_ban_index_unrank(const mmtb_ban_index *bx, uint64_t slot, uint32_t *mo
  */
 struct mmtb_ban_rank {
     uint64_t slot0;          /* the scheme 1 slot: the state without restrictions */
-    uint64_t first;          /* the slot of the first state with restrictions */
+    uint64_t first;          /* the slot of the first state with restrictions
+                              * (UINT64_MAX when there is none) */
     uint64_t fset[2], tset[2]; /* the live codes of the representative's mover, opponent */
     int nf, nt;
     int nsym;                /* the symmetries taking the stones to the representative */
