@@ -727,6 +727,103 @@ static bool settle_batch(struct job *j, int mi, const struct init_scratch *is,
     return ok;
 }
 
+/* One thread's part of the init pass of a member without state: where its
+ * positions' states go and what it has counted. */
+struct walker {
+    struct job *j;
+    int mi;
+    struct init_scratch *is;
+    struct vec64 *queue; /* per partition (the walk by the opponent's stones), or NULL */
+    struct vec64 *deep;
+    uint64_t *hist;
+    int maxd;
+    struct place_block pb; /* the walk by the opponent's stones */
+    struct mmtb_sector qt; /* the sector of the quiet placements */
+};
+
+/* Settle the positions gathered so far; false when out of memory. */
+static bool walker_settle(struct walker *w)
+{
+    bool ok = settle_batch(w->j, w->mi, w->is, w->queue, w->deep, w->hist, &w->maxd);
+    w->is->npos = w->is->next = 0;
+    return ok;
+}
+
+/* The positions of the walk `it` over the colour-swapped sector: each of
+ * its canonical slots (O, M) is our position (M, O), in groups whose own
+ * slots are ranked together, so that the look-ups of their stones
+ * overlap.  Returns how many; *ok false when out of memory. */
+static uint64_t walk_by_opponent(struct walker *w, struct mmtb_index_iter *it, bool *ok)
+{
+    struct job *j = w->j;
+    struct place_block *pb = &w->pb;
+    uint64_t seen = 0, i;
+    uint32_t mover, opp;
+    bool canonical, more = true;
+    while (more) {
+        uint32_t gm[INIT_GROUP], go[INIT_GROUP];
+        uint64_t gs[INIT_GROUP];
+        int gst[INIT_GROUP], ng = 0;
+        while (ng < INIT_GROUP && (more = mmtb_index_iter_next(it, &i, &mover, &opp, &canonical))) {
+            if (!canonical)
+                continue;
+            gm[ng] = opp;
+            go[ng++] = mover;
+        }
+        if (ng)
+            mmtb_index_rank_stab_many(j->ix, j->m[w->mi].s, gm, go, ng, gs, gst);
+        for (int k = 0; k < ng; k++) {
+            if (go[k] != pb->o) {
+                pb->o = go[k];
+                pb->base = pb->d ? mmtb_index_plain_block(j->ix, w->qt, go[k]) : UINT64_MAX;
+                pb->ready = 0;
+            }
+            init_gather(j, w->mi, gs[k], gm[k], go[k], pb, w->is);
+            seen++;
+            if (w->is->npos >= INIT_GROUP || w->is->next + MMTB_MAX_MOVES > INIT_EXT_CAP)
+                *ok = walker_settle(w) && *ok;
+        }
+    }
+    return seen;
+}
+
+/* The positions of the walk `it` over our own sector, in slot order; the
+ * slots that hold no position are marked. */
+static void walk_own(struct walker *w, struct mmtb_index_iter *it, bool *ok)
+{
+    struct member *me = &w->j->m[w->mi];
+    uint64_t i;
+    uint32_t mover, opp;
+    bool canonical;
+    while (mmtb_index_iter_next(it, &i, &mover, &opp, &canonical)) {
+        if (!canonical) {
+            me->st[i] = ST_UNUSED;
+            continue;
+        }
+        init_gather(w->j, w->mi, i, mover, opp, NULL, w->is);
+        if (w->is->npos >= INIT_GROUP || w->is->next + MMTB_MAX_MOVES > INIT_EXT_CAP)
+            *ok = walker_settle(w) && *ok;
+    }
+}
+
+/* The solved sectors of member me's quiet placements and of its captures
+ * when they can be read by the block of the opponent's stones (see
+ * place_block), or NULL. */
+static void place_block_deps(const struct job *j, const struct member *me, struct walker *w)
+{
+    struct mmtb_sector qt = {me->s.b, (uint8_t)(me->s.w + 1), me->s.b_hand,
+                             (uint8_t)(me->s.w_hand - 1)};
+    struct mmtb_sector ct = {(uint8_t)(me->s.b - 1), (uint8_t)(me->s.w + 1), me->s.b_hand,
+                             (uint8_t)(me->s.w_hand - 1)};
+    const struct dep *qd = member_of(j, qt) < 0 ? dep_of(j, qt) : NULL;
+    const struct dep *cd = me->s.b > 0 && member_of(j, ct) < 0 ? dep_of(j, ct) : NULL;
+    w->qt = qt;
+    w->pb = (struct place_block){.d = qd && !qd->swapped ? qd : NULL,
+                                 .o = UINT32_MAX,
+                                 .base = UINT64_MAX,
+                                 .cd = cd && !cd->swapped ? cd : NULL};
+}
+
 /* The init pass of member mi of a pair without state: its positions in
  * its own slot order, or grouped by the opponent's stones (placement; see
  * init_by_opponent), their writes queued per partition. */
@@ -742,18 +839,6 @@ static int init_member_plain(struct job *j, int mi)
     uint64_t nchunks = (wslots + chunk - 1) / chunk;
     uint64_t visited = 0;
     uint64_t nparts = by_opp ? (me->slots >> PART_SHIFT) + 1 : 0;
-    /* the solved sector of the quiet placements, read by block */
-    struct mmtb_sector qt = {me->s.b, (uint8_t)(me->s.w + 1), me->s.b_hand,
-                             (uint8_t)(me->s.w_hand - 1)};
-    const struct dep *qdep = by_opp && member_of(j, qt) < 0 ? dep_of(j, qt) : NULL;
-    if (qdep && qdep->swapped)
-        qdep = NULL;
-    /* and of the captures (those of slides too, in Lasker's games) */
-    struct mmtb_sector ct = {(uint8_t)(me->s.b - 1), (uint8_t)(me->s.w + 1), me->s.b_hand,
-                             (uint8_t)(me->s.w_hand - 1)};
-    const struct dep *cdep = by_opp && me->s.b > 0 && member_of(j, ct) < 0 ? dep_of(j, ct) : NULL;
-    if (cdep && cdep->swapped)
-        cdep = NULL;
     struct vec64 *ib = NULL;
     if (by_opp) {
         ib = calloc((size_t)nth * nparts, sizeof *ib);
@@ -770,13 +855,13 @@ static int init_member_plain(struct job *j, int mi)
     int fail = 0;
 #pragma omp parallel
     {
-        struct init_scratch *is = malloc(sizeof *is);
-        uint64_t *hist = calloc(MAX_LEVELS, sizeof *hist);
-        struct vec64 *mine = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL;
-        struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
-        int maxd = 0;
-        struct place_block pb = {.d = qdep, .o = UINT32_MAX, .base = UINT64_MAX, .cd = cdep};
-        if (!is || !hist) {
+        struct walker w = {.j = j, .mi = mi, .is = malloc(sizeof *w.is),
+                           .queue = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL,
+                           .deep = &j->deep_new[omp_get_thread_num()],
+                           .hist = calloc(MAX_LEVELS, sizeof *w.hist)};
+        if (by_opp)
+            place_block_deps(j, me, &w);
+        if (!w.is || !w.hist) {
 #pragma omp atomic write
             fail = 1;
         }
@@ -786,63 +871,19 @@ static int init_member_plain(struct job *j, int mi)
             for (uint64_t c = b0; c < b1; c++) {
                 if (fail)
                     continue;
-                uint64_t lo = c * chunk, hi = lo + chunk < wslots ? lo + chunk : wslots;
+                uint64_t lo = c * chunk, hi = lo + chunk < wslots ? lo + chunk : wslots, seen = 0;
                 struct mmtb_index_iter it;
                 mmtb_index_iter_start(&it, j->ix, ws, lo, hi);
-                uint64_t i, seen = 0;
-                uint32_t mover, opp;
-                bool canonical, more = true;
-                is->npos = is->next = 0;
-                while (by_opp && more) {
-                    /* a group of our positions (M, O), the walk's opponent
-                     * M, its mover O: their own slots ranked together, so
-                     * that the look-ups of their stones overlap */
-                    uint32_t gm[INIT_GROUP], go[INIT_GROUP];
-                    uint64_t gs[INIT_GROUP];
-                    int gst[INIT_GROUP], ng = 0;
-                    while (ng < INIT_GROUP &&
-                           (more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical))) {
-                        if (!canonical)
-                            continue;
-                        gm[ng] = opp;
-                        go[ng++] = mover;
-                    }
-                    if (ng)
-                        mmtb_index_rank_stab_many(j->ix, me->s, gm, go, ng, gs, gst);
-                    for (int k = 0; k < ng; k++) {
-                        if (go[k] != pb.o) {
-                            pb.o = go[k];
-                            pb.base = pb.d ? mmtb_index_plain_block(j->ix, qt, go[k]) : UINT64_MAX;
-                            pb.ready = 0;
-                        }
-                        init_gather(j, mi, gs[k], gm[k], go[k], &pb, is);
-                        seen++;
-                        if (is->npos < INIT_GROUP && is->next + MMTB_MAX_MOVES <= INIT_EXT_CAP)
-                            continue;
-                        if (!settle_batch(j, mi, is, mine, deep, hist, &maxd))
-                            __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
-                        is->npos = is->next = 0;
-                    }
-                }
-                while (!by_opp && more) {
-                    more = mmtb_index_iter_next(&it, &i, &mover, &opp, &canonical);
-                    if (more && !canonical) {
-                        me->st[i] = ST_UNUSED;
-                        continue;
-                    }
-                    if (more) {
-                        init_gather(j, mi, i, mover, opp, NULL, is);
-                        if (is->npos < INIT_GROUP &&
-                            is->next + MMTB_MAX_MOVES <= INIT_EXT_CAP)
-                            continue;
-                    }
-                    if (!settle_batch(j, mi, is, NULL, deep, hist, &maxd))
-                        __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
-                    is->npos = is->next = 0;
-                }
-                if (is->npos && !settle_batch(j, mi, is, mine, deep, hist, &maxd))
+                bool ok = true;
+                w.is->npos = w.is->next = 0;
+                if (by_opp)
+                    seen = walk_by_opponent(&w, &it, &ok);
+                else
+                    walk_own(&w, &it, &ok);
+                if (w.is->npos)
+                    ok = walker_settle(&w) && ok;
+                if (!ok)
                     __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
-                is->npos = is->next = 0;
                 if (omp_get_thread_num() == 0) {
                     uint64_t dn;
 #pragma omp atomic read
@@ -869,9 +910,9 @@ static int init_member_plain(struct job *j, int mi)
             }
         }
 #pragma omp critical(mmtb_hist)
-        tally_init_depths(j, mi, hist, maxd);
-        free(is);
-        free(hist);
+        tally_init_depths(j, mi, w.hist, w.maxd);
+        free(w.is);
+        free(w.hist);
     }
     if (ib)
         for (size_t k = 0; k < (size_t)nth * nparts; k++)
