@@ -104,12 +104,13 @@ static void fold_placed(const struct job *j, const struct place_block *pb, uint3
     const uint8_t *code = d->code + pb->base;
     int k = mmtb_index_rank_added(j->ix, opp, mover, placed, rq);
     /* without branches on the values, which are unpredictable: code c of a
-     * decided slot is depth + 2, even for a loss; 0 a draw */
+     * decided slot is depth + 2, even for a loss; below 2 a draw (or an
+     * unused slot, which vc_wdl reads as one too; a plain block has none) */
     unsigned bw = UINT32_MAX, wl = 0, dr = 0, deep = 0;
     for (int i = 0; i < k; i++) {
         unsigned c = code[rq[i]];
         unsigned loss = (c >= 2) & !(c & 1), win = c & (c >= 3);
-        dr |= c == VC_DRAW;
+        dr |= c < 2;
         deep |= c >= VC_DEEP_LOSS;
         bw = loss && c - 1 < bw ? c - 1 : bw;
         wl = win && c - 1 > wl ? c - 1 : wl;

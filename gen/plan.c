@@ -12,16 +12,22 @@
 #include "ban_index.h"
 
 /* Measured rates, slots a second on 2 cores, and sizes, bytes a slot on
- * disk: by kind of pair, for plain positions, for positions that may
- * slide while stones are in hand (place_or_move: Lasker), and for
- * positions with state (re-close restrictions, first-mill owner). */
+ * disk (depths to win, unpacked): by kind of pair, for plain positions
+ * (nine's whole game from scratch, 2026-11-28: movement 6.05 M, one side
+ * placing 8.12 M, both 7.89 M; 0.362 bytes a slot), for positions that may
+ * slide while stones are in hand (place_or_move: Lasker's rates of its
+ * whole-game sittings with depths to the next capture; its 0.13 bytes a
+ * slot then, times nine's growth to depths to win, 2.1), and for positions
+ * with state (re-close restrictions, first-mill owner: twelve's 6-6 with
+ * depths to win 1.6 M, the placing kinds with depths to the next capture;
+ * 0.39 bytes a slot up to 6 v 6 with depths to win). */
 struct rate {
     double slots_per_s[PLAN_KINDS];
     double bytes_per_slot;
 };
-static const struct rate RATE_PLAIN = {{5.5e6, 6.1e6, 6.1e6}, 0.124};
-static const struct rate RATE_PLACE_OR_MOVE = {{3.0e6, 2.1e6, 1.5e6}, 0.13};
-static const struct rate RATE_STATE = {{1.9e6, 1.1e6, 1.3e6}, 0.21};
+static const struct rate RATE_PLAIN = {{6.0e6, 8.1e6, 7.9e6}, 0.362};
+static const struct rate RATE_PLACE_OR_MOVE = {{3.0e6, 2.1e6, 1.5e6}, 0.28};
+static const struct rate RATE_STATE = {{1.6e6, 1.1e6, 1.3e6}, 0.39};
 
 static enum plan_kind kind_of(struct mmtb_sector s)
 {
