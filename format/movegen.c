@@ -42,7 +42,8 @@
  */
 #include "movegen.h"
 
-#include <stdarg.h>
+#include "helpers.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -252,89 +253,95 @@ int mmtb_live_bans(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int
 
 /* ---- validation ------------------------------------------------------- */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return MMTB_ERR_INVALID;
-}
-
 int mmtb_pos_validate(const struct mmtb_variant *v, const struct mmtb_pos *p, char *err,
                       size_t errlen)
 {
     if (!v || !p)
-        return fail(err, errlen, "no variant or no position");
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID, "no variant or no position");
     if (p->side > 1)
-        return fail(err, errlen, "side to move %d is neither white (0) nor black (1)",
-                    p->side);
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                         "side to move %d is neither white (0) nor black (1)", p->side);
     for (int c = 0; c < 2; c++) {
         if (p->stones[c] & ~v->full)
-            return fail(err, errlen, "%s has stones outside the board", colour_name[c]);
+            return mmtb_fail(err, errlen, MMTB_ERR_INVALID, "%s has stones outside the board",
+                             colour_name[c]);
         int total = popc(p->stones[c]) + p->hand[c];
         if (total > v->stones)
-            return fail(err, errlen, "%s has %d stones, the variant allows %d",
-                        colour_name[c], total, v->stones);
+            return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                             "%s has %d stones, the variant allows %d", colour_name[c], total,
+                             v->stones);
     }
     if (p->stones[0] & p->stones[1])
-        return fail(err, errlen, "a point holds both a white and a black stone");
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                         "a point holds both a white and a black stone");
     /* At most as many removals as mills one stone can close at once. */
     int maxrem = 0;
     for (int i = 0; i < v->npoints; i++)
         if (__builtin_popcountll(v->mills_at[i]) > maxrem)
             maxrem = __builtin_popcountll(v->mills_at[i]);
     if (p->remove > maxrem)
-        return fail(err, errlen, "%d stones to remove, at most %d possible", p->remove,
-                    maxrem);
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID, "%d stones to remove, at most %d possible",
+                         p->remove, maxrem);
     if (p->remove > 0 && v->first_mill_wins)
-        return fail(err, errlen, "stones to remove in a first-mill-wins variant");
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                         "stones to remove in a first-mill-wins variant");
     /* where a placement captures nothing, only a slide can have closed the
      * mill, and a side slides once its hand is empty */
     if (p->remove > 0 && !v->place_captures && !v->place_or_move && p->hand[p->side] > 0)
-        return fail(err, errlen, "%s to remove with %d still to place: in %s a placement "
-                    "captures nothing", colour_name[p->side], p->hand[p->side], v->name);
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                         "%s to remove with %d still to place: in %s a placement "
+                         "captures nothing",
+                         colour_name[p->side], p->hand[p->side], v->name);
     if (p->first_mill != MMTB_FIRST_MILL_NONE) {
         if (!v->first_mill_removal)
-            return fail(err, errlen, "a first-mill owner in a variant without first-mill-removal");
+            return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                             "a first-mill owner in a variant without first-mill-removal");
         if (p->first_mill > MMTB_FIRST_MILL_OF(MMTB_BLACK))
-            return fail(err, errlen, "first-mill owner %d is neither none (0), white (1) nor "
-                        "black (2)", p->first_mill);
+            return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                             "first-mill owner %d is neither none (0), white (1) nor "
+                             "black (2)",
+                             p->first_mill);
         if (p->remove > 0)
-            return fail(err, errlen, "a first-mill owner while a removal is pending");
+            return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                             "a first-mill owner while a removal is pending");
         int c = p->first_mill - 1;
         if (!has_mill(v, p->stones[c]))
-            return fail(err, errlen, "first-mill owner %s has no mill on the board",
-                        colour_name[c]);
+            return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                             "first-mill owner %s has no mill on the board", colour_name[c]);
     } else if (!owner_consistent(v, p)) {
-        return fail(err, errlen, "a mill on the board while placing, but no first-mill owner "
-                    "(first-mill=w or b)");
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                         "a mill on the board while placing, but no first-mill owner "
+                         "(first-mill=w or b)");
     }
     if (!shah_hands_ok(v, p))
-        return fail(err, errlen, "%s to move with %d in hand against %d: in %s the side to "
-                    "move has as many stones in hand as the other or one more",
-                    colour_name[p->side], p->hand[p->side], p->hand[p->side ^ 1], v->name);
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                         "%s to move with %d in hand against %d: in %s the side to "
+                         "move has as many stones in hand as the other or one more",
+                         colour_name[p->side], p->hand[p->side], p->hand[p->side ^ 1], v->name);
     if (p->ban_from == -1 && p->ban_to == -1)
         return MMTB_OK;
     if (!v->no_reclose)
-        return fail(err, errlen, "re-close restriction in a variant without that rule");
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                         "re-close restriction in a variant without that rule");
     if (p->remove > 0)
-        return fail(err, errlen, "re-close restriction while a removal is pending");
+        return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                         "re-close restriction while a removal is pending");
     const int8_t code[2] = {p->ban_from, p->ban_to};
     for (int k = 0; k < 2; k++) {
         int c = k == 0 ? p->side : p->side ^ 1, y, x;
         if (code[k] == -1)
             continue;
         if (!edge_decode(v, code[k], &y, &x))
-            return fail(err, errlen, "re-close restriction code %d out of range", code[k]);
+            return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                             "re-close restriction code %d out of range", code[k]);
         if (p->hand[c] > 0 && !v->place_or_move)
-            return fail(err, errlen, "re-close restriction of %s, which has stones to place",
-                        colour_name[c]);
+            return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                             "re-close restriction of %s, which has stones to place",
+                             colour_name[c]);
         if (!ban_bites(v, p->stones[c], p->stones[c ^ 1], y, x))
-            return fail(err, errlen, "re-close restriction of %s %s-%s restricts nothing",
-                        colour_name[c], v->point_name[y], v->point_name[x]);
+            return mmtb_fail(err, errlen, MMTB_ERR_INVALID,
+                             "re-close restriction of %s %s-%s restricts nothing", colour_name[c],
+                             v->point_name[y], v->point_name[x]);
     }
     return MMTB_OK;
 }

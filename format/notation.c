@@ -20,10 +20,10 @@
  */
 #include "notation.h"
 
+#include "helpers.h"
 #include "movegen.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,17 +38,6 @@ static const char *const fen_square[24] = {
 };
 
 static const char *const colour_name[2] = {"white", "black"};
-
-static int perr(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return MMTB_ERR_PARSE;
-}
 
 /* A token of the input: start and length. */
 struct tok {
@@ -128,8 +117,9 @@ static int number_field(struct tok t, int field, const char *what, long lo, long
     unsigned long long x;
     char b[24];
     if (!number(t, &x) || (long long)x < lo || x > (unsigned long long)hi)
-        return perr(err, errlen, "field %d (%s): expected a number from %ld to %ld, got '%s'",
-                    field, what, lo, hi, tokstr(t, b, sizeof b));
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "field %d (%s): expected a number from %ld to %ld, got '%s'", field, what,
+                         lo, hi, tokstr(t, b, sizeof b));
     *out = (long)x;
     return MMTB_OK;
 }
@@ -142,8 +132,8 @@ static int side_field(struct tok t, int field, uint8_t *side, char *err, size_t 
         *side = t.s[0] == 'w' ? MMTB_WHITE : MMTB_BLACK;
         return MMTB_OK;
     }
-    return perr(err, errlen, "field %d (side): expected 'w' or 'b', got '%s'", field,
-                tokstr(t, b, sizeof b));
+    return mmtb_fail(err, errlen, MMTB_ERR_PARSE, "field %d (side): expected 'w' or 'b', got '%s'",
+                     field, tokstr(t, b, sizeof b));
 }
 
 /* A comma-separated square list, or "-" for none. */
@@ -162,15 +152,16 @@ static int squares_field(const struct mmtb_variant *v, struct tok t, int field,
             e = end;
         struct tok sq = {c, (size_t)(e - c)};
         if (sq.n == 0)
-            return perr(err, errlen, "field %d (%s): empty square name in '%s'", field, what,
-                        tokstr(t, b, sizeof b));
+            return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                             "field %d (%s): empty square name in '%s'", field, what,
+                             tokstr(t, b, sizeof b));
         int pt = square(v, sq.s, sq.n);
         if (pt < 0)
-            return perr(err, errlen, "field %d (%s): unknown square '%s'", field, what,
-                        tokstr(sq, b, sizeof b));
+            return mmtb_fail(err, errlen, MMTB_ERR_PARSE, "field %d (%s): unknown square '%s'",
+                             field, what, tokstr(sq, b, sizeof b));
         if ((*mask | seen) & BIT(pt))
-            return perr(err, errlen, "field %d (%s): square %s listed twice", field, what,
-                        v->point_name[pt]);
+            return mmtb_fail(err, errlen, MMTB_ERR_PARSE, "field %d (%s): square %s listed twice",
+                             field, what, v->point_name[pt]);
         *mask |= BIT(pt);
         if (e == end)
             break;
@@ -191,11 +182,14 @@ static int first_mill_field(const struct mmtb_variant *v, struct tok t, int fiel
     if (t.n < k || strncmp(t.s, FIRST_MILL_KEY, k) != 0)
         return 0;
     if (!v->first_mill_removal)
-        return perr(err, errlen, "field %d (first mill): variant %s has no first-mill-removal",
-                    field, v->name);
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "field %d (first mill): variant %s has no first-mill-removal", field,
+                         v->name);
     if (t.n != k + 1 || (t.s[k] != 'w' && t.s[k] != 'b'))
-        return perr(err, errlen, "field %d (first mill): expected first-mill=w or "
-                    "first-mill=b, got '%s'", field, tokstr(t, b, sizeof b));
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "field %d (first mill): expected first-mill=w or "
+                         "first-mill=b, got '%s'",
+                         field, tokstr(t, b, sizeof b));
     *fm = MMTB_FIRST_MILL_OF(t.s[k] == 'w' ? MMTB_WHITE : MMTB_BLACK);
     return 1;
 }
@@ -216,27 +210,31 @@ static int bans_field(const struct mmtb_variant *v, struct tok t, int field,
         struct tok it = {c, (size_t)(e - c)};
         const char *dash = it.n > 2 ? memchr(it.s + 2, '-', it.n - 2) : NULL;
         if (it.n < 2 || (it.s[0] != 'w' && it.s[0] != 'b') || it.s[1] != ':' || !dash)
-            return perr(err, errlen,
-                        "field %d (restrictions): expected 'w:FROM-TO' or 'b:FROM-TO', got '%s'",
-                        field, tokstr(it, b, sizeof b));
+            return mmtb_fail(
+                err, errlen, MMTB_ERR_PARSE,
+                "field %d (restrictions): expected 'w:FROM-TO' or 'b:FROM-TO', got '%s'", field,
+                tokstr(it, b, sizeof b));
         int col = it.s[0] == 'w' ? MMTB_WHITE : MMTB_BLACK;
         int y = square(v, it.s + 2, (size_t)(dash - it.s - 2));
         int x = square(v, dash + 1, (size_t)(e - dash - 1));
         if (y < 0 || x < 0)
-            return perr(err, errlen, "field %d (restrictions): unknown square in '%s'", field,
-                        tokstr(it, b, sizeof b));
+            return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                             "field %d (restrictions): unknown square in '%s'", field,
+                             tokstr(it, b, sizeof b));
         if (seen[col])
-            return perr(err, errlen, "field %d (restrictions): two restrictions for %s", field,
-                        colour_name[col]);
+            return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                             "field %d (restrictions): two restrictions for %s", field,
+                             colour_name[col]);
         seen[col] = true;
         if (!v->no_reclose)
-            return perr(err, errlen,
-                        "field %d (restrictions): variant %s has no re-close rule", field,
-                        v->name);
+            return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                             "field %d (restrictions): variant %s has no re-close rule", field,
+                             v->name);
         int code = mmtb_edge_code(v, y, x);
         if (code < 0 || code >= MMTB_MAX_BANS)
-            return perr(err, errlen, "field %d (restrictions): %s and %s are not neighbours",
-                        field, v->point_name[y], v->point_name[x]);
+            return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                             "field %d (restrictions): %s and %s are not neighbours", field,
+                             v->point_name[y], v->point_name[x]);
         if (col == q->side)
             q->ban_from = (int8_t)code;
         else
@@ -254,7 +252,7 @@ static int finish(const struct mmtb_variant *v, const struct mmtb_pos *p, char *
 {
     char why[160];
     if (mmtb_pos_validate(v, p, why, sizeof why) != MMTB_OK)
-        return perr(err, errlen, "%s", why);
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE, "%s", why);
     return MMTB_OK;
 }
 
@@ -278,10 +276,10 @@ static int parse_simple(const struct mmtb_variant *v, const char *text, struct m
         n--;
     }
     if (n != 3 && n != 5)
-        return perr(err, errlen,
-                    "expected 3 or 5 fields (WHITE BLACK SIDE [WHITE_HAND BLACK_HAND]), "
-                    "then first-mill=w|b in Shah or the re-close restrictions, got %d",
-                    fields);
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "expected 3 or 5 fields (WHITE BLACK SIDE [WHITE_HAND BLACK_HAND]), "
+                         "then first-mill=w|b in Shah or the re-close restrictions, got %d",
+                         fields);
     if ((rc = squares_field(v, t[0], 1, "white", 0, &q.stones[0], err, errlen)) ||
         (rc = squares_field(v, t[1], 2, "black", q.stones[0], &q.stones[1], err, errlen)) ||
         (rc = side_field(t[2], 3, &q.side, err, errlen)))
@@ -349,9 +347,9 @@ static int fen_count_fields(const struct mmtb_variant *v, const struct tok *t, i
         n--;
     }
     if (n != 17)
-        return perr(err, errlen,
-                    "FEN: expected 17 fields (18 with first-mill=w|b or the restrictions), got %d",
-                    n);
+        return mmtb_fail(
+            err, errlen, MMTB_ERR_PARSE,
+            "FEN: expected 17 fields (18 with first-mill=w|b or the restrictions), got %d", n);
     return MMTB_OK;
 }
 
@@ -361,9 +359,9 @@ static int fen_board(const struct mmtb_variant *v, struct tok t, struct mmtb_pos
 {
     char b[40];
     if (t.n != 26 || t.s[8] != '/' || t.s[17] != '/')
-        return perr(err, errlen,
-                    "field 1 (board): expected 3 groups of 8 cells separated by '/', got '%s'",
-                    tokstr(t, b, sizeof b));
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "field 1 (board): expected 3 groups of 8 cells separated by '/', got '%s'",
+                         tokstr(t, b, sizeof b));
     for (int i = 0; i < 24; i++) {
         char c = t.s[i + i / 8];
         int pt = mmtb_variant_point(v, fen_square[i]);
@@ -372,9 +370,9 @@ static int fen_board(const struct mmtb_variant *v, struct tok t, struct mmtb_pos
         else if (c == '@')
             q->stones[1] |= BIT(pt);
         else if (c != '*')
-            return perr(err, errlen,
-                        "field 1 (board): cell %d (%s) is '%c', expected 'O', '@' or '*'", i + 1,
-                        fen_square[i], isprint((unsigned char)c) ? c : '?');
+            return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                             "field 1 (board): cell %d (%s) is '%c', expected 'O', '@' or '*'",
+                             i + 1, fen_square[i], isprint((unsigned char)c) ? c : '?');
     }
     return MMTB_OK;
 }
@@ -385,11 +383,13 @@ static int fen_phase_action(const struct tok *t, char *phase, char *action, char
 {
     char b[40];
     if (t[2].n != 1 || !strchr("rpmo", t[2].s[0]))
-        return perr(err, errlen, "field 3 (phase): expected 'r', 'p', 'm' or 'o', got '%s'",
-                    tokstr(t[2], b, sizeof b));
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "field 3 (phase): expected 'r', 'p', 'm' or 'o', got '%s'",
+                         tokstr(t[2], b, sizeof b));
     if (t[3].n != 1 || !strchr("psr", t[3].s[0]))
-        return perr(err, errlen, "field 4 (action): expected 'p', 's' or 'r', got '%s'",
-                    tokstr(t[3], b, sizeof b));
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "field 4 (action): expected 'p', 's' or 'r', got '%s'",
+                         tokstr(t[3], b, sizeof b));
     *phase = t[2].s[0];
     *action = t[3].s[0];
     return MMTB_OK;
@@ -412,14 +412,15 @@ static int fen_counts(const struct mmtb_variant *v, const struct tok *t, struct 
         int f = 5 + 2 * c;
         int on = __builtin_popcount(q->stones[c]);
         if (num[f] != on)
-            return perr(err, errlen, "field %d (%s): %ld, but the board shows %d %s stones", f,
-                        what[f], num[f], on, colour_name[c]);
+            return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                             "field %d (%s): %ld, but the board shows %d %s stones", f, what[f],
+                             num[f], on, colour_name[c]);
         q->hand[c] = (uint8_t)num[f + 1];
     }
     int s = q->side;
     if (num[10 - s] != 0)
-        return perr(err, errlen, "field %d (%s): %ld, but %s is not to move", 10 - s, what[10 - s],
-                    num[10 - s], colour_name[s ^ 1]);
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE, "field %d (%s): %ld, but %s is not to move",
+                         10 - s, what[10 - s], num[10 - s], colour_name[s ^ 1]);
     q->remove = (uint8_t)num[9 + s];
     return MMTB_OK;
 }
@@ -433,23 +434,29 @@ static int fen_phase_agrees(const struct mmtb_variant *v, const struct mmtb_pos 
     int s = q->side;
     bool in_hand = q->hand[0] || q->hand[1];
     if (action == 'r' && q->remove == 0)
-        return perr(err, errlen, "field 4 (action): 'r' (remove), but field %d (%s) is 0", 9 + s,
-                    what[9 + s]);
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "field 4 (action): 'r' (remove), but field %d (%s) is 0", 9 + s,
+                         what[9 + s]);
     if (action != 'r' && q->remove != 0)
-        return perr(err, errlen, "field 4 (action): '%c', but field %d (%s) is %d", action, 9 + s,
-                    what[9 + s], q->remove);
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "field 4 (action): '%c', but field %d (%s) is %d", action, 9 + s,
+                         what[9 + s], q->remove);
     if (action == 'p' && q->hand[s] == 0)
-        return perr(err, errlen, "field 4 (action): 'p' (place), but %s has no stone in hand",
-                    colour_name[s]);
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "field 4 (action): 'p' (place), but %s has no stone in hand",
+                         colour_name[s]);
     if (action == 's' && q->hand[s] != 0 && !v->place_or_move)
-        return perr(err, errlen, "field 4 (action): 's' (move), but %s has stones in hand",
-                    colour_name[s]);
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "field 4 (action): 's' (move), but %s has stones in hand", colour_name[s]);
     if (phase == 'm' && in_hand)
-        return perr(err, errlen, "field 3 (phase): 'm' (moving), but stones are in hand");
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "field 3 (phase): 'm' (moving), but stones are in hand");
     if (phase == 'p' && !in_hand && q->remove == 0)
-        return perr(err, errlen, "field 3 (phase): 'p' (placing), but no stones are in hand");
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "field 3 (phase): 'p' (placing), but no stones are in hand");
     if (phase == 'r' && (q->stones[0] | q->stones[1]))
-        return perr(err, errlen, "field 3 (phase): 'r' (ready), but the board is not empty");
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "field 3 (phase): 'r' (ready), but the board is not empty");
     return MMTB_OK;
 }
 
@@ -458,10 +465,10 @@ static int parse_fen(const struct mmtb_variant *v, const char *text, struct mmtb
                      size_t errlen)
 {
     if (!mmtb_fen_supported(v))
-        return perr(err, errlen,
-                    "FEN needs a 24-point board with the standard square names; "
-                    "variant %s has none",
-                    v->name);
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "FEN needs a 24-point board with the standard square names; "
+                         "variant %s has none",
+                         v->name);
     struct tok t[18];
     int n = tokenize(text, t, 18);
     struct mmtb_pos q;
@@ -492,7 +499,7 @@ int mmtb_pos_parse(const struct mmtb_variant *v, const char *text, struct mmtb_p
     if (err && errlen)
         err[0] = 0;
     if (!v || !text || !p)
-        return perr(err, errlen, "no variant, text or position");
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE, "no variant, text or position");
     if (strchr(text, '/'))
         return parse_fen(v, text, p, err, errlen);
     return parse_simple(v, text, p, err, errlen);
@@ -593,13 +600,14 @@ int mmtb_move_parse(const struct mmtb_variant *v, const char *text, struct mmtb_
     if (err && errlen)
         err[0] = 0;
     if (!v || !text || !m)
-        return perr(err, errlen, "no variant, text or move");
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE, "no variant, text or move");
     struct tok t[2];
     int nt = tokenize(text, t, 2);
     if (nt != 1)
-        return perr(err, errlen, "move: expected one token like d6, d6-d5, d6-d5xb4 or xb4, "
-                                 "got %d tokens",
-                    nt);
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "move: expected one token like d6, d6-d5, d6-d5xb4 or xb4, "
+                         "got %d tokens",
+                         nt);
     const char *s = t[0].s, *end = s + t[0].n;
     struct mmtb_move r = {-1, -1, -1};
     if (t[0].n == 4 && !memcmp(s, "pass", 4)) {
@@ -616,8 +624,9 @@ int mmtb_move_parse(const struct mmtb_variant *v, const char *text, struct mmtb_
         }
         int pt = square(v, sq.s, sq.n);
         if (pt < 0)
-            return perr(err, errlen, "move '%s': unknown square '%s' after 'x'",
-                        tokstr(t[0], b, 20), tokstr(sq, b + 20, 20));
+            return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                             "move '%s': unknown square '%s' after 'x'", tokstr(t[0], b, 20),
+                             tokstr(sq, b + 20, 20));
         r.remove = (int8_t)pt;
         *m = r;
         return MMTB_OK;
@@ -630,8 +639,9 @@ int mmtb_move_parse(const struct mmtb_variant *v, const char *text, struct mmtb_
         struct tok fr = {s, (size_t)(dash - s)};
         int pt = square(v, fr.s, fr.n);
         if (pt < 0)
-            return perr(err, errlen, "move '%s': unknown square '%s' before '-'",
-                        tokstr(t[0], b, 20), tokstr(fr, b + 20, 20));
+            return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                             "move '%s': unknown square '%s' before '-'", tokstr(t[0], b, 20),
+                             tokstr(fr, b + 20, 20));
         r.from = (int8_t)pt;
         rest = dash + 1;
     }
@@ -651,8 +661,9 @@ int mmtb_move_parse(const struct mmtb_variant *v, const char *text, struct mmtb_
     }
     if (to < 0) {
         struct tok tt = {rest, (size_t)(end - rest)};
-        return perr(err, errlen, "move '%s': cannot read '%s' as SQUARE or SQUARExSQUARE",
-                    tokstr(t[0], b, 20), tokstr(tt, b + 20, 20));
+        return mmtb_fail(err, errlen, MMTB_ERR_PARSE,
+                         "move '%s': cannot read '%s' as SQUARE or SQUARExSQUARE",
+                         tokstr(t[0], b, 20), tokstr(tt, b + 20, 20));
     }
     r.to = (int8_t)to;
     *m = r;
