@@ -600,25 +600,40 @@ void mmtb_index_rank_stab_many(const mmtb_index *ix, struct mmtb_sector s,
     rank_stab_many_body(ix, s, movers, opps, n, out, nstab, compress_portable);
 }
 
-/* rank_body for several opponent sets of one mover: the mover's look-up,
- * symmetry and stabilizer are shared. */
+/* rank_body in two steps (mmtb_index_mover_prepare, rank_prepared_body):
+ * the mover's look-up, symmetry and stabilizer once for many opponent
+ * sets. */
+void mmtb_index_mover_prepare(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
+                              struct mmtb_index_mover *m)
+{
+    uint32_t e = ix->lookup[s.w][colex_rank(ix, mover)];
+    uint32_t ci = e & LK_CI_MASK;
+    m->g = (int)((e >> LK_SYM_SHIFT) & LK_SYM_MASK);
+    m->free_ = ~mmtb_sym_apply(ix->v, m->g, mover);
+    m->base = (uint64_t)ci * ix->binom[ix->n - s.w][s.b];
+    m->stab = (e & LK_STAB) ? ix->stab[s.w][ci] : 0;
+}
+
+/* The rank of (the prepared mover, opp). */
+static inline __attribute__((always_inline)) uint64_t
+rank_prepared_body(const mmtb_index *ix, const struct mmtb_index_mover *m, uint32_t opp,
+                   compress_fn compress)
+{
+    uint32_t o = mmtb_sym_apply(ix->v, m->g, opp);
+    if (m->stab)
+        o = stab_min(ix->v, m->stab, o);
+    return m->base + colex_rank(ix, compress(ix, o, m->free_));
+}
+
+/* rank_body for several opponent sets of one mover. */
 static inline __attribute__((always_inline)) void
 rank_many_body(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover, const uint32_t *opps,
                int n, uint64_t *out, compress_fn compress)
 {
-    const struct mmtb_variant *v = ix->v;
-    uint32_t e = ix->lookup[s.w][colex_rank(ix, mover)];
-    int g = (int)((e >> LK_SYM_SHIFT) & LK_SYM_MASK);
-    uint32_t ci = e & LK_CI_MASK;
-    uint32_t free_ = ~mmtb_sym_apply(v, g, mover);
-    uint64_t base = (uint64_t)ci * ix->binom[ix->n - s.w][s.b];
-    uint64_t stab = (e & LK_STAB) ? ix->stab[s.w][ci] : 0;
-    for (int k = 0; k < n; k++) {
-        uint32_t o = mmtb_sym_apply(v, g, opps[k]);
-        if (stab)
-            o = stab_min(v, stab, o);
-        out[k] = base + colex_rank(ix, compress(ix, o, free_));
-    }
+    struct mmtb_index_mover m;
+    mmtb_index_mover_prepare(ix, s, mover, &m);
+    for (int k = 0; k < n; k++)
+        out[k] = rank_prepared_body(ix, &m, opps[k], compress);
 }
 
 #if MMTB_INDEX_X86
@@ -641,28 +656,6 @@ void mmtb_index_rank_same_mover(const mmtb_index *ix, struct mmtb_sector s, uint
     }
 #endif
     rank_many_body(ix, s, mover, opps, n, out, compress_portable);
-}
-
-void mmtb_index_mover_prepare(const mmtb_index *ix, struct mmtb_sector s, uint32_t mover,
-                              struct mmtb_index_mover *m)
-{
-    uint32_t e = ix->lookup[s.w][colex_rank(ix, mover)];
-    uint32_t ci = e & LK_CI_MASK;
-    m->g = (int)((e >> LK_SYM_SHIFT) & LK_SYM_MASK);
-    m->free_ = ~mmtb_sym_apply(ix->v, m->g, mover);
-    m->base = (uint64_t)ci * ix->binom[ix->n - s.w][s.b];
-    m->stab = (e & LK_STAB) ? ix->stab[s.w][ci] : 0;
-}
-
-/* rank_many_body's step for one opponent set */
-static inline __attribute__((always_inline)) uint64_t
-rank_prepared_body(const mmtb_index *ix, const struct mmtb_index_mover *m, uint32_t opp,
-                   compress_fn compress)
-{
-    uint32_t o = mmtb_sym_apply(ix->v, m->g, opp);
-    if (m->stab)
-        o = stab_min(ix->v, m->stab, o);
-    return m->base + colex_rank(ix, compress(ix, o, m->free_));
 }
 
 #if MMTB_INDEX_X86
