@@ -630,6 +630,10 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
     if (me->partner < 0)
         return MMTB_OK;
     struct member *pa = &j->m[me->partner];
+    /* nothing of mi decided at d, nothing to pass on (the early levels of
+     * a pair whose exits are deep; a split rank's count is its own) */
+    if (!j->sp && j->mhist[mi][d] == 0)
+        return MMTB_OK;
     if (!j->sp && level_forward(j, mi, d)) {
         uint64_t found = forward_member(j, mi, d);
         count_decided(j, me->partner, d + 1, found);
