@@ -55,17 +55,9 @@ struct bans_scratch {
     uint64_t marks[CHUNK / 64];        /* a level unit's stones with a state decided */
 };
 
-bool bans_fast(const struct mmtb_variant *v)
-{
-    /* what succ.c models, with the restrictions; the rest goes through the
-     * per-position path (movegen.c) */
-    return v->no_reclose && !v->first_mill_removal && !v->first_mill_wins &&
-           !v->both_trapped_draw && !v->place_or_move && v->nomove != MMTB_NOMOVE_PASSES;
-}
-
 bool bans_job(const struct job *j)
 {
-    return job_has_state(j) && bans_fast(j->v);
+    return job_has_state(j) && succ_models_bans(j->v);
 }
 
 struct bans_scratch *bans_scratch_new(const struct mmtb_variant *v)
@@ -97,15 +89,6 @@ int bans_setup(struct job *j)
     return MMTB_OK;
 }
 
-/* The live restrictions of both sides of stones (m, o) of sector s, as
- * the index lists them (none for a side with stones in hand). */
-static void live_lists(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m, uint32_t o,
-                       int8_t *F, int *nf, int8_t *T, int *nt)
-{
-    *nf = s.w_hand == 0 ? mmtb_live_bans(v, m, o, F) : 0;
-    *nt = s.b_hand == 0 ? mmtb_live_bans(v, o, m, T) : 0;
-}
-
 /* Add to set the live restrictions of own into point p (empty): the
  * slides y -> p closing a mill of own that p alone is missing. */
 static void live_into(const struct mmtb_variant *v, uint32_t own, int p, uint64_t set[2])
@@ -121,14 +104,6 @@ static void live_into(const struct mmtb_variant *v, uint32_t own, int p, uint64_
                 set[c >> 6] |= (uint64_t)1 << (c & 63);
         }
     }
-}
-
-/* State k (0: none) of stones with live lists F, T: its restrictions. */
-static inline void state_bans(int k, const int8_t *F, const int8_t *T, int nt, int *f, int *t)
-{
-    int a = k / (nt + 1), b = k % (nt + 1);
-    *f = a ? F[a - 1] : -1;
-    *t = b ? T[b - 1] : -1;
 }
 
 /* ------------------------------------------------------------------ init */
@@ -249,7 +224,7 @@ static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
             continue;
         }
         int nf, nt;
-        live_lists(v, me->s, M, O, F, &nf, T, &nt);
+        succ_live_lists(v, me->s, M, O, F, &nf, T, &nt);
         int K = (nf + 1) * (nt + 1);
         struct mmtb_ban_rank self;
         if (it.nstab > 1) /* some states are images of others: the least is kept */
@@ -263,7 +238,7 @@ static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
         for (int k = 0; k < K; k++) {
             uint64_t slot = k ? first + (uint64_t)k - 1 : i;
             int f, t, rd = -1;
-            state_bans(k, F, T, nt, &f, &t);
+            succ_state_bans(k, F, T, nt, &f, &t);
             if (k && it.nstab > 1 && mmtb_ban_index_rank_state(me->bx, &self, f, t) != slot) {
                 me->st[slot] = ST_UNUSED;
                 continue;
@@ -520,14 +495,14 @@ void bans_level_unit(struct job *j, const struct member *me, const struct member
                 if (x != want_loss && x != want_win)
                     continue;
                 if (n < 0) { /* the first state decided here: the stones' work */
-                    live_lists(v, me->s, M, O, F, &nf, T, &nt);
+                    succ_live_lists(v, me->s, M, O, F, &nf, T, &nt);
                     uint64_t fs[2] = {0, 0};
                     for (int q = 0; q < nf; q++)
                         fs[F[q] >> 6] |= (uint64_t)1 << (F[q] & 63);
                     n = stone_preds(j, me, pa, M, O, fs, b);
                 }
                 int f, t, nst = 1;
-                state_bans(k, F, T, nt, &f, &t);
+                succ_state_bans(k, F, T, nt, &f, &t);
                 if (it.nstab > 1) {
                     struct mmtb_ban_rank self;
                     mmtb_ban_index_rank_stones(me->bx, M, O, &self);
@@ -548,8 +523,8 @@ void bans_level_slot(struct job *j, const struct member *me, const struct member
     mmtb_index_unrank(j->ix, me->s, i, &M, &O);
     int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
     int nf, nt, f, t, nst;
-    live_lists(j->v, me->s, M, O, F, &nf, T, &nt);
-    state_bans(slot == i ? 0 : (int)(slot - first) + 1, F, T, nt, &f, &t);
+    succ_live_lists(j->v, me->s, M, O, F, &nf, T, &nt);
+    succ_state_bans(slot == i ? 0 : (int)(slot - first) + 1, F, T, nt, &f, &t);
     struct mmtb_ban_rank self;
     mmtb_ban_index_rank_stones(me->bx, M, O, &self);
     mmtb_ban_index_rank_state_stab(me->bx, &self, f, t, &nst);

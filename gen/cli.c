@@ -14,8 +14,8 @@
 
 static const char usage_gen[] =
     "usage: mmtb-gen -v VARIANT -o DIR [options]\n"
-    "       mmtb-gen verify -t DIR [--sectors LIST] [--ledger FILE] [--threads N] [--quiet]\n"
-    "                       [--json] [--verbose]\n"
+    "       mmtb-gen verify -t DIR [--sectors LIST] [--ledger FILE] [--by-rules]\n"
+    "                       [--threads N] [--quiet] [--json] [--verbose]\n"
     "       mmtb-gen pack -t DIR [--level N] [--threads N] [--quiet] [--json]\n"
     "\n"
     "Solves a Morris variant by retrograde analysis and writes its tables to DIR.\n"
@@ -58,7 +58,10 @@ static const char usage_gen[] =
     "absent), and a rerun with the same FILE skips the sectors recorded there\n"
     "whose file and successors' files are unchanged: an interrupted verification\n"
     "goes on where it stopped. --verbose: after each sector, the share of the\n"
-    "positions done and the time left, on stderr.\n"
+    "positions done and the time left, on stderr. Positions with re-close\n"
+    "restrictions are re-derived on the solver's move generator, grouped by their\n"
+    "stones; --by-rules takes them one by one through the rules of the probe\n"
+    "library instead (independent of the solver, about 3 times slower).\n"
     "\n"
     "pack rewrites the finished sector files in DIR to keep only the depths of\n"
     "losses (about half the size for a whole game): a probe then finds a win's\n"
@@ -251,6 +254,8 @@ static int parse_verify(struct gen_cli *c, const char *cmd, int argc, char **arg
             o->ledger = argv[++i];
         } else if (!strcmp(a, "--verbose")) {
             o->verbose = true;
+        } else if (!strcmp(a, "--by-rules")) {
+            o->by_rules = true;
         } else {
             say(msg, "%s verify: unknown or incomplete option '%s' (see --help)\n", cmd, a);
             return 1;

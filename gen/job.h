@@ -448,14 +448,13 @@ int init_pass(struct job *j);
 /*
  * bans.c: the positions with re-close restrictions on bitboards, grouped by
  * their stones, where the variant's other rules are those succ.c models
- * (bans_fast; a job with state of another variant goes through the
+ * (succ_models_bans; a job with state of another variant goes through the
  * per-position path of init.c and levels.c).  bans_setup: each member's
  * bfirst (after the indexes are built); bans_init_member: the init pass of
  * member mi; bans_level_unit: the level work of chunk c of scheme 1 slots
  * of member me (its states' predecessors in pa queued in bufs, as
  * levels.c's level_chunk does).  Statuses as init_pass.
  */
-bool bans_fast(const struct mmtb_variant *v);
 bool bans_job(const struct job *j);
 int bans_setup(struct job *j);
 int bans_init_member(struct job *j, int mi);

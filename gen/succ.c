@@ -5,6 +5,8 @@
  */
 #include "succ.h"
 
+#include <string.h>
+
 #include "movegen.h"
 
 uint32_t succ_removable(const struct mmtb_variant *v, uint32_t opp)
@@ -278,4 +280,24 @@ bool succ_ban_bites(const struct mmtb_variant *v, uint32_t own, uint32_t oth, in
     if (!(own & (1u << y)) || ((own | oth) & (1u << x)))
         return false;
     return mmtb_closes_mill(v, (own & ~(1u << y)) | (1u << x), x);
+}
+
+bool succ_models_bans(const struct mmtb_variant *v)
+{
+    return v->no_reclose && !v->first_mill_removal && !v->first_mill_wins &&
+           !v->both_trapped_draw && !v->place_or_move && v->nomove != MMTB_NOMOVE_PASSES;
+}
+
+void succ_live_lists(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m, uint32_t o,
+                     int8_t *F, int *nf, int8_t *T, int *nt)
+{
+    *nf = s.w_hand == 0 ? mmtb_live_bans(v, m, o, F) : 0;
+    *nt = s.b_hand == 0 ? mmtb_live_bans(v, o, m, T) : 0;
+}
+
+void succ_into_table(const struct mmtb_variant *v, uint64_t into[][MMTB_MAX_BANS / 64])
+{
+    memset(into, 0, MMTB_MAX_POINTS * sizeof *into);
+    for (int c = 0; c < v->nedges && c < MMTB_MAX_BANS; c++)
+        into[v->edge_x[c]][c >> 6] |= (uint64_t)1 << (c & 63);
 }

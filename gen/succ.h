@@ -8,6 +8,7 @@
 #define MMTB_SUCC_H
 
 #include "helpers.h"
+#include "movegen.h"
 #include "variant.h"
 
 /* What one move leads to. */
@@ -95,6 +96,53 @@ int succ_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
  */
 int succ_earned(const struct mmtb_variant *v, uint32_t mover, int from, int to);
 bool succ_ban_bites(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int code);
+
+/* Whether the variant's rules beside the restrictions are those this file
+ * models (else positions with restrictions go through format/movegen.c). */
+bool succ_models_bans(const struct mmtb_variant *v);
+
+/*
+ * The states of stones (m to move, o) of sector s with restrictions: the
+ * live restrictions of each side (mmtb_live_bans; none for a side with
+ * stones in hand) into F, *nf and T, *nt; there are (*nf + 1) * (*nt + 1)
+ * states, and state k (0: none) carries the mover's restriction *f and
+ * the opponent's *t (each -1 or a code) as succ_state_bans gives them.
+ */
+void succ_live_lists(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m, uint32_t o,
+                     int8_t *F, int *nf, int8_t *T, int *nt);
+/*
+ * The live restrictions of a side with stones own against oth are those of
+ * own alone (no other stone on the board) less the ones into a point of
+ * oth: a restriction's slide ends on an empty point, and that is all oth
+ * changes.  So the successors of a position, which share stone sets, share
+ * most of the work.  into[x] (succ_into_table) holds the codes of the
+ * slides into point x; succ_live_alone is mmtb_live_ban_set with oth
+ * empty, succ_live_less the rest.
+ */
+void succ_into_table(const struct mmtb_variant *v, uint64_t into[][MMTB_MAX_BANS / 64]);
+static inline void succ_live_alone(const struct mmtb_variant *v, uint32_t own,
+                                   uint64_t out[MMTB_MAX_BANS / 64])
+{
+    mmtb_live_ban_set(v, own, 0, out);
+}
+static inline void succ_live_less(const uint64_t alone[MMTB_MAX_BANS / 64],
+                                  const uint64_t into[][MMTB_MAX_BANS / 64], uint32_t oth,
+                                  uint64_t out[MMTB_MAX_BANS / 64])
+{
+    for (int w = 0; w < MMTB_MAX_BANS / 64; w++)
+        out[w] = alone[w];
+    for (; oth; oth &= oth - 1)
+        for (int w = 0; w < MMTB_MAX_BANS / 64; w++)
+            out[w] &= ~into[__builtin_ctz(oth)][w];
+}
+
+static inline void succ_state_bans(int k, const int8_t *F, const int8_t *T, int nt, int *f,
+                                   int *t)
+{
+    int a = k / (nt + 1), b = k % (nt + 1);
+    *f = a ? F[a - 1] : -1;
+    *t = b ? T[b - 1] : -1;
+}
 
 /* The partner sector: the same stones with the other side to move. */
 static inline struct mmtb_sector sector_partner(struct mmtb_sector s)

@@ -266,38 +266,305 @@ out:
     return rc;
 }
 
-/*
- * Sectors whose positions carry restrictions or a first-mill owner
- * (format/ban_index.h: every sector of no_reclose variants, Shah's
- * placement sectors): sector s and the sectors its moves lead to are held
- * in memory (held.h: read once through libmmtb), and every canonical slot
- * of s is re-derived from its successors' stored values by the rules of
- * format/movegen.c (moves, apply, the rules of game over) and compared
- * with the value stored for it.  Shah's openings, which no table stores,
- * are valued through mmtb_probe.  *checked and *bad are counted.  A
- * count table in the file (no_reclose) is checked first, entry by entry:
- * a wrong one is an error (MMTB_ERR_CORRUPT), not a count of positions.
- */
-static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
-                          uint64_t *checked, uint64_t *bad, uint64_t *first_bad,
-                          struct progress *prog, char *err, size_t errlen)
+/* The value (wdl 0/1/2, depth) of position p by the rules of
+ * format/movegen.c from its successors' values (verify_by_rules); mv and
+ * lk have room for MMTB_MAX_MOVES.  Returns MMTB_OK or a probe's status. */
+static int rules_derive(const struct mmtb_variant *v, const mmtb_index *ix, const struct held *h,
+                        mmtb_ctx *ctx, const struct mmtb_pos *p, struct mmtb_move *mv,
+                        struct hlook *lk, int *w, int *d)
 {
-    const struct mmtb_variant *v = mmtb_tb_variant(tb);
-    struct held h;
-    memset(&h, 0, sizeof h);
-    int rc = hold_with_successors(tb, ix, s, &h, err, errlen);
-    if (rc != MMTB_OK)
-        return rc;
-    const struct held_sector *me = held_find(&h, s);
-    if (v->no_reclose) {
-        err[0] = 0;
-        rc = check_count_table(dir, s, me->bx, err, errlen);
-        if (rc != MMTB_OK) {
-            held_free(&h);
-            return rc;
+    int term = mmtb_pos_terminal(v, p), lrc = MMTB_OK;
+    *w = term == MMTB_DRAW ? 1 : 0;
+    *d = 0;
+    if (term == MMTB_DRAW || term == MMTB_LOSS)
+        return MMTB_OK;
+    int n = mmtb_gen_moves(v, p, mv), best_win = 0, worst_loss = 0;
+    bool draw = false;
+    /* every successor located and its look-up started before any is read */
+    for (int k = 0; k < n && lrc == MMTB_OK; k++) {
+        struct mmtb_pos q;
+        mmtb_pos_apply(v, p, &mv[k], &q);
+        int tq = mmtb_pos_terminal(v, &q);
+        lk[k].hs = NULL;
+        lk[k].tq = tq;
+        if (tq == MMTB_LOSS || tq == MMTB_DRAW)
+            continue;
+        lk[k].hs = held_locate(h, ix, &q, &lk[k].slot);
+        if (lk[k].hs)
+            __builtin_prefetch(&lk[k].hs->code[lk[k].slot]);
+        else
+            lrc = mmtb_probe(ctx, &q, &lk[k].probed);
+    }
+    for (int k = 0; k < n && lrc == MMTB_OK; k++) {
+        struct mmtb_value qv;
+        if (lk[k].tq == MMTB_LOSS)
+            qv = (struct mmtb_value){.wdl = MMTB_LOSS, .dtw = 0};
+        else if (lk[k].tq == MMTB_DRAW)
+            qv = (struct mmtb_value){.wdl = MMTB_DRAW, .dtw = -1};
+        else if (lk[k].hs)
+            held_read(lk[k].hs, lk[k].slot, &qv);
+        else
+            qv = lk[k].probed;
+        int depth = qv.dtw + 1;
+        if (qv.wdl == MMTB_LOSS)
+            best_win = !best_win || depth < best_win ? depth : best_win;
+        else if (qv.wdl == MMTB_DRAW)
+            draw = true;
+        else if (depth > worst_loss)
+            worst_loss = depth;
+    }
+    if (best_win)
+        *w = 2, *d = best_win;
+    else if (draw)
+        *w = 1;
+    else
+        *d = worst_loss;
+    return lrc;
+}
+
+/* A successor of the stones of a position of verify_stones: the move, the
+ * restriction it earns (or -1), and its stones ranked in its held sector
+ * (not when it wins at once). */
+struct vstone {
+    int8_t from, to, earned;
+    bool win;
+    uint32_t qm, qo;
+    const struct held_sector *hs;
+    struct mmtb_ban_rank r;
+};
+
+/* The successors of stones (M, O) of sector s into x, their stones ranked
+ * in their held sectors, with their live restrictions from those of each
+ * stone set alone (succ_live_less; into: succ_into_table); returns the
+ * count, or -1 when one's sector is not held. */
+static int stone_succs(const struct mmtb_variant *v, const struct held *h, struct mmtb_sector s,
+                       uint32_t M, uint32_t O, const uint64_t into[][MMTB_MAX_BANS / 64],
+                       struct succ *sc, struct vstone *x)
+{
+    int n = succ_generate(v, s, M, O, sc);
+    /* the alone sets of O, of the mover's last stones and of O less the
+     * last capture: successors come move by move, captures together */
+    uint64_t aO[MMTB_MAX_BANS / 64], aM[MMTB_MAX_BANS / 64], aC[MMTB_MAX_BANS / 64];
+    uint32_t lastM = 0, lastC = 0;
+    bool haveM = false, haveC = false;
+    succ_live_alone(v, O, aO);
+    for (int k = 0; k < n; k++) {
+        uint32_t left = M & ~sc[k].opp;
+        x[k].from = (int8_t)(left ? __builtin_ctz(left) : -1);
+        x[k].to = (int8_t)__builtin_ctz(sc[k].opp & ~M);
+        x[k].earned = (int8_t)succ_earned(v, M, x[k].from, x[k].to);
+        x[k].win = sc[k].kind == SUCC_WIN;
+        if (x[k].win)
+            continue;
+        x[k].qm = sc[k].mover;
+        x[k].qo = sc[k].opp;
+        x[k].hs = held_find(h, sc[k].t);
+        if (!x[k].hs || !x[k].hs->bx)
+            return -1;
+        mmtb_ban_index_rank_begin(x[k].hs->bx, x[k].qm, x[k].qo, &x[k].r);
+        __builtin_prefetch(&x[k].hs->code[x[k].r.slot0]);
+    }
+    for (int k = 0; k < n; k++) {
+        if (x[k].win)
+            continue;
+        uint64_t fs[MMTB_MAX_BANS / 64] = {0}, ts[MMTB_MAX_BANS / 64] = {0};
+        if (!haveM || x[k].qo != lastM) {
+            succ_live_alone(v, lastM = x[k].qo, aM);
+            haveM = true;
+        }
+        const uint64_t *am = aO;
+        if (x[k].qm != O) {
+            if (!haveC || x[k].qm != lastC) {
+                succ_live_alone(v, lastC = x[k].qm, aC);
+                haveC = true;
+            }
+            am = aC;
+        }
+        if (sc[k].t.w_hand == 0)
+            succ_live_less(am, into, x[k].qo, fs);
+        if (sc[k].t.b_hand == 0)
+            succ_live_less(aM, into, x[k].qm, ts);
+        mmtb_ban_index_rank_end(x[k].hs->bx, &x[k].r, fs, ts);
+    }
+    return n;
+}
+
+/* The value (wdl 0/1/2, depth) of the state of stones whose n successors
+ * are x with the mover's restriction f and the opponent's t, from the
+ * successors' stored values: the quickest win, else a draw, else the
+ * slowest loss; no move left (all forbidden) is a loss in 0. */
+static void state_derive(const struct mmtb_variant *v, const struct vstone *x, int n, int f, int t,
+                         int *w, int *d)
+{
+    int fy = f >= 0 ? v->edge_y[f] : -2, fx = f >= 0 ? v->edge_x[f] : -2;
+    int moves = 0, best_win = 0, worst_loss = 0;
+    bool draw = false;
+    /* the successors' states ranked and their look-ups started first */
+    uint64_t rs[MMTB_MAX_MOVES];
+    for (int k = 0; k < n; k++) {
+        if (x[k].win || (x[k].from == fy && x[k].to == fx))
+            continue;
+        int bm = t >= 0 && succ_ban_bites(v, x[k].qm, x[k].qo, t) ? t : -1;
+        rs[k] = mmtb_ban_index_rank_state(x[k].hs->bx, &x[k].r, bm, x[k].earned);
+        __builtin_prefetch(&x[k].hs->code[rs[k]]);
+    }
+    for (int k = 0; k < n; k++) {
+        if (x[k].from == fy && x[k].to == fx)
+            continue; /* the restriction forbids this slide */
+        moves++;
+        if (x[k].win) {
+            best_win = 1;
+            continue;
+        }
+        uint64_t r = rs[k];
+        uint8_t c = x[k].hs->code[r];
+        int qw = vc_wdl(c), depth = vc_depth(c, &x[k].hs->deep, r) + 1;
+        if (qw == 0)
+            best_win = !best_win || depth < best_win ? depth : best_win;
+        else if (qw == 1)
+            draw = true;
+        else if (depth > worst_loss)
+            worst_loss = depth;
+    }
+    if (best_win)
+        *w = 2, *d = best_win;
+    else if (draw)
+        *w = 1, *d = 0;
+    else
+        *w = 0, *d = moves ? worst_loss : 0;
+}
+
+/* What a pass over a sector counted. */
+struct vcount {
+    uint64_t checked, bad, first_bad;
+};
+
+/* Count the state in slot `slot` of sector me, whose value re-derived is
+ * (w, d). */
+static void vcount_add(struct vcount *vc, const struct held_sector *me, uint64_t slot, int w,
+                       int d)
+{
+    vc->checked++;
+    if (w != vc_wdl(me->code[slot]) || d != vc_depth(me->code[slot], &me->deep, slot)) {
+        vc->bad++;
+        vc->first_bad = slot < vc->first_bad ? slot : vc->first_bad;
+    }
+}
+
+/* Check the stones of scheme 1 slots [lo, hi) of sector me (first: the
+ * slot of the first state with restrictions of lo) and all their states.
+ * Returns MMTB_OK, or MMTB_ERR_INVALID with a reason in *why. */
+static int stones_chunk(const struct mmtb_variant *v, const mmtb_index *ix, const struct held *h,
+                        const struct held_sector *me, uint64_t lo, uint64_t hi, uint64_t first,
+                        const uint64_t into[][MMTB_MAX_BANS / 64], struct succ *sc,
+                        struct vstone *x, struct vcount *vc, const char **why)
+{
+    const uint8_t *cnt = mmtb_ban_index_counts(me->bx);
+    struct mmtb_index_iter it;
+    mmtb_index_iter_start(&it, ix, me->s, lo, hi);
+    uint64_t i;
+    uint32_t M, O;
+    bool canonical;
+    int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
+    while (mmtb_index_iter_next(&it, &i, &M, &O, &canonical)) {
+        uint64_t f0 = first;
+        first += cnt[i];
+        if (!canonical)
+            continue;
+        int nf, nt;
+        succ_live_lists(v, me->s, M, O, F, &nf, T, &nt);
+        if ((nf + 1) * (nt + 1) != cnt[i] + 1) {
+            *why = "a position's restriction states differ from its index's";
+            return MMTB_ERR_INVALID;
+        }
+        struct mmtb_ban_rank self;
+        if (it.nstab > 1) /* some states are images of others: the least is stored */
+            mmtb_ban_index_rank_stones(me->bx, M, O, &self);
+        int term = succ_terminal(v, me->s, M, O);
+        int n = term == MMTB_NOT_TERMINAL ? stone_succs(v, h, me->s, M, O, into, sc, x) : 0;
+        if (n < 0) {
+            *why = "a successor's sector is not held";
+            return MMTB_ERR_INVALID;
+        }
+        for (int k = 0; k <= cnt[i]; k++) {
+            uint64_t slot = k ? f0 + (uint64_t)k - 1 : i;
+            int f, t, w = term == MMTB_DRAW ? 1 : 0, d = 0;
+            succ_state_bans(k, F, T, nt, &f, &t);
+            if (k && it.nstab > 1 && mmtb_ban_index_rank_state(me->bx, &self, f, t) != slot)
+                continue; /* an image of a state stored elsewhere */
+            if (term == MMTB_NOT_TERMINAL)
+                state_derive(v, x, n, f, t, &w, &d);
+            vcount_add(vc, me, slot, w, d);
         }
     }
+    return MMTB_OK;
+}
+
+/*
+ * Re-close sectors of variants whose other rules gen/succ.c models
+ * (succ_models_bans), as the solver sees them: each canonical set of
+ * stones once, its successors generated on bitboards and their stones
+ * ranked once, then every state of the stones (the restrictions each side
+ * carries) re-derived from what those successors' states store.  The
+ * scheme 1 slots go in chunks; each chunk knows where its states begin.
+ */
+static int verify_stones(const struct mmtb_variant *v, const mmtb_index *ix, const struct held *h,
+                         const struct held_sector *me, struct vcount *out, struct progress *prog,
+                         const char **why)
+{
+    const uint64_t chunk = 4096, base = mmtb_ban_index_base(me->bx);
+    const uint64_t nchunks = (base + chunk - 1) / chunk;
+    uint64_t checked = 0, bad = 0, fb = UINT64_MAX, done = 0;
+    uint64_t into[MMTB_MAX_POINTS][MMTB_MAX_BANS / 64];
+    succ_into_table(v, into);
+    int rc = MMTB_OK;
+#pragma omp parallel reduction(+ : checked, bad)
+    {
+        struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
+        struct vstone *x = malloc(MMTB_MAX_MOVES * sizeof *x);
+        int lrc = sc && x ? MMTB_OK : MMTB_ERR_NOMEM;
+        const char *lwhy = "out of memory";
+#pragma omp for schedule(dynamic, 4)
+        for (uint64_t c = 0; c < nchunks; c++) {
+            if (lrc != MMTB_OK)
+                continue;
+            uint64_t lo = c * chunk, hi = lo + chunk < base ? lo + chunk : base;
+            struct vcount vc = {0, 0, UINT64_MAX};
+            lrc = stones_chunk(v, ix, h, me, lo, hi, mmtb_ban_index_first(me->bx, lo), into, sc,
+                               x, &vc, &lwhy);
+            checked += vc.checked;
+            bad += vc.bad;
+            if (vc.first_bad != UINT64_MAX) {
+#pragma omp critical(mmtb_vbad)
+                fb = vc.first_bad < fb ? vc.first_bad : fb;
+            }
+            uint64_t dn = __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
+            if (omp_get_thread_num() == 0)
+                progress_update(prog, dn, nchunks);
+        }
+        free(sc);
+        free(x);
+#pragma omp critical(mmtb_vrc)
+        if (lrc != MMTB_OK && rc == MMTB_OK)
+            rc = lrc, *why = lwhy;
+    }
+    *out = (struct vcount){checked, bad, fb};
+    return rc;
+}
+
+/*
+ * Sectors whose positions carry more state, by the rules of
+ * format/movegen.c position by position (moves, apply, the rules of game
+ * over): every canonical slot of sector me re-derived from its successors'
+ * stored values (held in h, or, for Shah's openings, which no table
+ * stores, through mmtb_probe).  Independent of the solver's move generator.
+ */
+static int verify_by_rules(const struct mmtb_variant *v, mmtb_tb *tb, const mmtb_index *ix,
+                           const struct held *h, const struct held_sector *me,
+                           struct vcount *out, struct progress *prog)
+{
     uint64_t slots = me->slots, nb = 0, nc = 0, fb = UINT64_MAX;
+    int rc = MMTB_OK;
     const uint64_t chunk = 4096;
     uint64_t nchunks = (slots + chunk - 1) / chunk;
 #pragma omp parallel reduction(+ : nb, nc)
@@ -314,59 +581,13 @@ static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, st
             for (uint64_t i = c * chunk; i < hi && lrc == MMTB_OK; i++) {
                 struct mmtb_pos p;
                 memset(&p, 0, sizeof p);
-                p.hand[0] = s.w_hand;
-                p.hand[1] = s.b_hand;
+                p.hand[0] = me->s.w_hand;
+                p.hand[1] = me->s.b_hand;
                 mmtb_ban_index_unrank_pos(me->bx, i, &p);
                 if (mmtb_ban_index_rank_pos(me->bx, &p) != i)
                     continue;
-                int w = 0, d = 0, term = mmtb_pos_terminal(v, &p);
-                if (term == MMTB_DRAW) {
-                    w = 1;
-                } else if (term != MMTB_LOSS) {
-                    int n = mmtb_gen_moves(v, &p, mv), best_win = 0, worst_loss = 0;
-                    bool draw = false;
-                    /* every successor located and its look-up started
-                     * before any is read */
-                    for (int k = 0; k < n; k++) {
-                        struct mmtb_pos q;
-                        mmtb_pos_apply(v, &p, &mv[k], &q);
-                        int tq = mmtb_pos_terminal(v, &q);
-                        lk[k].hs = NULL;
-                        lk[k].tq = tq;
-                        if (tq == MMTB_LOSS || tq == MMTB_DRAW)
-                            continue;
-                        lk[k].hs = held_locate(&h, ix, &q, &lk[k].slot);
-                        if (lk[k].hs) {
-                            __builtin_prefetch(&lk[k].hs->code[lk[k].slot]);
-                        } else {
-                            lrc = mmtb_probe(ctx, &q, &lk[k].probed);
-                        }
-                    }
-                    for (int k = 0; k < n && lrc == MMTB_OK; k++) {
-                        struct mmtb_value qv;
-                        if (lk[k].tq == MMTB_LOSS)
-                            qv = (struct mmtb_value){.wdl = MMTB_LOSS, .dtw = 0};
-                        else if (lk[k].tq == MMTB_DRAW)
-                            qv = (struct mmtb_value){.wdl = MMTB_DRAW, .dtw = -1};
-                        else if (lk[k].hs)
-                            held_read(lk[k].hs, lk[k].slot, &qv);
-                        else
-                            qv = lk[k].probed;
-                        int depth = qv.dtw + 1;
-                        if (qv.wdl == MMTB_LOSS)
-                            best_win = !best_win || depth < best_win ? depth : best_win;
-                        else if (qv.wdl == MMTB_DRAW)
-                            draw = true;
-                        else if (depth > worst_loss)
-                            worst_loss = depth;
-                    }
-                    if (best_win)
-                        w = 2, d = best_win;
-                    else if (draw)
-                        w = 1;
-                    else
-                        d = worst_loss;
-                }
+                int w = 0, d = 0;
+                lrc = rules_derive(v, ix, h, ctx, &p, mv, lk, &w, &d);
                 if (lrc != MMTB_OK)
                     break;
                 nc++;
@@ -387,15 +608,55 @@ static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, st
         if (lrc != MMTB_OK && rc == MMTB_OK)
             rc = lrc;
     }
+    *out = (struct vcount){nc, nb, fb};
+    return rc;
+}
+
+/*
+ * Sectors whose positions carry restrictions or a first-mill owner
+ * (format/ban_index.h: every sector of no_reclose variants, Shah's
+ * placement sectors): sector s and the sectors its moves lead to are held
+ * in memory (held.h: read once through libmmtb), a count table in the file
+ * (no_reclose) is checked first, entry by entry (a wrong one is an error,
+ * MMTB_ERR_CORRUPT, not a count of positions), then every canonical slot
+ * of s is re-derived from its successors' stored values: by verify_stones
+ * where gen/succ.c models the rules, else (or with by_rules) by
+ * verify_by_rules.  *checked and *bad are counted.
+ */
+static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
+                          bool by_rules, uint64_t *checked, uint64_t *bad, uint64_t *first_bad,
+                          struct progress *prog, char *err, size_t errlen)
+{
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    struct held h;
+    memset(&h, 0, sizeof h);
+    int rc = hold_with_successors(tb, ix, s, &h, err, errlen);
+    if (rc != MMTB_OK)
+        return rc;
+    const struct held_sector *me = held_find(&h, s);
+    if (v->no_reclose) {
+        err[0] = 0;
+        rc = check_count_table(dir, s, me->bx, err, errlen);
+        if (rc != MMTB_OK) {
+            held_free(&h);
+            return rc;
+        }
+    }
+    struct vcount vc = {0, 0, UINT64_MAX};
+    const char *why = NULL;
+    if (v->no_reclose && succ_models_bans(v) && !by_rules)
+        rc = verify_stones(v, ix, &h, me, &vc, prog, &why);
+    else
+        rc = verify_by_rules(v, tb, ix, &h, me, &vc, prog);
     held_free(&h);
     if (rc != MMTB_OK) {
         char name[32];
         mmtb_sector_format(s, name, sizeof name);
-        snprintf(err, errlen, "sector %s: %s", name, mmtb_strerror(rc));
+        snprintf(err, errlen, "sector %s: %s", name, why ? why : mmtb_strerror(rc));
     }
-    *checked = nc;
-    *bad = nb;
-    *first_bad = fb;
+    *checked = vc.checked;
+    *bad = vc.bad;
+    *first_bad = vc.first_bad;
     return rc;
 }
 
@@ -631,7 +892,8 @@ int mmtb_verify(const struct gen_verify_opts *o, char *err, size_t errlen)
         snprintf(label, sizeof label, "verify %s", name);
         progress_phase(&prog, label);
         rc = mmtb_ban_index_applies(v, s)
-                 ? verify_reclose(o->dir, tb, ix, s, &checked, &bad, &first_bad, &prog, err, errlen)
+                 ? verify_reclose(o->dir, tb, ix, s, o->by_rules, &checked, &bad, &first_bad, &prog,
+                                  err, errlen)
                  : verify_plain(tb, ix, s, &checked, &bad, &first_bad, &prog, err, errlen);
         progress_clear(&prog);
         if (rc != MMTB_OK)

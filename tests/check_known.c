@@ -537,7 +537,10 @@ static void used_slots_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *
     memcpy(dtw, t->dtw + first, count * sizeof *dtw);
 }
 
-static void tamper_plain(const char *variant, int wh, int bh, int max_stones, bool depth_only)
+/* from_base: the first such position among the states with restrictions
+ * (or the other first-mill owner), slots from mmtb_ban_index_base on. */
+static void tamper_plain(const char *variant, int wh, int bh, int max_stones, bool depth_only,
+                         bool from_base)
 {
     struct gen_verify_opts vo;
     uint64_t bad = 99;
@@ -566,7 +569,8 @@ static void tamper_plain(const char *variant, int wh, int bh, int max_stones, bo
         t.wdl = malloc(slots);
         t.dtw = malloc(slots * sizeof *t.dtw);
         ck_assert_int_eq(mmtb_tb_read(ctx, key, 0, slots, t.wdl, t.dtw), MMTB_OK);
-        for (uint64_t i = slots / 3; i < slots && t.flip == UINT64_MAX; i++) {
+        uint64_t i0 = from_base ? mmtb_ban_index_base(bx) : slots / 3;
+        for (uint64_t i = i0; i < slots && t.flip == UINT64_MAX; i++) {
             struct mmtb_pos p;
             memset(&p, 0, sizeof p);
             p.hand[0] = key.w_hand;
@@ -589,16 +593,58 @@ static void tamper_plain(const char *variant, int wh, int bh, int max_stones, bo
     }
     struct mmtb_sector only[1];
     write_and_find(dir, v, &t, slots, used_slots_fill, &vo, only);
+    /* and position by position through format/movegen.c's rules */
+    char err[256] = "";
+    vo.by_rules = true;
+    *vo.mismatches = 0;
+    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
+    ck_assert_uint_ge(*vo.mismatches, 1);
     mmtb_tb_close(tb);
     remove_dir(dir);
 }
 
+/* verify's JSON report of dir, one way or the other. */
+static char *verify_report(const char *dir, bool by_rules)
+{
+    char *text = NULL, err[256] = "";
+    size_t len = 0;
+    uint64_t bad = 99;
+    FILE *rep = open_memstream(&text, &len);
+    ck_assert(rep != NULL);
+    struct gen_verify_opts vo = {.dir = dir, .threads = 2, .report = rep, .json = true,
+                                 .mismatches = &bad, .by_rules = by_rules};
+    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s: %s", dir, err);
+    fclose(rep);
+    ck_assert_msg(bad == 0, "%s: %llu mismatches", dir, (unsigned long long)bad);
+    return text;
+}
+
+/* The re-close sectors verified on the solver's bitboards, grouped by
+ * stones, and one by one through format/movegen.c's rules: the same
+ * positions checked, sector by sector, none disagreeing. */
+START_TEST(verify_paths_agree)
+{
+    const char *variants[] = {"twelve", "twelve-immune", "twelve-nine"};
+    for (int k = 0; k < 3; k++) {
+        char *dir = solve_into(variants[k], 4, 4, 0, NULL);
+        char *fast = verify_report(dir, false), *rules = verify_report(dir, true);
+        ck_assert_msg(strstr(fast, "\"checked\":") != NULL, "%s", fast);
+        ck_assert_msg(strcmp(fast, rules) == 0, "%s:\n%s\n%s", variants[k], fast, rules);
+        free(fast);
+        free(rules);
+        remove_dir(dir);
+    }
+}
+END_TEST
+
 START_TEST(verify_finds_a_wrong_value_with_more_state)
 {
-    tamper_plain("twelve", 0, 0, 3, false); /* re-close restrictions */
-    tamper_plain("twelve", 0, 0, 3, true);
-    tamper_plain("shah", 3, 3, 0, false); /* the first-mill owner */
-    tamper_plain("shah", 3, 3, 0, true);
+    tamper_plain("twelve", 0, 0, 3, false, false); /* re-close restrictions */
+    tamper_plain("twelve", 0, 0, 3, true, false);
+    tamper_plain("twelve", 0, 0, 3, false, true); /* a state with a restriction */
+    tamper_plain("twelve", 0, 0, 3, true, true);
+    tamper_plain("shah", 3, 3, 0, false, false); /* the first-mill owner */
+    tamper_plain("shah", 3, 3, 0, true, false);
 }
 END_TEST
 
@@ -861,6 +907,7 @@ static Suite *known_suite(void)
     tcase_add_test(tc, rerun_resumes);
     tcase_add_test(tc, verify_finds_a_wrong_value);
     tcase_add_test(tc, verify_finds_a_wrong_value_with_more_state);
+    tcase_add_test(tc, verify_paths_agree);
     tcase_add_test(tc, verify_checks_the_count_table);
     tcase_add_test(tc, verify_ledger_rechecks_what_changed);
     tcase_add_test(tc, other_variants_consistent);
