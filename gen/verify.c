@@ -149,6 +149,36 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
     return 0;
 }
 
+/* The value of a position from its successors' values: the quickest win,
+ * else a draw, else the slowest loss (0 plies with no successor).  Each
+ * successor is added with its own value for its side to move (0 loss, 1
+ * draw, 2 win) and depth. */
+struct vbest {
+    int best_win, worst_loss;
+    bool draw;
+};
+
+static inline void vbest_add(struct vbest *b, int wdl, int depth)
+{
+    if (wdl == 0)
+        b->best_win = !b->best_win || depth + 1 < b->best_win ? depth + 1 : b->best_win;
+    else if (wdl == 1)
+        b->draw = true;
+    else if (depth + 1 > b->worst_loss)
+        b->worst_loss = depth + 1;
+}
+
+/* wdl 0/1/2 (loss, draw, win for the side to move) and depth (0 for a draw) */
+static inline void vbest_get(const struct vbest *b, int *wdl, int *depth)
+{
+    if (b->best_win)
+        *wdl = 2, *depth = b->best_win;
+    else if (b->draw)
+        *wdl = 1, *depth = 0;
+    else
+        *wdl = 0, *depth = b->worst_loss;
+}
+
 /* Finish a position begun by derive_begin: wdl 0/1/2 (loss, draw, win for
  * the side to move) and depth (0 for a draw), from its successors' stored
  * values: the quickest win, else a draw, else the slowest loss. */
@@ -159,31 +189,16 @@ static void derive_end(const struct pending *pd, const struct look *lk, int *out
         *out_wdl = pd->w, *out_dtw = pd->d;
         return;
     }
-    int best_win = pd->win1 ? 1 : 0, worst_loss = 0;
-    bool draw = false;
+    struct vbest b = {pd->win1 ? 1 : 0, 0, false};
     for (uint32_t k = pd->first; k < pd->first + pd->nl; k++) {
         const struct held_sector *l = lk[k].l;
         uint64_t r = lk[k].r;
-        int w = vc_wdl(l->code[r]);
-        int depth = vc_depth(l->code[r], &l->deep, r) + 1;
-        if (w == 0) {
-            if (!best_win || depth < best_win)
-                best_win = depth;
-        } else if (w == 1) {
-            draw = true;
-        } else if (depth > worst_loss) {
-            worst_loss = depth;
-        }
+        vbest_add(&b, vc_wdl(l->code[r]), vc_depth(l->code[r], &l->deep, r));
     }
-    if (best_win)
-        *out_wdl = 2, *out_dtw = best_win;
-    else if (draw)
-        *out_wdl = 1, *out_dtw = 0;
-    else
-        *out_wdl = 0, *out_dtw = pd->nmoves ? worst_loss : 0;
+    vbest_get(&b, out_wdl, out_dtw);
 }
 
-/* A successor of a position of verify_reclose: over by the rules (tq), or
+/* A successor of a position of verify_by_rules: over by the rules (tq), or
  * held (hs, slot), or probed. */
 struct hlook {
     const struct held_sector *hs;
@@ -278,8 +293,8 @@ static int rules_derive(const struct mmtb_variant *v, const mmtb_index *ix, cons
     *d = 0;
     if (term == MMTB_DRAW || term == MMTB_LOSS)
         return MMTB_OK;
-    int n = mmtb_gen_moves(v, p, mv), best_win = 0, worst_loss = 0;
-    bool draw = false;
+    int n = mmtb_gen_moves(v, p, mv);
+    struct vbest b = {0, 0, false};
     /* every successor located and its look-up started before any is read */
     for (int k = 0; k < n && lrc == MMTB_OK; k++) {
         struct mmtb_pos q;
@@ -305,20 +320,9 @@ static int rules_derive(const struct mmtb_variant *v, const mmtb_index *ix, cons
             held_read(lk[k].hs, lk[k].slot, &qv);
         else
             qv = lk[k].probed;
-        int depth = qv.dtw + 1;
-        if (qv.wdl == MMTB_LOSS)
-            best_win = !best_win || depth < best_win ? depth : best_win;
-        else if (qv.wdl == MMTB_DRAW)
-            draw = true;
-        else if (depth > worst_loss)
-            worst_loss = depth;
+        vbest_add(&b, qv.wdl == MMTB_LOSS ? 0 : qv.wdl == MMTB_DRAW ? 1 : 2, qv.dtw);
     }
-    if (best_win)
-        *w = 2, *d = best_win;
-    else if (draw)
-        *w = 1;
-    else
-        *d = worst_loss;
+    vbest_get(&b, w, d);
     return lrc;
 }
 
@@ -397,8 +401,7 @@ static void state_derive(const struct mmtb_variant *v, const struct vstone *x, i
                          int *w, int *d)
 {
     int fy = f >= 0 ? v->edge_y[f] : -2, fx = f >= 0 ? v->edge_x[f] : -2;
-    int moves = 0, best_win = 0, worst_loss = 0;
-    bool draw = false;
+    struct vbest b = {0, 0, false};
     /* the successors' states ranked and their look-ups started first */
     uint64_t rs[MMTB_MAX_MOVES];
     for (int k = 0; k < n; k++) {
@@ -411,27 +414,14 @@ static void state_derive(const struct mmtb_variant *v, const struct vstone *x, i
     for (int k = 0; k < n; k++) {
         if (x[k].from == fy && x[k].to == fx)
             continue; /* the restriction forbids this slide */
-        moves++;
         if (x[k].win) {
-            best_win = 1;
+            vbest_add(&b, 0, 0);
             continue;
         }
-        uint64_t r = rs[k];
-        uint8_t c = x[k].hs->code[r];
-        int qw = vc_wdl(c), depth = vc_depth(c, &x[k].hs->deep, r) + 1;
-        if (qw == 0)
-            best_win = !best_win || depth < best_win ? depth : best_win;
-        else if (qw == 1)
-            draw = true;
-        else if (depth > worst_loss)
-            worst_loss = depth;
+        uint8_t c = x[k].hs->code[rs[k]];
+        vbest_add(&b, vc_wdl(c), vc_depth(c, &x[k].hs->deep, rs[k]));
     }
-    if (best_win)
-        *w = 2, *d = best_win;
-    else if (draw)
-        *w = 1, *d = 0;
-    else
-        *w = 0, *d = moves ? worst_loss : 0;
+    vbest_get(&b, w, d);
 }
 
 /* What a pass over a sector counted. */
@@ -448,6 +438,17 @@ static void vcount_add(struct vcount *vc, const struct held_sector *me, uint64_t
     if (w != vc_wdl(me->code[slot]) || d != vc_depth(me->code[slot], &me->deep, slot)) {
         vc->bad++;
         vc->first_bad = slot < vc->first_bad ? slot : vc->first_bad;
+    }
+}
+
+/* Add a thread's counts to the sector's (inside its parallel region). */
+static void vcount_merge(struct vcount *to, const struct vcount *from)
+{
+#pragma omp critical(mmtb_vcount)
+    {
+        to->checked += from->checked;
+        to->bad += from->bad;
+        to->first_bad = from->first_bad < to->first_bad ? from->first_bad : to->first_bad;
     }
 }
 
@@ -510,45 +511,41 @@ static int stones_chunk(const struct mmtb_variant *v, const mmtb_index *ix, cons
  */
 static int verify_stones(const struct mmtb_variant *v, const mmtb_index *ix, const struct held *h,
                          const struct held_sector *me, struct vcount *out, struct progress *prog,
-                         const char **why)
+                         char *why, size_t whylen)
 {
     const uint64_t chunk = 4096, base = mmtb_ban_index_base(me->bx);
     const uint64_t nchunks = (base + chunk - 1) / chunk;
-    uint64_t checked = 0, bad = 0, fb = UINT64_MAX, done = 0;
+    uint64_t done = 0;
     uint64_t into[MMTB_MAX_POINTS][MMTB_MAX_BANS / 64];
     succ_into_table(v, into);
     int rc = MMTB_OK;
-#pragma omp parallel reduction(+ : checked, bad)
+#pragma omp parallel
     {
         struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
         struct vstone *x = malloc(MMTB_MAX_MOVES * sizeof *x);
         int lrc = sc && x ? MMTB_OK : MMTB_ERR_NOMEM;
         const char *lwhy = "out of memory";
+        struct vcount vc = {0, 0, UINT64_MAX};
 #pragma omp for schedule(dynamic, 4)
         for (uint64_t c = 0; c < nchunks; c++) {
             if (lrc != MMTB_OK)
                 continue;
             uint64_t lo = c * chunk, hi = lo + chunk < base ? lo + chunk : base;
-            struct vcount vc = {0, 0, UINT64_MAX};
             lrc = stones_chunk(v, ix, h, me, lo, hi, mmtb_ban_index_first(me->bx, lo), into, sc,
                                x, &vc, &lwhy);
-            checked += vc.checked;
-            bad += vc.bad;
-            if (vc.first_bad != UINT64_MAX) {
-#pragma omp critical(mmtb_vbad)
-                fb = vc.first_bad < fb ? vc.first_bad : fb;
-            }
             uint64_t dn = __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
             if (omp_get_thread_num() == 0)
                 progress_update(prog, dn, nchunks);
         }
         free(sc);
         free(x);
+        vcount_merge(out, &vc);
 #pragma omp critical(mmtb_vrc)
-        if (lrc != MMTB_OK && rc == MMTB_OK)
-            rc = lrc, *why = lwhy;
+        if (lrc != MMTB_OK && rc == MMTB_OK) {
+            rc = lrc;
+            snprintf(why, whylen, "%s", lwhy);
+        }
     }
-    *out = (struct vcount){checked, bad, fb};
     return rc;
 }
 
@@ -563,16 +560,15 @@ static int verify_by_rules(const struct mmtb_variant *v, mmtb_tb *tb, const mmtb
                            const struct held *h, const struct held_sector *me,
                            struct vcount *out, struct progress *prog)
 {
-    uint64_t slots = me->slots, nb = 0, nc = 0, fb = UINT64_MAX;
     int rc = MMTB_OK;
-    const uint64_t chunk = 4096;
-    uint64_t nchunks = (slots + chunk - 1) / chunk;
-#pragma omp parallel reduction(+ : nb, nc)
+    const uint64_t chunk = 4096, slots = me->slots, nchunks = (slots + chunk - 1) / chunk;
+#pragma omp parallel
     {
         mmtb_ctx *ctx = NULL;
         int lrc = mmtb_ctx_create(&ctx, tb, GEN_PROBE_CACHE);
         struct mmtb_move *mv = malloc(MMTB_MAX_MOVES * sizeof *mv);
         struct hlook *lk = malloc(MMTB_MAX_MOVES * sizeof *lk);
+        struct vcount vc = {0, 0, UINT64_MAX};
         if ((!mv || !lk) && lrc == MMTB_OK)
             lrc = MMTB_ERR_NOMEM;
 #pragma omp for schedule(dynamic, 4)
@@ -588,15 +584,8 @@ static int verify_by_rules(const struct mmtb_variant *v, mmtb_tb *tb, const mmtb
                     continue;
                 int w = 0, d = 0;
                 lrc = rules_derive(v, ix, h, ctx, &p, mv, lk, &w, &d);
-                if (lrc != MMTB_OK)
-                    break;
-                nc++;
-                if (w != vc_wdl(me->code[i]) || d != vc_depth(me->code[i], &me->deep, i)) {
-                    nb++;
-#pragma omp critical(mmtb_vbad)
-                    if (i < fb)
-                        fb = i;
-                }
+                if (lrc == MMTB_OK)
+                    vcount_add(&vc, me, i, w, d);
             }
             if (omp_get_thread_num() == 0)
                 progress_update(prog, hi, slots);
@@ -604,97 +593,38 @@ static int verify_by_rules(const struct mmtb_variant *v, mmtb_tb *tb, const mmtb
         free(mv);
         free(lk);
         mmtb_ctx_free(ctx);
+        vcount_merge(out, &vc);
 #pragma omp critical(mmtb_vrc)
         if (lrc != MMTB_OK && rc == MMTB_OK)
             rc = lrc;
     }
-    *out = (struct vcount){nc, nb, fb};
     return rc;
 }
 
 /*
- * Sectors whose positions carry restrictions or a first-mill owner
- * (format/ban_index.h: every sector of no_reclose variants, Shah's
- * placement sectors): sector s and the sectors its moves lead to are held
- * in memory (held.h: read once through libmmtb), a count table in the file
- * (no_reclose) is checked first, entry by entry (a wrong one is an error,
- * MMTB_ERR_CORRUPT, not a count of positions), then every canonical slot
- * of s is re-derived from its successors' stored values: by verify_stones
- * where gen/succ.c models the rules, else (or with by_rules) by
- * verify_by_rules.  *checked and *bad are counted.
+ * Plain sectors (no state beyond the stones): every canonical position of
+ * sector me re-derived from its successors' stored values (held in h).
+ * The positions are walked grouped by the side not to move, O, as the
+ * solver's placement init walks them (init_by_opponent in init.c): the
+ * moves that remove nothing lead into O's block of their sector and
+ * captures into a few blocks of O less a stone, shared by the positions in
+ * a row; each position's own stored value is the one look-up left that
+ * misses.
  */
-static int verify_reclose(const char *dir, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
-                          bool by_rules, uint64_t *checked, uint64_t *bad, uint64_t *first_bad,
-                          struct progress *prog, char *err, size_t errlen)
+static int verify_plain(const struct mmtb_variant *v, const mmtb_index *ix, const struct held *h,
+                        const struct held_sector *me, struct vcount *out, struct progress *prog,
+                        char *why, size_t whylen)
 {
-    const struct mmtb_variant *v = mmtb_tb_variant(tb);
-    struct held h;
-    memset(&h, 0, sizeof h);
-    int rc = hold_with_successors(tb, ix, s, &h, err, errlen);
-    if (rc != MMTB_OK)
-        return rc;
-    const struct held_sector *me = held_find(&h, s);
-    if (v->no_reclose) {
-        err[0] = 0;
-        rc = check_count_table(dir, s, me->bx, err, errlen);
-        if (rc != MMTB_OK) {
-            held_free(&h);
-            return rc;
-        }
-    }
-    struct vcount vc = {0, 0, UINT64_MAX};
-    const char *why = NULL;
-    if (v->no_reclose && succ_models_bans(v) && !by_rules)
-        rc = verify_stones(v, ix, &h, me, &vc, prog, &why);
-    else
-        rc = verify_by_rules(v, tb, ix, &h, me, &vc, prog);
-    held_free(&h);
-    if (rc != MMTB_OK) {
-        char name[32];
-        mmtb_sector_format(s, name, sizeof name);
-        snprintf(err, errlen, "sector %s: %s", name, why ? why : mmtb_strerror(rc));
-    }
-    *checked = vc.checked;
-    *bad = vc.bad;
-    *first_bad = vc.first_bad;
-    return rc;
-}
-
-/*
- * Plain sectors (no state beyond the stones): s and the sectors its moves
- * lead to are held in memory with their depths, and every canonical
- * position of s is re-derived from its successors' stored values and
- * compared with its own; *checked and *bad are counted, *first_bad is the
- * lowest slot that disagrees.
- */
-static int verify_plain(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
-                        uint64_t *checked_out, uint64_t *bad_out, uint64_t *first_bad_out,
-                        struct progress *prog, char *err, size_t errlen)
-{
-    const struct mmtb_variant *v = mmtb_tb_variant(tb);
-    struct held h;
-    memset(&h, 0, sizeof h);
-    int rc = hold_with_successors(tb, ix, s, &h, err, errlen);
-    if (rc != MMTB_OK)
-        return rc;
-    const struct held_sector *me = held_find(&h, s);
-    /* The positions are walked grouped by the side not to move, O, as
-     * the solver's placement init walks them (init_by_opponent in
-     * init.c): the moves that remove nothing lead into O's block of
-     * their sector and captures into a few blocks of O less a stone,
-     * shared by the positions in a row; each position's own stored
-     * value is the one look-up left that misses. */
-    struct mmtb_sector ws = sector_partner(s);
-    uint64_t bad = 0, checked = 0, visited = 0, first_bad = UINT64_MAX;
-    char name[32];
-    mmtb_sector_format(s, name, sizeof name);
+    const struct mmtb_sector s = me->s, ws = sector_partner(s);
+    uint64_t visited = 0;
     const uint64_t chunk = 4096;
     uint64_t wslots = mmtb_index_slots(ix, ws), nchunks = (wslots + chunk - 1) / chunk;
-#pragma omp parallel reduction(+ : bad, checked, visited)
+#pragma omp parallel reduction(+ : visited)
     {
         struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
         struct look *lk = malloc(BATCH_LOOKS * sizeof *lk);
         struct pending *pd = malloc(BATCH_POS * sizeof *pd);
+        struct vcount vc = {0, 0, UINT64_MAX};
 #pragma omp for schedule(dynamic, 16)
         for (uint64_t c = 0; c < nchunks; c++) {
             if (!sc || !lk || !pd)
@@ -713,7 +643,7 @@ static int verify_plain(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
                     __builtin_prefetch(&me->code[sl]);
                     pd[np].slot = sl;
                     visited++;
-                    if (derive_begin(v, ix, s, m_, o_, &h, sc, lk, &nlk, &pd[np]) == 0)
+                    if (derive_begin(v, ix, s, m_, o_, h, sc, lk, &nlk, &pd[np]) == 0)
                         np++;
                 }
                 /* the batch is full, or could not take another position */
@@ -721,14 +651,7 @@ static int verify_plain(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
                     for (int k = 0; k < np; k++) {
                         int w, d;
                         derive_end(&pd[k], lk, &w, &d);
-                        uint64_t sl = pd[k].slot;
-                        checked++;
-                        if (w != vc_wdl(me->code[sl]) || d != vc_depth(me->code[sl], &me->deep, sl)) {
-                            bad++;
-#pragma omp critical(mmtb_vbad)
-                            if (sl < first_bad)
-                                first_bad = sl;
-                        }
+                        vcount_add(&vc, me, pd[k].slot, w, d);
                     }
                     np = 0;
                     nlk = 0;
@@ -740,19 +663,61 @@ static int verify_plain(mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
         free(sc);
         free(lk);
         free(pd);
+        vcount_merge(out, &vc);
     }
-    held_free(&h);
     /* one visit per orbit of s */
     uint64_t orbits = mmtb_index_canonical(v, s);
     if (visited != orbits) {
-        snprintf(err, errlen, "sector %s: the walk visited %llu positions of %llu", name,
+        snprintf(why, whylen, "the walk visited %llu positions of %llu",
                  (unsigned long long)visited, (unsigned long long)orbits);
         return MMTB_ERR_INVALID;
     }
-    *checked_out = checked;
-    *bad_out = bad;
-    *first_bad_out = first_bad;
     return MMTB_OK;
+}
+
+/*
+ * Verify sector s of tb (files in dir): s and the sectors its moves lead to
+ * are read whole into memory (held.h, through libmmtb), then every
+ * canonical position of s is re-derived from its successors' stored values
+ * and compared with its own; *vc counts them.  Plain sectors by
+ * verify_plain; sectors whose positions carry restrictions or a
+ * first-mill owner (format/ban_index.h: every sector of no_reclose
+ * variants, Shah's placement sectors) by verify_stones where gen/succ.c
+ * models the rules, else (or with by_rules) by verify_by_rules.  A re-close
+ * file's count table is checked first, entry by entry: a wrong one is an
+ * error (MMTB_ERR_CORRUPT), not a count of positions.
+ */
+static int verify_sector(const char *dir, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sector s,
+                         bool by_rules, struct vcount *vc, struct progress *prog, char *err,
+                         size_t errlen)
+{
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    struct held h;
+    memset(&h, 0, sizeof h);
+    int rc = hold_with_successors(tb, ix, s, &h, err, errlen);
+    if (rc != MMTB_OK)
+        return rc;
+    const struct held_sector *me = held_find(&h, s);
+    char why[256] = "";
+    *vc = (struct vcount){0, 0, UINT64_MAX};
+    err[0] = 0;
+    if (!mmtb_ban_index_applies(v, s)) {
+        rc = verify_plain(v, ix, &h, me, vc, prog, why, sizeof why);
+    } else if (v->no_reclose && (rc = check_count_table(dir, s, me->bx, err, errlen)) != MMTB_OK) {
+        held_free(&h);
+        return rc; /* err names the file and the entry */
+    } else if (succ_models_bans(v) && !by_rules) {
+        rc = verify_stones(v, ix, &h, me, vc, prog, why, sizeof why);
+    } else {
+        rc = verify_by_rules(v, tb, ix, &h, me, vc, prog);
+    }
+    held_free(&h);
+    if (rc != MMTB_OK) {
+        char name[32];
+        mmtb_sector_format(s, name, sizeof name);
+        snprintf(err, errlen, "sector %s: %s", name, why[0] ? why : mmtb_strerror(rc));
+    }
+    return rc;
 }
 
 /* Sector s is to be verified: all are, or it is one of o->only. */
@@ -887,14 +852,12 @@ int mmtb_verify(const struct gen_verify_opts *o, char *err, size_t errlen)
                 continue;
             }
         }
-        uint64_t checked = 0, bad = 0, first_bad = UINT64_MAX;
         char label[64];
         snprintf(label, sizeof label, "verify %s", name);
         progress_phase(&prog, label);
-        rc = mmtb_ban_index_applies(v, s)
-                 ? verify_reclose(o->dir, tb, ix, s, o->by_rules, &checked, &bad, &first_bad, &prog,
-                                  err, errlen)
-                 : verify_plain(tb, ix, s, &checked, &bad, &first_bad, &prog, err, errlen);
+        struct vcount vc;
+        rc = verify_sector(o->dir, tb, ix, s, o->by_rules, &vc, &prog, err, errlen);
+        uint64_t checked = vc.checked, bad = vc.bad, first_bad = vc.first_bad;
         progress_clear(&prog);
         if (rc != MMTB_OK)
             goto out;
