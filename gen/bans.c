@@ -43,6 +43,19 @@ struct bpred {
     struct mmtb_ban_rank r;
 };
 
+/* A predecessor's stones ranked, kept by the stones: a set of stones is
+ * the predecessor of many positions decided at one level (every slide of
+ * one of the opponent's stones leads back to it), and those positions lie
+ * near each other in slot order, so a thread meets it again soon (about
+ * half of the ranks of twelve's 5-5 levels).  from, to, earned and the
+ * spent restriction's bit in qf belong to the move and are set anew. */
+#define PCACHE_BITS 12
+struct pcache {
+    uint64_t key; /* 1 + (the predecessor's mover << 32 | its opponent), 0: empty */
+    const struct member *pa;
+    struct bpred p;
+};
+
 #define SLOTS_CAP (MMTB_MAX_MOVES * 8) /* a state's successor or predecessor slots */
 struct bans_scratch {
     struct succ sc[MMTB_MAX_MOVES];
@@ -53,6 +66,7 @@ struct bans_scratch {
     struct ext_look ext[MMTB_MAX_MOVES];
     uint64_t into[MMTB_MAX_POINTS][2]; /* the codes y -> x of each point x */
     uint64_t marks[CHUNK / 64];        /* a level unit's stones with a state decided */
+    struct pcache pc[1 << PCACHE_BITS];
 };
 
 bool bans_job(const struct job *j)
@@ -306,28 +320,48 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
 {
     const struct mmtb_variant *v = j->v;
     int n = succ_quiet_preds(v, me->s, M, O, b->pm, b->po);
-    for (int k = 0; k < n; k++)
+    struct pcache *miss[MMTB_MAX_MOVES];
+    int8_t missk[MMTB_MAX_MOVES];
+    int nmiss = 0;
+    for (int k = 0; k < n; k++) {
+        uint64_t key = ((uint64_t)b->pm[k] << 32 | M) + 1;
+        struct pcache *e = &b->pc[(key * 0x9E3779B97F4A7C15ull) >> (64 - PCACHE_BITS)];
+        if (e->key == key && e->pa == pa) {
+            b->bp[k] = e->p;
+            continue;
+        }
+        e->key = key;
+        e->pa = pa;
+        miss[nmiss] = e;
+        missk[nmiss++] = (int8_t)k;
         mmtb_ban_index_rank_begin(pa->bx, b->pm[k], M, &b->bp[k].r);
+    }
     for (int k = 0; k < n; k++) {
         struct bpred *p = &b->bp[k];
         uint32_t Oq = b->pm[k]; /* the opponent before its move; M is unchanged */
         p->from = (int8_t)__builtin_ctz(Oq & ~O);
         p->to = (int8_t)__builtin_ctz(O & ~Oq);
         p->earned = (int8_t)succ_earned(v, Oq, p->from, p->to);
+    }
+    for (int q = 0; q < nmiss; q++) {
+        struct bpred *p = &b->bp[missk[q]];
+        uint32_t Oq = b->pm[missk[q]];
         /* the opponent's live restrictions there, all of them for the rank */
-        uint64_t qf[2] = {0, 0};
+        p->qf[0] = p->qf[1] = 0;
         if (pa->s.w_hand == 0)
-            mmtb_live_ban_set(v, Oq, M, qf);
+            mmtb_live_ban_set(v, Oq, M, p->qf);
         /* ours there: ours here (F) but for those into `from`, which the
          * opponent's stone fills there, and those into `to`, empty there */
         p->qt[0] = F[0] & ~b->into[p->from][0];
         p->qt[1] = F[1] & ~b->into[p->from][1];
         if (pa->s.b_hand == 0)
             live_into(v, M, p->to, p->qt);
-        mmtb_ban_index_rank_end(pa->bx, &p->r, qf, p->qt);
+        mmtb_ban_index_rank_end(pa->bx, &p->r, p->qf, p->qt);
+        miss[q]->p = *p;
+    }
+    for (int k = 0; k < n; k++) {
         /* the one it spends cannot forbid the move it made */
-        p->qf[0] = qf[0];
-        p->qf[1] = qf[1];
+        struct bpred *p = &b->bp[k];
         int c = v->adj[p->from] & (1u << p->to) ? v->edge_first[p->from] +
                     mmtb_popcount32(v->adj[p->from] & ((1u << p->to) - 1)) : -1;
         if (c >= 0)
