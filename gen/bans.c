@@ -64,7 +64,7 @@ struct bans_scratch {
     uint32_t pm[MMTB_MAX_MOVES], po[MMTB_MAX_MOVES];
     uint64_t slots[SLOTS_CAP];
     struct ext_look ext[MMTB_MAX_MOVES];
-    uint64_t into[MMTB_MAX_POINTS][2]; /* the codes y -> x of each point x */
+    uint64_t into[MMTB_MAX_POINTS][MMTB_MAX_BANS / 64]; /* succ_into_table */
     uint64_t marks[CHUNK / 64];        /* a level unit's stones with a state decided */
     struct pcache pc[1 << PCACHE_BITS];
 };
@@ -77,8 +77,8 @@ bool bans_job(const struct job *j)
 struct bans_scratch *bans_scratch_new(const struct mmtb_variant *v)
 {
     struct bans_scratch *b = calloc(1, sizeof *b);
-    for (int c = 0; b && c < v->nedges && c < MMTB_MAX_BANS; c++)
-        b->into[v->edge_x[c]][c >> 6] |= (uint64_t)1 << (c & 63);
+    if (b)
+        succ_into_table(v, b->into);
     return b;
 }
 
@@ -132,9 +132,7 @@ static int stone_succs(struct job *j, const struct member *me, uint32_t M, uint3
     for (int k = 0; k < n; k++) {
         const struct succ *sc = &b->sc[k];
         struct bsucc *x = &b->bs[k];
-        uint32_t nm = sc->opp, left = M & ~nm;
-        x->from = (int8_t)(left ? __builtin_ctz(left) : -1);
-        x->to = (int8_t)__builtin_ctz(nm & ~M);
+        succ_move_ends(M, sc->opp, &x->from, &x->to);
         x->earned = (int8_t)succ_earned(v, M, x->from, x->to);
         x->win = sc->kind == SUCC_WIN;
         x->capture = sc->capture;
@@ -339,8 +337,7 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
     for (int k = 0; k < n; k++) {
         struct bpred *p = &b->bp[k];
         uint32_t Oq = b->pm[k]; /* the opponent before its move; M is unchanged */
-        p->from = (int8_t)__builtin_ctz(Oq & ~O);
-        p->to = (int8_t)__builtin_ctz(O & ~Oq);
+        succ_move_ends(Oq, O, &p->from, &p->to);
         p->earned = (int8_t)succ_earned(v, Oq, p->from, p->to);
     }
     for (int q = 0; q < nmiss; q++) {

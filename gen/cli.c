@@ -61,7 +61,7 @@ static const char usage_gen[] =
     "positions done and the time left, on stderr. Positions with re-close\n"
     "restrictions are re-derived on the solver's move generator, grouped by their\n"
     "stones; --by-rules takes them one by one through the rules of the probe\n"
-    "library instead (independent of the solver, about 3 times slower).\n"
+    "library instead (independent of the solver, about 1.6 times slower).\n"
     "\n"
     "pack rewrites the finished sector files in DIR to keep only the depths of\n"
     "losses (about half the size for a whole game): a probe then finds a win's\n"

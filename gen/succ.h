@@ -97,6 +97,15 @@ int succ_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
 int succ_earned(const struct mmtb_variant *v, uint32_t mover, int from, int to);
 bool succ_ban_bites(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int code);
 
+/* The two ends of the move that turned the mover's stones `before` into
+ * `after` (from -1: a placement). */
+static inline void succ_move_ends(uint32_t before, uint32_t after, int8_t *from, int8_t *to)
+{
+    uint32_t left = before & ~after;
+    *from = (int8_t)(left ? __builtin_ctz(left) : -1);
+    *to = (int8_t)__builtin_ctz(after & ~before);
+}
+
 /* Whether the variant's rules beside the restrictions are those this file
  * models (else positions with restrictions go through format/movegen.c). */
 bool succ_models_bans(const struct mmtb_variant *v);

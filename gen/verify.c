@@ -349,22 +349,23 @@ static int stone_succs(const struct mmtb_variant *v, const struct held *h, struc
     /* the alone sets of O, of the mover's last stones and of O less the
      * last capture: successors come move by move, captures together */
     uint64_t aO[MMTB_MAX_BANS / 64], aM[MMTB_MAX_BANS / 64], aC[MMTB_MAX_BANS / 64];
-    uint32_t lastM = 0, lastC = 0;
-    bool haveM = false, haveC = false;
+    uint32_t lastM = 0, lastC = 0; /* 0: none yet (a side never has no stone here) */
     succ_live_alone(v, O, aO);
+    const struct held_sector *l = NULL;
     for (int k = 0; k < n; k++) {
-        uint32_t left = M & ~sc[k].opp;
-        x[k].from = (int8_t)(left ? __builtin_ctz(left) : -1);
-        x[k].to = (int8_t)__builtin_ctz(sc[k].opp & ~M);
+        succ_move_ends(M, sc[k].opp, &x[k].from, &x[k].to);
         x[k].earned = (int8_t)succ_earned(v, M, x[k].from, x[k].to);
         x[k].win = sc[k].kind == SUCC_WIN;
         if (x[k].win)
             continue;
         x[k].qm = sc[k].mover;
         x[k].qo = sc[k].opp;
-        x[k].hs = held_find(h, sc[k].t);
-        if (!x[k].hs || !x[k].hs->bx)
+        /* successors in a row are mostly in one sector */
+        if (!l || !mmtb_sector_eq(sc[k].t, l->s))
+            l = held_find(h, sc[k].t);
+        if (!l || !l->bx)
             return -1;
+        x[k].hs = l;
         mmtb_ban_index_rank_begin(x[k].hs->bx, x[k].qm, x[k].qo, &x[k].r);
         __builtin_prefetch(&x[k].hs->code[x[k].r.slot0]);
     }
@@ -372,16 +373,12 @@ static int stone_succs(const struct mmtb_variant *v, const struct held *h, struc
         if (x[k].win)
             continue;
         uint64_t fs[MMTB_MAX_BANS / 64] = {0}, ts[MMTB_MAX_BANS / 64] = {0};
-        if (!haveM || x[k].qo != lastM) {
+        if (x[k].qo != lastM)
             succ_live_alone(v, lastM = x[k].qo, aM);
-            haveM = true;
-        }
         const uint64_t *am = aO;
         if (x[k].qm != O) {
-            if (!haveC || x[k].qm != lastC) {
+            if (x[k].qm != lastC)
                 succ_live_alone(v, lastC = x[k].qm, aC);
-                haveC = true;
-            }
             am = aC;
         }
         if (sc[k].t.w_hand == 0)
