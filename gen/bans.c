@@ -340,12 +340,18 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
         succ_move_ends(Oq, O, &p->from, &p->to);
         p->earned = (int8_t)succ_earned(v, Oq, p->from, p->to);
     }
+    struct succ_mills om;
+    bool moved = pa->s.w_hand == 0 && nmiss && succ_mills_ok(v);
+    if (moved)
+        succ_mills_of(v, O, M, &om);
     for (int q = 0; q < nmiss; q++) {
         struct bpred *p = &b->bp[missk[q]];
         uint32_t Oq = b->pm[missk[q]];
         /* the opponent's live restrictions there, all of them for the rank */
         p->qf[0] = p->qf[1] = 0;
-        if (pa->s.w_hand == 0)
+        if (moved)
+            succ_live_moved(v, &om, Oq, p->to, p->from, p->qf);
+        else if (pa->s.w_hand == 0)
             mmtb_live_ban_set(v, Oq, M, p->qf);
         /* ours there: ours here (F) but for those into `from`, which the
          * opponent's stone fills there, and those into `to`, empty there */

@@ -145,6 +145,55 @@ static inline void succ_live_less(const uint64_t alone[MMTB_MAX_BANS / 64],
             out[w] &= ~into[__builtin_ctz(oth)][w];
 }
 
+/*
+ * The live restrictions of a side after it moved one stone, from the mills
+ * of its stones before: what mmtb_live_ban_set gives for own' = own - r + a
+ * against oth, where the counts of own's stones in each mill (two bits a
+ * mill, bit-sliced: c1 low, c2 high) and the mills holding a stone of oth
+ * are taken once for all the moves of own.  Only the mills through r or a
+ * change their count; a mill one short of own' whose third point is not
+ * oth's has that point empty.  Mills of 3 points only (succ_mills_ok).
+ */
+struct succ_mills {
+    uint64_t c1, c2, blocked;
+};
+static inline bool succ_mills_ok(const struct mmtb_variant *v)
+{
+    uint64_t all = v->nmills == 64 ? ~0ull : (1ull << v->nmills) - 1;
+    return v->mills3 == all;
+}
+static inline void succ_mills_of(const struct mmtb_variant *v, uint32_t own, uint32_t oth,
+                                 struct succ_mills *m)
+{
+    m->c1 = m->c2 = m->blocked = 0;
+    for (; own; own &= own - 1) {
+        uint64_t ms = v->mills_at[__builtin_ctz(own)];
+        m->c2 |= m->c1 & ms;
+        m->c1 ^= ms;
+    }
+    for (; oth; oth &= oth - 1)
+        m->blocked |= v->mills_at[__builtin_ctz(oth)];
+}
+static inline void succ_live_moved(const struct mmtb_variant *v, const struct succ_mills *m,
+                                   uint32_t own2, int r, int a, uint64_t out[MMTB_MAX_BANS / 64])
+{
+    uint64_t R = v->mills_at[r], A = v->mills_at[a];
+    uint64_t one = m->c1 & ~m->c2, two = m->c2 & ~m->c1, three = m->c1 & m->c2;
+    uint64_t shortm = ((two & ~(R ^ A)) | (three & R & ~A) | (one & A & ~R)) & ~m->blocked;
+    for (int w = 0; w < MMTB_MAX_BANS / 64; w++)
+        out[w] = 0;
+    for (; shortm; shortm &= shortm - 1) {
+        uint32_t mill = v->mill[__builtin_ctzll(shortm)];
+        int x = __builtin_ctz(mill & ~own2);
+        for (uint32_t ys = v->adj[x] & own2 & ~mill; ys; ys &= ys - 1) {
+            int y = __builtin_ctz(ys);
+            int c = v->edge_first[y] + __builtin_popcount(v->adj[y] & ((1u << x) - 1));
+            if (c < MMTB_MAX_BANS)
+                out[c >> 6] |= (uint64_t)1 << (c & 63);
+        }
+    }
+}
+
 static inline void succ_state_bans(int k, const int8_t *F, const int8_t *T, int nt, int *f,
                                    int *t)
 {
