@@ -694,6 +694,59 @@ START_TEST(test_three_diag_consistent)
 }
 END_TEST
 
+/* succ_live_moved (a side's live restrictions after one of its stones
+ * moved, from its mill counts before) against mmtb_live_ban_set on the
+ * stones after the move, for every move of random positions of each
+ * built-in variant whose mills have 3 points; a move that lands on a
+ * point of the other side is not a move, the rest are (flying included). */
+START_TEST(test_live_moved_matches)
+{
+    const char *const *names = mmtb_variant_builtin_names();
+    int nvar = 0;
+    long checked = 0, nonempty = 0, bad = 0;
+    for (int i = 0; names[i]; i++) {
+        struct mmtb_variant *v = load(names[i]);
+        if (!succ_mills_ok(v)) {
+            mmtb_variant_free(v);
+            continue;
+        }
+        nvar++;
+        for (int rep = 0; rep < 400; rep++) {
+            int max = v->stones < v->npoints / 2 ? v->stones : v->npoints / 2;
+            uint32_t own = random_points(v, 0, 1 + rnd_below(max));
+            uint32_t oth = random_points(v, own, rnd_below(max + 1));
+            struct succ_mills m;
+            succ_mills_of(v, own, oth, &m);
+            for (uint32_t rs = own; rs; rs &= rs - 1) {
+                int r = __builtin_ctz(rs);
+                for (uint32_t as = v->full & ~(own | oth); as; as &= as - 1) {
+                    int a = __builtin_ctz(as);
+                    uint32_t own2 = (own & ~(UINT32_C(1) << r)) | UINT32_C(1) << a;
+                    uint64_t got[MMTB_MAX_BANS / 64], want[MMTB_MAX_BANS / 64];
+                    succ_live_moved(v, &m, own2, r, a, got);
+                    mmtb_live_ban_set(v, own2, oth, want);
+                    checked++;
+                    bool same = true, any = false;
+                    for (int w = 0; w < MMTB_MAX_BANS / 64; w++) {
+                        same = same && got[w] == want[w];
+                        any = any || want[w];
+                    }
+                    nonempty += any;
+                    if (!same && bad++ < 5)
+                        fprintf(stderr, "%s: own %#x oth %#x move %d -> %d: live sets differ\n",
+                                v->name, own, oth, r, a);
+                }
+            }
+        }
+        mmtb_variant_free(v);
+    }
+    ck_assert_int_ge(nvar, 6);
+    ck_assert_msg(nonempty > checked / 20, "only %ld of %ld moves leave a restriction live",
+                  nonempty, checked);
+    ck_assert_msg(bad == 0, "%ld of %ld moves give other live restrictions", bad, checked);
+}
+END_TEST
+
 static Suite *solver_suite(void)
 {
     Suite *s = suite_create("solver");
@@ -701,6 +754,7 @@ static Suite *solver_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_succ_matches_movegen);
     tcase_add_test(tc, test_succ_matches_movegen_rare_rules);
+    tcase_add_test(tc, test_live_moved_matches);
     suite_add_tcase(s, tc);
     tc = tcase_create("solve");
     tcase_add_unchecked_fixture(tc, solve_dir_setup, solve_dir_teardown);
