@@ -123,15 +123,20 @@ static void live_into(const struct mmtb_variant *v, uint32_t own, int p, uint64_
 /* ------------------------------------------------------------------ init */
 
 /* The successors of stones (M, O) of member me into b->bs, ranked;
- * returns their count, or a negative status. */
+ * returns their count, or a negative status.  T, nt: the opponent's live
+ * restrictions here (succ_live_lists); with none, a successor that earns
+ * none is only ever looked up without restrictions (its scheme 1 slot), and
+ * its rank is not completed (the placements of a pair where both sides
+ * place, say). */
 static int stone_succs(struct job *j, const struct member *me, uint32_t M, uint32_t O,
-                       struct bans_scratch *b)
+                       const int8_t *T, int nt, struct bans_scratch *b)
 {
     const struct mmtb_variant *v = j->v;
     int n = succ_generate(v, me->s, M, O, b->sc);
     for (int k = 0; k < n; k++) {
         const struct succ *sc = &b->sc[k];
         struct bsucc *x = &b->bs[k];
+        x->mi = -1;
         succ_move_ends(M, sc->opp, &x->from, &x->to);
         x->earned = (int8_t)succ_earned(v, M, x->from, x->to);
         x->win = sc->kind == SUCC_WIN;
@@ -153,10 +158,43 @@ static int stone_succs(struct job *j, const struct member *me, uint32_t M, uint3
         mmtb_ban_index_rank_begin(x->bx, x->qm, x->qo, &x->r);
         __builtin_prefetch(&x->hs->code[x->r.slot0]);
     }
+    /* the successors' live restrictions from ours and the opponent's here:
+     * a move changes the emptiness of its two points, a capture more */
+    struct succ_mills mm = {0, 0, 0};
+    bool fast = succ_mills_ok(v), counted = false;
+    uint64_t lo[2] = {0, 0}; /* the opponent's live restrictions here, when it has none in hand */
+    for (int q = 0; q < nt; q++)
+        lo[T[q] >> 6] |= (uint64_t)1 << (T[q] & 63);
     for (int k = 0; k < n; k++) {
         struct bsucc *x = &b->bs[k];
-        if (!x->win && x->mi < 0)
+        if (x->win || x->mi >= 0 || (nt == 0 && x->earned < 0))
+            continue;
+        if (!fast) {
             mmtb_ban_index_rank_end(x->bx, &x->r, NULL, NULL);
+            continue;
+        }
+        struct mmtb_sector t = x->hs->s;
+        uint64_t fs[2] = {0, 0}, ts[2] = {0, 0};
+        if (t.w_hand == 0) { /* the opponent's, to move there */
+            if (x->capture) {
+                mmtb_live_ban_set(v, x->qm, x->qo, fs);
+            } else {
+                fs[0] = lo[0] & ~b->into[x->to][0];
+                fs[1] = lo[1] & ~b->into[x->to][1];
+                if (x->from >= 0)
+                    live_into(v, O, x->from, fs);
+            }
+        }
+        if (t.b_hand == 0) { /* ours after the move */
+            if (!counted)
+                succ_mills_of(v, M, O, &mm);
+            counted = true;
+            struct succ_mills m2 = mm;
+            if (x->capture)
+                m2.blocked = succ_mills_blocked(v, x->qm);
+            succ_live_moved(v, &m2, x->qo, x->from, x->to, ts);
+        }
+        mmtb_ban_index_rank_end(x->bx, &x->r, fs, ts);
     }
     return n;
 }
@@ -242,7 +280,7 @@ static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
         if (it.nstab > 1) /* some states are images of others: the least is kept */
             mmtb_ban_index_rank_stones(me->bx, M, O, &self);
         int term = succ_terminal(v, me->s, M, O);
-        int n = term == MMTB_NOT_TERMINAL ? stone_succs(j, me, M, O, b) : 0;
+        int n = term == MMTB_NOT_TERMINAL ? stone_succs(j, me, M, O, T, nt, b) : 0;
         if (n < 0) {
             ta->fail = n;
             return;

@@ -148,11 +148,12 @@ static inline void succ_live_less(const uint64_t alone[MMTB_MAX_BANS / 64],
 /*
  * The live restrictions of a side after it moved one stone, from the mills
  * of its stones before: what mmtb_live_ban_set gives for own' = own - r + a
- * against oth, where the counts of own's stones in each mill (two bits a
- * mill, bit-sliced: c1 low, c2 high) and the mills holding a stone of oth
- * are taken once for all the moves of own.  Only the mills through r or a
- * change their count; a mill one short of own' whose third point is not
- * oth's has that point empty.  Mills of 3 points only (succ_mills_ok).
+ * (r -1: a placement) against oth, where the counts of own's stones in each
+ * mill (two bits a mill, bit-sliced: c1 low, c2 high) and the mills holding
+ * a stone of oth (blocked, succ_mills_blocked) are taken once for all the
+ * moves of own.  Only the mills through r or a change their count; a mill
+ * one short of own' whose third point is not oth's has that point empty.
+ * Mills of 3 points only (succ_mills_ok).
  */
 struct succ_mills {
     uint64_t c1, c2, blocked;
@@ -162,22 +163,28 @@ static inline bool succ_mills_ok(const struct mmtb_variant *v)
     uint64_t all = v->nmills == 64 ? ~0ull : (1ull << v->nmills) - 1;
     return v->mills3 == all;
 }
+static inline uint64_t succ_mills_blocked(const struct mmtb_variant *v, uint32_t oth)
+{
+    uint64_t b = 0;
+    for (; oth; oth &= oth - 1)
+        b |= v->mills_at[__builtin_ctz(oth)];
+    return b;
+}
 static inline void succ_mills_of(const struct mmtb_variant *v, uint32_t own, uint32_t oth,
                                  struct succ_mills *m)
 {
-    m->c1 = m->c2 = m->blocked = 0;
+    m->c1 = m->c2 = 0;
     for (; own; own &= own - 1) {
         uint64_t ms = v->mills_at[__builtin_ctz(own)];
         m->c2 |= m->c1 & ms;
         m->c1 ^= ms;
     }
-    for (; oth; oth &= oth - 1)
-        m->blocked |= v->mills_at[__builtin_ctz(oth)];
+    m->blocked = succ_mills_blocked(v, oth);
 }
 static inline void succ_live_moved(const struct mmtb_variant *v, const struct succ_mills *m,
                                    uint32_t own2, int r, int a, uint64_t out[MMTB_MAX_BANS / 64])
 {
-    uint64_t R = v->mills_at[r], A = v->mills_at[a];
+    uint64_t R = r >= 0 ? v->mills_at[r] : 0, A = v->mills_at[a];
     uint64_t one = m->c1 & ~m->c2, two = m->c2 & ~m->c1, three = m->c1 & m->c2;
     uint64_t shortm = ((two & ~(R ^ A)) | (three & R & ~A) | (one & A & ~R)) & ~m->blocked;
     for (int w = 0; w < MMTB_MAX_BANS / 64; w++)

@@ -697,8 +697,8 @@ END_TEST
 /* succ_live_moved (a side's live restrictions after one of its stones
  * moved, from its mill counts before) against mmtb_live_ban_set on the
  * stones after the move, for every move of random positions of each
- * built-in variant whose mills have 3 points; a move that lands on a
- * point of the other side is not a move, the rest are (flying included). */
+ * built-in variant whose mills have 3 points, and for every placement;
+ * every landing point not the other side's counts (flying included). */
 START_TEST(test_live_moved_matches)
 {
     const char *const *names = mmtb_variant_builtin_names();
@@ -717,11 +717,11 @@ START_TEST(test_live_moved_matches)
             uint32_t oth = random_points(v, own, rnd_below(max + 1));
             struct succ_mills m;
             succ_mills_of(v, own, oth, &m);
-            for (uint32_t rs = own; rs; rs &= rs - 1) {
-                int r = __builtin_ctz(rs);
+            for (uint32_t rs = own | UINT32_C(1) << 31; rs; rs &= rs - 1) {
+                int r = __builtin_ctz(rs) == 31 ? -1 : __builtin_ctz(rs); /* -1: placed */
                 for (uint32_t as = v->full & ~(own | oth); as; as &= as - 1) {
                     int a = __builtin_ctz(as);
-                    uint32_t own2 = (own & ~(UINT32_C(1) << r)) | UINT32_C(1) << a;
+                    uint32_t own2 = (r < 0 ? own : own & ~(UINT32_C(1) << r)) | UINT32_C(1) << a;
                     uint64_t got[MMTB_MAX_BANS / 64], want[MMTB_MAX_BANS / 64];
                     succ_live_moved(v, &m, own2, r, a, got);
                     mmtb_live_ban_set(v, own2, oth, want);
