@@ -227,12 +227,13 @@ int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmt
         return MMTB_ERR_NOMEM;
     }
     uint32_t run = 0;
-    for (uint64_t j = 0; j < base; j++) {
+    for (uint64_t j = 0; j <= base; j++) { /* base too: prefix(base) reads its run */
         if ((j & ((1u << BLOCK_SHIFT) - 1)) == 0)
             run = 0;
         if ((j & ((1u << SUB_SHIFT) - 1)) == 0)
             bx->sub[j >> SUB_SHIFT] = (uint16_t)run;
-        run += bx->cnt[j];
+        if (j < base)
+            run += bx->cnt[j];
     }
     *out = bx;
     return MMTB_OK;

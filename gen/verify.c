@@ -340,9 +340,11 @@ struct vstone {
 /* The successors of stones (M, O) of sector s into x, their stones ranked
  * in their held sectors, with their live restrictions from those of each
  * stone set alone (succ_live_less; into: succ_into_table); returns the
- * count, or -1 when one's sector is not held. */
+ * count, or -1 when one's sector is not held.  nt: the opponent's live
+ * restrictions here; with none, a successor that earns none is only looked
+ * up in its scheme 1 slot, and its rank stops there. */
 static int stone_succs(const struct mmtb_variant *v, const struct held *h, struct mmtb_sector s,
-                       uint32_t M, uint32_t O, const uint64_t into[][MMTB_MAX_BANS / 64],
+                       uint32_t M, uint32_t O, int nt, const uint64_t into[][MMTB_MAX_BANS / 64],
                        struct succ *sc, struct vstone *x)
 {
     int n = succ_generate(v, s, M, O, sc);
@@ -370,7 +372,7 @@ static int stone_succs(const struct mmtb_variant *v, const struct held *h, struc
         __builtin_prefetch(&x[k].hs->code[x[k].r.slot0]);
     }
     for (int k = 0; k < n; k++) {
-        if (x[k].win)
+        if (x[k].win || (nt == 0 && x[k].earned < 0))
             continue;
         uint64_t fs[MMTB_MAX_BANS / 64] = {0}, ts[MMTB_MAX_BANS / 64] = {0};
         if (x[k].qo != lastM)
@@ -479,7 +481,7 @@ static int stones_chunk(const struct mmtb_variant *v, const mmtb_index *ix, cons
         if (it.nstab > 1) /* some states are images of others: the least is stored */
             mmtb_ban_index_rank_stones(me->bx, M, O, &self);
         int term = succ_terminal(v, me->s, M, O);
-        int n = term == MMTB_NOT_TERMINAL ? stone_succs(v, h, me->s, M, O, into, sc, x) : 0;
+        int n = term == MMTB_NOT_TERMINAL ? stone_succs(v, h, me->s, M, O, nt, into, sc, x) : 0;
         if (n < 0) {
             *why = "a successor's sector is not held";
             return MMTB_ERR_INVALID;

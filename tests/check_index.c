@@ -1075,6 +1075,56 @@ START_TEST(test_twelve_ban_sectors)
 END_TEST
 
 /*
+ * The first state slot of the end of the scheme 1 slots is the sector's
+ * size: for every sector of twelve and twelve-nine up to 4 stones a side in
+ * play and hand, and for twelve's 7-2 (3,017,568 scheme 1 slots, the
+ * smallest whose count is a multiple of the runs the prefix sums are kept
+ * in, 32), where an entry past the last run, never written, was once read
+ * (ctest runs this suite with MALLOC_PERTURB_, so that such memory is not
+ * zero by chance; twelve-nine's 6-3 once stopped a solve that way).
+ */
+static int check_first_at_end(const struct mmtb_variant *v, const mmtb_index *ix,
+                              struct mmtb_sector s)
+{
+    mmtb_ban_index *bx = NULL;
+    if (mmtb_ban_index_create(&bx, ix, s) != MMTB_OK)
+        return 0;
+    uint64_t base = mmtb_ban_index_base(bx), end = mmtb_ban_index_first(bx, base);
+    ck_assert_msg(end == mmtb_ban_index_slots(bx), "%s %d-%d-%d-%d: the states end at %llu, not %llu",
+                  v->name, s.w, s.b, s.w_hand, s.b_hand, (unsigned long long)end,
+                  (unsigned long long)mmtb_ban_index_slots(bx));
+    mmtb_ban_index_free(bx);
+    return base % 32 == 0 ? 2 : 1;
+}
+
+START_TEST(test_ban_first_at_end)
+{
+    static const char *const names[] = {"twelve", "twelve-nine"};
+    int n = 0;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        struct mmtb_variant *v = load(names[k]);
+        mmtb_index *ix = NULL;
+        ck_assert_int_eq(mmtb_index_create(&ix, v, 4), MMTB_OK);
+        for (int w = 1; w <= 4; w++)
+            for (int b = 1; b <= 4; b++)
+                for (int wh = 0; wh + w <= 4; wh++)
+                    for (int bh = 0; bh + b <= 4; bh++)
+                        if (mmtb_ban_index_applies(v, sec(w, b, wh, bh)))
+                            n += check_first_at_end(v, ix, sec(w, b, wh, bh)) > 0;
+        mmtb_index_free(ix);
+        mmtb_variant_free(v);
+    }
+    ck_assert_int_ge(n, 50);
+    struct mmtb_variant *v = load("twelve");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 7), MMTB_OK);
+    ck_assert_int_eq(check_first_at_end(v, ix, sec(7, 2, 0, 0)), 2);
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
+/*
  * An index opened from a count table (mmtb_ban_index_open) numbers every
  * slot as the built one: the same slots, each slot unranks to the same
  * state and that state ranks back the same (every slot of 3-3 with blocks
@@ -1322,6 +1372,7 @@ static Suite *index_suite(void)
     tcase_add_test(tc, test_create_limits);
     tcase_add_test(tc, test_nine_published_totals);
     tcase_add_test(tc, test_twelve_ban_sectors);
+    tcase_add_test(tc, test_ban_first_at_end);
     tcase_add_test(tc, test_twelve_ban_count);
     tcase_add_test(tc, test_twelve_ban_open);
     tcase_add_test(tc, test_shah_owner_sectors);
