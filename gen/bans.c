@@ -207,6 +207,10 @@ static uint8_t state_value(struct job *j, int mi, uint64_t slot, int f, int t, i
     const struct mmtb_variant *v = j->v;
     int fy = f >= 0 ? v->edge_y[f] : -2, fx = f >= 0 ? v->edge_x[f] : -2;
     int nin = 0, next = 0, moves = 0;
+    /* the successors' states ranked and their reads started, then read:
+     * a read is a cache miss in a sector of its own */
+    uint64_t rs[MMTB_MAX_MOVES];
+    int16_t out[MMTB_MAX_MOVES];
     for (int k = 0; k < n; k++) {
         const struct bsucc *x = &b->bs[k];
         if (x->from == fy && x->to == fx)
@@ -221,13 +225,18 @@ static uint8_t state_value(struct job *j, int mi, uint64_t slot, int f, int t, i
             continue;
         }
         int nf = t >= 0 && succ_ban_bites(v, x->qm, x->qo, t) ? t : -1;
-        uint64_t r = mmtb_ban_index_rank_state(x->bx, &x->r, nf, x->earned);
-        struct ext_look *e = &b->ext[next++];
+        rs[next] = mmtb_ban_index_rank_state(x->bx, &x->r, nf, x->earned);
+        __builtin_prefetch(&x->hs->code[rs[next]]);
+        out[next++] = (int16_t)k;
+    }
+    for (int q = 0; q < next; q++) {
+        const struct bsucc *x = &b->bs[out[q]];
+        struct ext_look *e = &b->ext[q];
         e->d = NULL;
         e->have = true;
-        uint8_t c = x->hs->code[r];
+        uint8_t c = x->hs->code[rs[q]];
         e->w = (uint8_t)vc_wdl(c);
-        e->dtw = (uint16_t)vc_depth(c, &x->hs->deep, r);
+        e->dtw = (uint16_t)vc_depth(c, &x->hs->deep, rs[q]);
     }
     if (!moves) {
         *rd = 0;
