@@ -109,14 +109,8 @@ static void live_into(const struct mmtb_variant *v, uint32_t own, int p, uint64_
 {
     for (uint64_t ms = v->mills_at[p]; ms; ms &= ms - 1) {
         uint32_t mill = v->mill[__builtin_ctzll(ms)];
-        if ((mill & ~own) != (1u << p))
-            continue;
-        for (uint32_t ys = v->adj[p] & own & ~mill; ys; ys &= ys - 1) {
-            int y = __builtin_ctz(ys);
-            int c = v->edge_first[y] + mmtb_popcount32(v->adj[y] & ((1u << p) - 1));
-            if (c < MMTB_MAX_BANS)
-                set[c >> 6] |= (uint64_t)1 << (c & 63);
-        }
+        if ((mill & ~own) == (1u << p))
+            succ_mill_slides(v, own, mill, p, set);
     }
 }
 
@@ -412,8 +406,7 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
     for (int k = 0; k < n; k++) {
         /* the one it spends cannot forbid the move it made */
         struct bpred *p = &b->bp[k];
-        int c = v->adj[p->from] & (1u << p->to) ? v->edge_first[p->from] +
-                    mmtb_popcount32(v->adj[p->from] & ((1u << p->to) - 1)) : -1;
+        int c = v->adj[p->from] & (1u << p->to) ? succ_edge_code(v, p->from, p->to) : -1;
         if (c >= 0)
             p->qf[c >> 6] &= ~((uint64_t)1 << (c & 63));
     }

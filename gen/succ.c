@@ -269,7 +269,7 @@ int succ_earned(const struct mmtb_variant *v, uint32_t mover, int from, int to)
     if (from < 0 || !(v->adj[to] & (1u << from)) ||
         !(mmtb_variant_in_mill(v, mover) & (1u << from)))
         return -1;
-    return v->edge_first[to] + mmtb_popcount32(v->adj[to] & ((1u << from) - 1));
+    return succ_edge_code(v, to, from);
 }
 
 bool succ_ban_bites(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int code)

@@ -145,6 +145,24 @@ static inline void succ_live_less(const uint64_t alone[MMTB_MAX_BANS / 64],
             out[w] &= ~into[__builtin_ctz(oth)][w];
 }
 
+/* The code of the slide y -> x (adjacent points): the restrictions' numbering. */
+static inline int succ_edge_code(const struct mmtb_variant *v, int y, int x)
+{
+    return v->edge_first[y] + mmtb_popcount32(v->adj[y] & ((1u << x) - 1));
+}
+
+/* Add to set the slides of own's stones into x (empty) that close mill,
+ * whose other points own holds: the live restrictions that mill gives. */
+static inline void succ_mill_slides(const struct mmtb_variant *v, uint32_t own, uint32_t mill,
+                                    int x, uint64_t set[MMTB_MAX_BANS / 64])
+{
+    for (uint32_t ys = v->adj[x] & own & ~mill; ys; ys &= ys - 1) {
+        int c = succ_edge_code(v, __builtin_ctz(ys), x);
+        if (c < MMTB_MAX_BANS)
+            set[c >> 6] |= (uint64_t)1 << (c & 63);
+    }
+}
+
 /*
  * The live restrictions of a side after it moved one stone, from the mills
  * of its stones before: what mmtb_live_ban_set gives for own' = own - r + a
@@ -191,13 +209,7 @@ static inline void succ_live_moved(const struct mmtb_variant *v, const struct su
         out[w] = 0;
     for (; shortm; shortm &= shortm - 1) {
         uint32_t mill = v->mill[__builtin_ctzll(shortm)];
-        int x = __builtin_ctz(mill & ~own2);
-        for (uint32_t ys = v->adj[x] & own2 & ~mill; ys; ys &= ys - 1) {
-            int y = __builtin_ctz(ys);
-            int c = v->edge_first[y] + __builtin_popcount(v->adj[y] & ((1u << x) - 1));
-            if (c < MMTB_MAX_BANS)
-                out[c >> 6] |= (uint64_t)1 << (c & 63);
-        }
+        succ_mill_slides(v, own2, mill, __builtin_ctz(mill & ~own2), out);
     }
 }
 
