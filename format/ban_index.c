@@ -34,6 +34,7 @@
 
 #define BLOCK_SHIFT 8
 #define SUB_SHIFT 5
+_Static_assert(MMTB_BAN_CREATE_ALIGN == 1u << BLOCK_SHIFT, "a range starts a block");
 
 struct mmtb_ban_index {
     const mmtb_index *ix;
@@ -187,7 +188,8 @@ static int alloc_blocks(mmtb_ban_index *bx, int shift)
     return bx->blk ? MMTB_OK : MMTB_ERR_NOMEM;
 }
 
-int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s)
+int mmtb_ban_index_create_begin(mmtb_ban_index **out, const mmtb_index *ix,
+                                struct mmtb_sector s)
 {
     mmtb_ban_index *bx;
     int rc = ban_index_new(&bx, ix, s);
@@ -195,48 +197,76 @@ int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmt
         *out = bx;
         return rc;
     }
-    uint64_t base = bx->base;
-    bx->cnt = malloc(base);
-    if (!bx->cnt || alloc_blocks(bx, BLOCK_SHIFT) != MMTB_OK) {
+    bx->cnt = malloc(bx->base);
+    bx->sub = malloc(((bx->base >> SUB_SHIFT) + 1) * sizeof *bx->sub);
+    if (!bx->cnt || !bx->sub || alloc_blocks(bx, BLOCK_SHIFT) != MMTB_OK) {
         mmtb_ban_index_free(bx);
         return MMTB_ERR_NOMEM;
     }
+    /* blk[k] holds block k's own sum until mmtb_ban_index_create_end */
+    memset(bx->blk, 0, (bx->nblk + 1) * sizeof *bx->blk);
+    *out = bx;
+    return MMTB_OK;
+}
+
+int mmtb_ban_index_create_range(mmtb_ban_index *bx, uint64_t lo, uint64_t hi)
+{
+    const uint64_t align = MMTB_BAN_CREATE_ALIGN;
+    if (bx->owner)
+        return MMTB_OK;
+    if (lo % align || lo > hi || hi > bx->base || (hi % align && hi != bx->base))
+        return MMTB_ERR_INVALID;
     struct mmtb_index_iter it;
-    mmtb_index_iter_start(&it, ix, s, 0, base);
-    uint64_t slot, sum = 0;
-    uint32_t m, o;
+    mmtb_index_iter_start(&it, bx->ix, bx->s, lo, hi);
+    uint64_t slot;
+    uint32_t m, o, run = 0;
     bool canon;
     while (mmtb_index_iter_next(&it, &slot, &m, &o, &canon)) {
         if ((slot & ((1u << BLOCK_SHIFT) - 1)) == 0)
-            bx->blk[slot >> BLOCK_SHIFT] = sum;
-        int c = slot_cnt(bx, m, o, canon);
-        if (c > 255) {
-            mmtb_ban_index_free(bx);
-            return MMTB_ERR_UNSUPPORTED;
-        }
-        bx->cnt[slot] = (uint8_t)c;
-        sum += (uint64_t)c;
-    }
-    for (uint64_t k = (base + (1u << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT; k <= bx->nblk; k++)
-        bx->blk[k] = sum;
-    bx->slots = base + sum;
-    /* the runs' sums inside their blocks (at most 255 << BLOCK_SHIFT) */
-    bx->sub = malloc(((base >> SUB_SHIFT) + 1) * sizeof *bx->sub);
-    if (!bx->sub) {
-        mmtb_ban_index_free(bx);
-        return MMTB_ERR_NOMEM;
-    }
-    uint32_t run = 0;
-    for (uint64_t j = 0; j <= base; j++) { /* base too: prefix(base) reads its run */
-        if ((j & ((1u << BLOCK_SHIFT) - 1)) == 0)
             run = 0;
-        if ((j & ((1u << SUB_SHIFT) - 1)) == 0)
-            bx->sub[j >> SUB_SHIFT] = (uint16_t)run;
-        if (j < base)
-            run += bx->cnt[j];
+        if ((slot & ((1u << SUB_SHIFT) - 1)) == 0)
+            bx->sub[slot >> SUB_SHIFT] = (uint16_t)run;
+        int c = slot_cnt(bx, m, o, canon);
+        if (c > 255)
+            return MMTB_ERR_UNSUPPORTED;
+        bx->cnt[slot] = (uint8_t)c;
+        bx->blk[slot >> BLOCK_SHIFT] += (uint64_t)c;
+        run += (uint32_t)c;
     }
-    *out = bx;
     return MMTB_OK;
+}
+
+void mmtb_ban_index_create_end(mmtb_ban_index *bx)
+{
+    if (bx->owner)
+        return;
+    uint64_t sum = 0, base = bx->base;
+    for (uint64_t k = 0; k <= bx->nblk; k++) {
+        uint64_t own = bx->blk[k];
+        bx->blk[k] = sum;
+        sum += own;
+    }
+    bx->slots = base + sum;
+    /* the run starting at base: prefix(base) reads it */
+    if (base % (1u << SUB_SHIFT) == 0) {
+        uint32_t run = 0;
+        for (uint64_t j = base & ~(uint64_t)((1u << BLOCK_SHIFT) - 1); j < base; j++)
+            run += bx->cnt[j];
+        bx->sub[base >> SUB_SHIFT] = (uint16_t)run;
+    }
+}
+
+int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s)
+{
+    int rc = mmtb_ban_index_create_begin(out, ix, s);
+    if (rc == MMTB_OK && (rc = mmtb_ban_index_create_range(*out, 0, (*out)->base)) != MMTB_OK) {
+        mmtb_ban_index_free(*out);
+        *out = NULL;
+        return rc;
+    }
+    if (rc == MMTB_OK)
+        mmtb_ban_index_create_end(*out);
+    return rc;
 }
 
 uint64_t mmtb_ban_index_blocks(const mmtb_ban_index *bx, int log2)

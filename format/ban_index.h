@@ -44,6 +44,24 @@ bool mmtb_ban_index_applies(const struct mmtb_variant *v, struct mmtb_sector s);
  * combinations, or a board with more than MMTB_MAX_BANS directed edges).
  */
 int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s);
+
+/*
+ * The same build in parts, so that a caller with threads can walk
+ * disjoint ranges of the scheme 1 slots at once (this library starts
+ * none): _begin allocates the index (*out; statuses as above), _range
+ * counts slots [lo, hi) (lo a multiple of MMTB_BAN_CREATE_ALIGN, hi one
+ * too or the base; MMTB_ERR_INVALID otherwise, MMTB_ERR_UNSUPPORTED as
+ * above), and _end, once every slot is counted, sums them; only then is
+ * the index usable.  Ranges may run on different threads; _end after
+ * all of them.  For a first-mill index (nothing per slot) _range and _end
+ * do nothing.  mmtb_ban_index_create is _begin, one _range over
+ * [0, base) and _end.
+ */
+#define MMTB_BAN_CREATE_ALIGN 256u
+int mmtb_ban_index_create_begin(mmtb_ban_index **out, const mmtb_index *ix,
+                                struct mmtb_sector s);
+int mmtb_ban_index_create_range(mmtb_ban_index *bx, uint64_t lo, uint64_t hi);
+void mmtb_ban_index_create_end(mmtb_ban_index *bx);
 void mmtb_ban_index_free(mmtb_ban_index *bx);
 
 /* Blocks of 2^log2 scheme 1 slots for a count table (FORMAT.md, "Count

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banbuild.h"
 #include "movegen.h"
 #include "sectorio.h"
 #include "succ.h"
@@ -31,7 +32,7 @@ int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sec
     hs->s = s;
     const struct mmtb_variant *v = mmtb_index_variant(ix);
     if (mmtb_ban_index_applies(v, s)) {
-        int rc = mmtb_ban_index_create(&hs->bx, ix, s);
+        int rc = gen_ban_index_create(&hs->bx, ix, s);
         if (rc != MMTB_OK)
             return rc;
     }

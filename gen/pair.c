@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "banbuild.h"
 #include "mmtb.h"
 #include "sectorio.h"
 #include "tablewrite.h"
@@ -187,7 +188,7 @@ static int job_setup(struct job *j, const struct mmtb_solve_opts *o, const struc
         struct member *me = &j->m[i];
         me->s = ss[i];
         if (mmtb_ban_index_applies(v, ss[i])) {
-            int rc = mmtb_ban_index_create(&me->bx, ix, ss[i]);
+            int rc = gen_ban_index_create(&me->bx, ix, ss[i]);
             if (rc != MMTB_OK) {
                 snprintf(err, errlen, "%s: cannot build the index with %s: %s", tag,
                          v->no_reclose ? "restrictions" : "the first-mill owner",

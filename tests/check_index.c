@@ -1097,6 +1097,45 @@ static int check_first_at_end(const struct mmtb_variant *v, const mmtb_index *ix
     return base % 32 == 0 ? 2 : 1;
 }
 
+/*
+ * The index built in parts (mmtb_ban_index_create_range over ranges of
+ * 256, 512 and 768 slots, last range first, as threads may finish them)
+ * is the one built whole: the same slots, and the same first state slot
+ * and number of states for every scheme 1 slot up to the base.  Ranges
+ * that do not start or end a run of 256 slots are refused.
+ */
+static void check_parts(const struct mmtb_variant *v, const mmtb_index *ix, struct mmtb_sector s)
+{
+    mmtb_ban_index *whole = NULL, *bx = NULL;
+    ck_assert_int_eq(mmtb_ban_index_create(&whole, ix, s), MMTB_OK);
+    ck_assert_int_eq(mmtb_ban_index_create_begin(&bx, ix, s), MMTB_OK);
+    uint64_t base = mmtb_ban_index_base(bx), n = 0, *lo = malloc((base / 256 + 2) * sizeof *lo);
+    for (uint64_t at = 0; at < base; at += 256 * (n % 3 + 1))
+        lo[n++] = at;
+    lo[n] = base;
+    if (base > 256) {
+        ck_assert_int_eq(mmtb_ban_index_create_range(bx, 1, 256), MMTB_ERR_INVALID);
+        ck_assert_int_eq(mmtb_ban_index_create_range(bx, 0, 255), MMTB_ERR_INVALID);
+    }
+    ck_assert_int_eq(mmtb_ban_index_create_range(bx, 0, base + 1), MMTB_ERR_INVALID);
+    for (uint64_t k = n; k-- > 0;)
+        ck_assert_int_eq(mmtb_ban_index_create_range(bx, lo[k], lo[k + 1]), MMTB_OK);
+    mmtb_ban_index_create_end(bx);
+    ck_assert_msg(mmtb_ban_index_slots(bx) == mmtb_ban_index_slots(whole), "%s %d-%d-%d-%d: %llu slots in parts, %llu whole",
+                  v->name, s.w, s.b, s.w_hand, s.b_hand,
+                  (unsigned long long)mmtb_ban_index_slots(bx),
+                  (unsigned long long)mmtb_ban_index_slots(whole));
+    for (uint64_t i = 0; i <= base; i++) {
+        REQUIRE_EQ(mmtb_ban_index_first(bx, i), mmtb_ban_index_first(whole, i));
+        if (i < base)
+            ck_assert_int_eq(mmtb_ban_index_states(bx, i), mmtb_ban_index_states(whole, i));
+    }
+    free(lo);
+    mmtb_ban_index_free(bx);
+    mmtb_ban_index_free(whole);
+}
+
+/* Both, on every such sector up to 4 stones a side and on twelve's 7-2. */
 START_TEST(test_ban_first_at_end)
 {
     static const char *const names[] = {"twelve", "twelve-nine"};
@@ -1109,8 +1148,10 @@ START_TEST(test_ban_first_at_end)
             for (int b = 1; b <= 4; b++)
                 for (int wh = 0; wh + w <= 4; wh++)
                     for (int bh = 0; bh + b <= 4; bh++)
-                        if (mmtb_ban_index_applies(v, sec(w, b, wh, bh)))
+                        if (mmtb_ban_index_applies(v, sec(w, b, wh, bh))) {
                             n += check_first_at_end(v, ix, sec(w, b, wh, bh)) > 0;
+                            check_parts(v, ix, sec(w, b, wh, bh));
+                        }
         mmtb_index_free(ix);
         mmtb_variant_free(v);
     }
@@ -1119,6 +1160,7 @@ START_TEST(test_ban_first_at_end)
     mmtb_index *ix = NULL;
     ck_assert_int_eq(mmtb_index_create(&ix, v, 7), MMTB_OK);
     ck_assert_int_eq(check_first_at_end(v, ix, sec(7, 2, 0, 0)), 2);
+    check_parts(v, ix, sec(7, 2, 0, 0));
     mmtb_index_free(ix);
     mmtb_variant_free(v);
 }
