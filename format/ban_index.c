@@ -471,6 +471,17 @@ static inline int code_pos(const uint64_t set[2], int c)
     return 1 + (c >= 64 ? popc64(set[0]) + popc64(set[1] & below) : popc64(set[0] & below));
 }
 
+/* What prefix reads for slot i: cache misses in arrays of the sector's
+ * size. */
+static inline void prefix_fetch(const mmtb_ban_index *bx, uint64_t i)
+{
+    __builtin_prefetch(&bx->blk[i >> bx->shift]);
+    if (bx->sub) {
+        __builtin_prefetch(&bx->sub[i >> SUB_SHIFT]);
+        __builtin_prefetch(&bx->cnt[i & ~(uint64_t)((1u << SUB_SHIFT) - 1)]);
+    }
+}
+
 void mmtb_ban_index_rank_begin(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
                                struct mmtb_ban_rank *r)
 {
@@ -480,13 +491,20 @@ void mmtb_ban_index_rank_begin(const mmtb_ban_index *bx, uint32_t mover, uint32_
     r->opp = opp;
     r->nsym = one >= 0 ? 1 : 0;
     r->sym[0] = (uint8_t)(one >= 0 ? one : 0);
-    /* what prefix reads: cache misses in arrays of the sector's size */
-    uint64_t i = r->slot0;
-    __builtin_prefetch(&bx->blk[i >> bx->shift]);
-    if (bx->sub) {
-        __builtin_prefetch(&bx->sub[i >> SUB_SHIFT]);
-        __builtin_prefetch(&bx->cnt[i & ~(uint64_t)((1u << SUB_SHIFT) - 1)]);
-    }
+    prefix_fetch(bx, r->slot0);
+}
+
+void mmtb_ban_index_rank_begin_at(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
+                                  uint64_t slot0, int g, struct mmtb_ban_rank *r)
+{
+    r->slot0 = slot0;
+    r->mover = mover;
+    r->opp = opp;
+    r->rm = mmtb_sym_apply(bx->v, g, mover);
+    r->ro = mmtb_sym_apply(bx->v, g, opp);
+    r->nsym = 1;
+    r->sym[0] = (uint8_t)g;
+    prefix_fetch(bx, slot0);
 }
 
 void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,

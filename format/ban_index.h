@@ -166,6 +166,13 @@ void mmtb_ban_index_rank_stones(const mmtb_ban_index *bx, uint32_t mover, uint32
  * then maps them instead of listing the representative's. */
 void mmtb_ban_index_rank_begin(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
                                struct mmtb_ban_rank *r);
+/* Begin the rank of stones (mover, opp) whose scheme 1 slot0 the caller
+ * has found another way, with the one symmetry g that takes them to the
+ * slot's representative (the caller knows that the representative's mover
+ * set has no symmetry but the identity): what mmtb_ban_index_rank_begin
+ * leaves, without the look-up; end completes it.  Checks nothing. */
+void mmtb_ban_index_rank_begin_at(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
+                                  uint64_t slot0, int g, struct mmtb_ban_rank *r);
 void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
                              const uint64_t *fset, const uint64_t *tset);
 

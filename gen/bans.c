@@ -116,6 +116,23 @@ static void live_into(const struct mmtb_variant *v, uint32_t own, int p, uint64_
 
 /* ------------------------------------------------------------------ init */
 
+/*
+ * The quiet placements of a position met in the walk by the opponent's
+ * stones, ranked without a look-up: the walk's stones (M', O') have O'
+ * canonical with no symmetry of its own, so every (O', M' | p) is its own
+ * representative, in O''s block of the sector qt at base + rel[the rank of
+ * p among the empty points] (mmtb_index_rank_added).  The position itself
+ * is the representative (M, O) = g(M', O'), so its placement of point p
+ * is ranked through ginv = g's inverse.
+ */
+struct place_hint {
+    struct mmtb_sector qt;
+    uint64_t base;
+    uint32_t empty; /* the walk's empty points */
+    int ginv;
+    uint32_t rel[MMTB_MAX_POINTS];
+};
+
 /* The successors of stones (M, O) of member me into b->bs, ranked;
  * returns their count, or a negative status.  T, nt: the opponent's live
  * restrictions here (succ_live_lists); with none, a successor that earns
@@ -123,7 +140,8 @@ static void live_into(const struct mmtb_variant *v, uint32_t own, int p, uint64_
  * its rank is not completed (the placements of a pair where both sides
  * place, say). */
 static int stone_succs(struct job *j, const struct member *me, uint32_t M, uint32_t O,
-                       const int8_t *T, int nt, struct bans_scratch *b)
+                       const int8_t *T, int nt, const struct place_hint *ph,
+                       struct bans_scratch *b)
 {
     const struct mmtb_variant *v = j->v;
     int n = succ_generate(v, me->s, M, O, b->sc);
@@ -149,7 +167,13 @@ static int stone_succs(struct job *j, const struct member *me, uint32_t M, uint3
             return MMTB_ERR_INVALID;
         }
         x->bx = x->hs->bx;
-        mmtb_ban_index_rank_begin(x->bx, x->qm, x->qo, &x->r);
+        if (ph && !x->capture && mmtb_sector_eq(sc->t, ph->qt)) {
+            int p = v->sym[ph->ginv][x->to];
+            uint32_t at = ph->rel[mmtb_popcount32(ph->empty & ((1u << p) - 1))];
+            mmtb_ban_index_rank_begin_at(x->bx, x->qm, x->qo, ph->base + at, ph->ginv, &x->r);
+        } else {
+            mmtb_ban_index_rank_begin(x->bx, x->qm, x->qo, &x->r);
+        }
         __builtin_prefetch(&x->hs->code[x->r.slot0]);
     }
     /* the successors' live restrictions from ours and the opponent's here:
@@ -257,12 +281,57 @@ static void tally(struct job *j, struct init_tally *ta, int mi, uint64_t slot, i
         ta->fail = MMTB_ERR_NOMEM;
 }
 
-/* Init the scheme 1 slots of chunk c of member mi and all their states. */
+/*
+ * The states of one canonical position of member mi: scheme 1 slot i, its
+ * states with restrictions from `first` on, its stones (M, O) the slot's
+ * representative, nstab the order of its stabilizer.  Returns the number
+ * of states with restrictions it has (K - 1), or a negative status.
+ */
+static int init_stones(struct job *j, int mi, uint64_t i, uint64_t first, uint32_t M, uint32_t O,
+                       int nstab, const struct place_hint *ph, struct bans_scratch *b,
+                       struct init_tally *ta)
+{
+    struct member *me = &j->m[mi];
+    int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
+    int nf, nt;
+    succ_live_lists(j->v, me->s, M, O, F, &nf, T, &nt);
+    int K = (nf + 1) * (nt + 1);
+    struct mmtb_ban_rank self;
+    if (nstab > 1) /* some states are images of others: the least is kept */
+        mmtb_ban_index_rank_stones(me->bx, M, O, &self);
+    int term = succ_terminal(j->v, me->s, M, O);
+    int n = term == MMTB_NOT_TERMINAL ? stone_succs(j, me, M, O, T, nt, ph, b) : 0;
+    if (n < 0)
+        return n;
+    for (int k = 0; k < K; k++) {
+        uint64_t slot = k ? first + (uint64_t)k - 1 : i;
+        int f, t, rd = -1;
+        succ_state_bans(k, F, T, nt, &f, &t);
+        if (k && nstab > 1 && mmtb_ban_index_rank_state(me->bx, &self, f, t) != slot) {
+            me->st[slot] = ST_UNUSED;
+            continue;
+        }
+        uint8_t x;
+        if (term == MMTB_LOSS) {
+            x = st_decided(j, false, 0);
+            rd = 0;
+        } else if (term == MMTB_DRAW) {
+            x = ST_DRAWN;
+        } else {
+            x = state_value(j, mi, slot, f, t, n, b, &rd);
+        }
+        me->st[slot] = x;
+        tally(j, ta, mi, slot, rd);
+    }
+    return K - 1;
+}
+
+/* Init the scheme 1 slots of chunk c of member mi and all their states,
+ * in slot order. */
 static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
                       struct init_tally *ta)
 {
     struct member *me = &j->m[mi];
-    const struct mmtb_variant *v = j->v;
     uint64_t base = mmtb_ban_index_base(me->bx), lo = c * CHUNK;
     uint64_t hi = lo + CHUNK < base ? lo + CHUNK : base, first = me->bfirst[c];
     struct mmtb_index_iter it;
@@ -270,45 +339,17 @@ static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
     uint64_t i;
     uint32_t M, O;
     bool canonical;
-    int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
     while (mmtb_index_iter_next(&it, &i, &M, &O, &canonical)) {
         if (!canonical) {
             me->st[i] = ST_UNUSED;
             continue;
         }
-        int nf, nt;
-        succ_live_lists(v, me->s, M, O, F, &nf, T, &nt);
-        int K = (nf + 1) * (nt + 1);
-        struct mmtb_ban_rank self;
-        if (it.nstab > 1) /* some states are images of others: the least is kept */
-            mmtb_ban_index_rank_stones(me->bx, M, O, &self);
-        int term = succ_terminal(v, me->s, M, O);
-        int n = term == MMTB_NOT_TERMINAL ? stone_succs(j, me, M, O, T, nt, b) : 0;
-        if (n < 0) {
-            ta->fail = n;
+        int r = init_stones(j, mi, i, first, M, O, it.nstab, NULL, b, ta);
+        if (r < 0) {
+            ta->fail = r;
             return;
         }
-        for (int k = 0; k < K; k++) {
-            uint64_t slot = k ? first + (uint64_t)k - 1 : i;
-            int f, t, rd = -1;
-            succ_state_bans(k, F, T, nt, &f, &t);
-            if (k && it.nstab > 1 && mmtb_ban_index_rank_state(me->bx, &self, f, t) != slot) {
-                me->st[slot] = ST_UNUSED;
-                continue;
-            }
-            uint8_t x;
-            if (term == MMTB_LOSS) {
-                x = st_decided(j, false, 0);
-                rd = 0;
-            } else if (term == MMTB_DRAW) {
-                x = ST_DRAWN;
-            } else {
-                x = state_value(j, mi, slot, f, t, n, b, &rd);
-            }
-            me->st[slot] = x;
-            tally(j, ta, mi, slot, rd);
-        }
-        first += (uint64_t)K - 1;
+        first += (uint64_t)r;
     }
     if (first != me->bfirst[c + 1]) {
         __atomic_store_n(&j->why, "the restriction states of a chunk differ from the index's",
@@ -317,11 +358,93 @@ static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
     }
 }
 
+/*
+ * The walk by the opponent's stones (init.c's init_by_opponent says why):
+ * chunk c of the colour-swapped sector, each canonical slot (O, M) of it
+ * our position (M, O), ranked in our index (its scheme 1 slot, its
+ * states' first slot and the representative whose states they are) a
+ * group at a time, so that the reads of their ranks overlap.  Returns the
+ * positions seen.
+ */
+#define BY_OPP_GROUP 16
+static uint64_t init_unit_by_opp(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
+                                 struct init_tally *ta)
+{
+    struct member *me = &j->m[mi];
+    struct mmtb_sector ws = sector_partner(me->s);
+    uint64_t wslots = mmtb_index_slots(j->ix, ws), lo = c * CHUNK, seen = 0;
+    struct mmtb_index_iter it;
+    mmtb_index_iter_start(&it, j->ix, ws, lo, lo + CHUNK < wslots ? lo + CHUNK : wslots);
+    const uint8_t *cnt = mmtb_ban_index_counts(me->bx);
+    struct place_hint ph = {.qt = {me->s.b, (uint8_t)(me->s.w + 1), me->s.b_hand,
+                                   (uint8_t)(me->s.w_hand - 1)}};
+    uint32_t block_of = 0; /* the O' whose block ph.base is */
+    bool more = true;
+    while (more) {
+        struct mmtb_ban_rank r[BY_OPP_GROUP];
+        int nstab[BY_OPP_GROUP], ng = 0;
+        uint64_t w;
+        uint32_t qo, qm;
+        bool canonical;
+        while (ng < BY_OPP_GROUP && (more = mmtb_index_iter_next(&it, &w, &qo, &qm, &canonical))) {
+            if (!canonical)
+                continue;
+            nstab[ng] = it.nstab;
+            mmtb_ban_index_rank_begin(me->bx, qm, qo, &r[ng++]);
+        }
+        for (int g = 0; g < ng; g++) {
+            uint64_t i = r[g].slot0; /* (its states' first slot read where begin fetched it) */
+            uint32_t Mw = r[g].mover, Ow = r[g].opp;
+            const struct place_hint *use = NULL;
+            if (r[g].nsym == 1 && me->s.w_hand > 0) {
+                if (!block_of || Ow != block_of) {
+                    block_of = Ow;
+                    ph.base = mmtb_index_plain_block(j->ix, ph.qt, Ow);
+                }
+                if (ph.base != UINT64_MAX) {
+                    ph.ginv = j->v->sym_inv[r[g].sym[0]];
+                    ph.empty = j->v->full & ~(Mw | Ow);
+                    mmtb_index_rank_added(j->ix, Ow, Mw, ph.empty, ph.rel);
+                    use = &ph;
+                }
+            }
+            int k = init_stones(j, mi, i, mmtb_ban_index_first(me->bx, i), r[g].rm, r[g].ro,
+                                nstab[g], use, b, ta);
+            if (k < 0 || k != cnt[i]) {
+                if (k >= 0)
+                    __atomic_store_n(&j->why, "a position's restriction states differ from "
+                                              "the index's", __ATOMIC_RELAXED);
+                ta->fail = k < 0 ? k : MMTB_ERR_INVALID;
+                return seen;
+            }
+            seen++;
+        }
+    }
+    return seen;
+}
+
+/* Whether member me's init walks the colour-swapped sector (placements:
+ * every successor of a position lies in the block of the opponent's
+ * stones). */
+static bool bans_by_opponent(const struct job *j, const struct member *me)
+{
+    return me->s.w_hand > 0 && !j->v->place_or_move && !j->sp && !j->own_walk;
+}
+
 int bans_init_member(struct job *j, int mi)
 {
     struct member *me = &j->m[mi];
-    uint64_t done = 0;
+    bool by_opp = bans_by_opponent(j, me);
+    uint64_t done = 0, seen = 0;
+    uint64_t n = by_opp ? (mmtb_index_slots(j->ix, sector_partner(me->s)) + CHUNK - 1) / CHUNK
+                        : me->nbchunks;
     int fail = MMTB_OK;
+    if (by_opp) /* the slots no position's walk writes */
+#pragma omp parallel for schedule(static)
+        for (uint64_t c = 0; c < (me->slots + CHUNK - 1) / CHUNK; c++) {
+            uint64_t lo = c * CHUNK;
+            memset(me->st + lo, ST_UNUSED, lo + CHUNK < me->slots ? CHUNK : me->slots - lo);
+        }
 #pragma omp parallel
     {
         struct bans_scratch *b = bans_scratch_new(j->v);
@@ -329,14 +452,17 @@ int bans_init_member(struct job *j, int mi)
                                 &j->deep_new[omp_get_thread_num()], MMTB_OK};
         if (!b || !ta.hist)
             ta.fail = MMTB_ERR_NOMEM;
-#pragma omp for schedule(dynamic, 1)
-        for (uint64_t c = 0; c < me->nbchunks; c++) {
+#pragma omp for schedule(dynamic, 1) reduction(+ : seen)
+        for (uint64_t c = 0; c < n; c++) {
             if (ta.fail != MMTB_OK || __atomic_load_n(&fail, __ATOMIC_RELAXED))
                 continue;
-            init_unit(j, mi, c, b, &ta);
+            if (by_opp)
+                seen += init_unit_by_opp(j, mi, c, b, &ta);
+            else
+                init_unit(j, mi, c, b, &ta);
             uint64_t dn = __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
             if (omp_get_thread_num() == 0)
-                progress_update(j->prog, dn, me->nbchunks);
+                progress_update(j->prog, dn, n);
         }
 #pragma omp critical(mmtb_hist)
         {
@@ -346,6 +472,11 @@ int bans_init_member(struct job *j, int mi)
         }
         free(ta.hist);
         bans_scratch_free(b);
+    }
+    /* one visit per orbit, so every canonical position was written */
+    if (fail == MMTB_OK && by_opp && seen != mmtb_index_canonical(j->v, me->s)) {
+        j->why = "the walk by the opponent's stones missed positions";
+        fail = MMTB_ERR_INVALID;
     }
     return fail;
 }

@@ -393,7 +393,8 @@ static int init_member_state(struct job *j, int mi)
 bool init_by_opponent(const struct job *j, const struct member *me)
 {
     /* a split pair's rank walks its own range (split.c); positions with
-     * state are walked in their own order */
+     * state are walked by bans.c (the same walk, its own test) or, Shah's,
+     * in their own order */
     return me->s.w_hand > 0 && !j->sp && !j->own_walk && !me->bx;
 }
 

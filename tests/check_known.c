@@ -883,12 +883,15 @@ END_TEST
 
 /* Placement sectors initialised grouped by the opponent's stones (the
  * default) and in their own order give the same bytes: placements with
- * captures (nine from 4 v 4 in hand, nine-diag from 3 v 3) and placements
- * that may also slide (lasker). */
+ * captures (nine from 4 v 4 in hand, nine-diag from 3 v 3), placements
+ * that may also slide (lasker), and placements whose positions carry
+ * re-close restrictions (twelve-nine and twelve from 3 v 3: their quiet
+ * placements ranked through the walk's stones, bans.c). */
 START_TEST(init_walk_same_tables)
 {
-    static const struct game games[] = {
-        {"nine", 4, 4, 0}, {"nine-diag", 3, 3, 0}, {"lasker", 3, 3, 0}};
+    static const struct game games[] = {{"nine", 4, 4, 0},        {"nine-diag", 3, 3, 0},
+                                        {"lasker", 3, 3, 0},      {"twelve-nine", 3, 3, 0},
+                                        {"twelve", 3, 3, 0}};
     static const int walk[] = {0, -1};
     same_tables_for(games, sizeof games / sizeof games[0], &g_walk, walk, 2);
 }
