@@ -38,21 +38,31 @@ struct bsucc {
 
 /* One quiet predecessor of a position's stones, ranked in the partner. */
 struct bpred {
-    int8_t from, to, earned;
     uint64_t qf[2], qt[2]; /* the live restrictions of its mover and of ours there */
     struct mmtb_ban_rank r;
+};
+
+/* The move back to it: what belongs to the move, not to the stones. */
+struct bmove {
+    int8_t from, to, earned;
+    int16_t spent; /* the code of the move, which no restriction of its mover there
+                    * can forbid (it is the move made), or -1 */
+    const struct bpred *p;
 };
 
 /* A predecessor's stones ranked, kept by the stones: a set of stones is
  * the predecessor of many positions decided at one level (every slide of
  * one of the opponent's stones leads back to it), and those positions lie
  * near each other in slot order, so a thread meets it again soon (about
- * half of the ranks of twelve's 5-5 levels).  from, to, earned and the
- * spent restriction's bit in qf belong to the move and are set anew. */
+ * half of the ranks of twelve's 5-5 levels).  What belongs to the move is
+ * kept beside it (struct bmove), which points into the cache; an entry
+ * used by the stones at hand (stamp) is not taken for another of their
+ * predecessors. */
 #define PCACHE_BITS 12
 struct pcache {
     uint64_t key; /* 1 + (the predecessor's mover << 32 | its opponent), 0: empty */
     const struct member *pa;
+    uint64_t stamp; /* the stone_preds call that last used it */
     struct bpred p;
 };
 
@@ -60,7 +70,9 @@ struct pcache {
 struct bans_scratch {
     struct succ sc[MMTB_MAX_MOVES];
     struct bsucc bs[MMTB_MAX_MOVES];
-    struct bpred bp[MMTB_MAX_MOVES];
+    struct bmove bm[MMTB_MAX_MOVES];
+    struct bpred bp[MMTB_MAX_MOVES]; /* predecessors no cache entry was free for */
+    uint64_t stamp;
     uint32_t pm[MMTB_MAX_MOVES], po[MMTB_MAX_MOVES];
     uint64_t slots[SLOTS_CAP];
     struct ext_look ext[MMTB_MAX_MOVES];
@@ -483,69 +495,70 @@ int bans_init_member(struct job *j, int mi)
 
 /* ---------------------------------------------------------------- levels */
 
-/* The quiet predecessors of stones (M, O) of member me into b->bp, their
+/* The quiet predecessors of stones (M, O) of member me into b->bm, their
  * stones ranked in the partner pa; returns the count. */
 static int stone_preds(struct job *j, const struct member *me, const struct member *pa,
                        uint32_t M, uint32_t O, const uint64_t F[2], struct bans_scratch *b)
 {
     const struct mmtb_variant *v = j->v;
     int n = succ_quiet_preds(v, me->s, M, O, b->pm, b->po);
-    struct pcache *miss[MMTB_MAX_MOVES];
+    struct bpred *miss[MMTB_MAX_MOVES];
     int8_t missk[MMTB_MAX_MOVES];
     int nmiss = 0;
+    uint64_t stamp = ++b->stamp;
     for (int k = 0; k < n; k++) {
-        uint64_t key = ((uint64_t)b->pm[k] << 32 | M) + 1;
+        struct bmove *m = &b->bm[k];
+        uint32_t Oq = b->pm[k]; /* the opponent before its move; M is unchanged */
+        succ_move_ends(Oq, O, &m->from, &m->to);
+        m->earned = (int8_t)succ_earned(v, Oq, m->from, m->to);
+        m->spent = (int16_t)(v->adj[m->from] & (1u << m->to) ? succ_edge_code(v, m->from, m->to)
+                                                             : -1);
+        uint64_t key = ((uint64_t)Oq << 32 | M) + 1;
         struct pcache *e = &b->pc[(key * 0x9E3779B97F4A7C15ull) >> (64 - PCACHE_BITS)];
         if (e->key == key && e->pa == pa) {
-            b->bp[k] = e->p;
+            e->stamp = stamp;
+            m->p = &e->p;
             continue;
         }
-        e->key = key;
-        e->pa = pa;
-        miss[nmiss] = e;
-        missk[nmiss++] = (int8_t)k;
-        mmtb_ban_index_rank_begin(pa->bx, b->pm[k], M, &b->bp[k].r);
-    }
-    for (int k = 0; k < n; k++) {
         struct bpred *p = &b->bp[k];
-        uint32_t Oq = b->pm[k]; /* the opponent before its move; M is unchanged */
-        succ_move_ends(Oq, O, &p->from, &p->to);
-        p->earned = (int8_t)succ_earned(v, Oq, p->from, p->to);
+        if (e->stamp != stamp) { /* else another predecessor here holds it */
+            e->key = key;
+            e->pa = pa;
+            e->stamp = stamp;
+            p = &e->p;
+        }
+        m->p = p;
+        miss[nmiss] = p;
+        missk[nmiss++] = (int8_t)k;
+        mmtb_ban_index_rank_begin(pa->bx, Oq, M, &p->r);
     }
     struct succ_mills om;
     bool moved = pa->s.w_hand == 0 && nmiss && succ_mills_ok(v);
     if (moved)
         succ_mills_of(v, O, M, &om);
     for (int q = 0; q < nmiss; q++) {
-        struct bpred *p = &b->bp[missk[q]];
+        struct bpred *p = miss[q];
+        const struct bmove *m = &b->bm[missk[q]];
         uint32_t Oq = b->pm[missk[q]];
         /* the opponent's live restrictions there, all of them for the rank */
         p->qf[0] = p->qf[1] = 0;
         if (moved)
-            succ_live_moved(v, &om, Oq, p->to, p->from, p->qf);
+            succ_live_moved(v, &om, Oq, m->to, m->from, p->qf);
         else if (pa->s.w_hand == 0)
             mmtb_live_ban_set(v, Oq, M, p->qf);
         /* ours there: ours here (F) but for those into `from`, which the
          * opponent's stone fills there, and those into `to`, empty there */
-        p->qt[0] = F[0] & ~b->into[p->from][0];
-        p->qt[1] = F[1] & ~b->into[p->from][1];
+        p->qt[0] = F[0] & ~b->into[m->from][0];
+        p->qt[1] = F[1] & ~b->into[m->from][1];
         if (pa->s.b_hand == 0)
-            live_into(v, M, p->to, p->qt);
+            live_into(v, M, m->to, p->qt);
         mmtb_ban_index_rank_end(pa->bx, &p->r, p->qf, p->qt);
-        miss[q]->p = *p;
-    }
-    for (int k = 0; k < n; k++) {
-        /* the one it spends cannot forbid the move it made */
-        struct bpred *p = &b->bp[k];
-        int c = v->adj[p->from] & (1u << p->to) ? succ_edge_code(v, p->from, p->to) : -1;
-        if (c >= 0)
-            p->qf[c >> 6] &= ~((uint64_t)1 << (c & 63));
     }
     return n;
 }
 
 /* The predecessor slots of state (f, t) of stones (M, O) whose stone
- * predecessors are b->bp[0..n), into b->slots; returns the count (each
+ * predecessors are b->bm[0..n), into b->slots; returns the count (each
  * slot once).  A predecessor's state: the opponent's restriction spent by
  * its move (none, or one of its live ones other than the move itself), and
  * ours, carried into (f, t) by the move (f itself, when f bites there; else
@@ -556,8 +569,9 @@ static int state_preds(struct job *j, const struct member *pa, uint32_t M, uint3
     const struct mmtb_variant *v = j->v;
     int np = 0;
     for (int k = 0; k < n; k++) {
-        const struct bpred *p = &b->bp[k];
-        if (p->earned != t)
+        const struct bmove *m = &b->bm[k];
+        const struct bpred *p = m->p;
+        if (m->earned != t)
             continue;
         uint32_t Oq = b->pm[k];
         int ts[MMTB_MAX_BANS + 1], nts = 0;
@@ -575,7 +589,10 @@ static int state_preds(struct job *j, const struct member *pa, uint32_t M, uint3
                 }
         }
         for (int w = -1; w < 2; w++) {
-            uint64_t s = w < 0 ? 1 : p->qf[w];
+            /* (the restriction the move spends is not one it could carry) */
+            uint64_t s = w < 0 ? 1
+                               : p->qf[w] & ~(m->spent >> 6 == w ? (uint64_t)1 << (m->spent & 63)
+                                                                 : 0);
             for (; s; s &= s - 1) {
                 int fq = w < 0 ? -1 : w * 64 + __builtin_ctzll(s);
                 if (np + nts > SLOTS_CAP) {
@@ -597,7 +614,7 @@ static int state_preds(struct job *j, const struct member *pa, uint32_t M, uint3
  * lost; nst the order of its stabilizer) at this level, for its
  * predecessors in pa: a lost one makes them won, a won one takes from each
  * the moves into its orbit, cnt * |Stab(Q)| / |Stab(S)| for a slot met cnt
- * times.  n: the stones' predecessors in b->bp. */
+ * times.  n: the stones' predecessors in b->bm. */
 static void state_updates(struct job *j, const struct member *pa, uint32_t M, uint32_t O, int f,
                           int t, int nst, bool lost, int n, struct updbuf *bufs,
                           struct bans_scratch *b)
