@@ -259,14 +259,16 @@ void mmtb_ban_index_create_end(mmtb_ban_index *bx)
 int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s)
 {
     int rc = mmtb_ban_index_create_begin(out, ix, s);
-    if (rc == MMTB_OK && (rc = mmtb_ban_index_create_range(*out, 0, (*out)->base)) != MMTB_OK) {
+    if (rc != MMTB_OK)
+        return rc;
+    rc = mmtb_ban_index_create_range(*out, 0, (*out)->base);
+    if (rc != MMTB_OK) {
         mmtb_ban_index_free(*out);
         *out = NULL;
         return rc;
     }
-    if (rc == MMTB_OK)
-        mmtb_ban_index_create_end(*out);
-    return rc;
+    mmtb_ban_index_create_end(*out);
+    return MMTB_OK;
 }
 
 uint64_t mmtb_ban_index_blocks(const mmtb_ban_index *bx, int log2)

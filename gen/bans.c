@@ -370,6 +370,27 @@ static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
     }
 }
 
+/* The hint for the placements of the position whose rank in its own index
+ * is r (its stones those of the walk), or NULL when the walk's opponent set
+ * has symmetries of its own; ph->base is kept for the last O' asked about
+ * (*block_of: the walk meets each O' in a run of positions). */
+static const struct place_hint *place_hint_for(const struct job *j, const struct mmtb_ban_rank *r,
+                                               struct place_hint *ph, uint32_t *block_of)
+{
+    if (r->nsym != 1)
+        return NULL;
+    if (r->opp != *block_of) {
+        *block_of = r->opp;
+        ph->base = mmtb_index_plain_block(j->ix, ph->qt, r->opp);
+    }
+    if (ph->base == UINT64_MAX)
+        return NULL;
+    ph->ginv = j->v->sym_inv[r->sym[0]];
+    ph->empty = j->v->full & ~(r->mover | r->opp);
+    mmtb_index_rank_added(j->ix, r->opp, r->mover, ph->empty, ph->rel);
+    return ph;
+}
+
 /*
  * The walk by the opponent's stones (init.c's init_by_opponent says why):
  * chunk c of the colour-swapped sector, each canonical slot (O, M) of it
@@ -390,7 +411,7 @@ static uint64_t init_unit_by_opp(struct job *j, int mi, uint64_t c, struct bans_
     const uint8_t *cnt = mmtb_ban_index_counts(me->bx);
     struct place_hint ph = {.qt = {me->s.b, (uint8_t)(me->s.w + 1), me->s.b_hand,
                                    (uint8_t)(me->s.w_hand - 1)}};
-    uint32_t block_of = 0; /* the O' whose block ph.base is */
+    uint32_t block_of = UINT32_MAX; /* the O' whose block ph.base is: none yet */
     bool more = true;
     while (more) {
         struct mmtb_ban_rank r[BY_OPP_GROUP];
@@ -405,23 +426,10 @@ static uint64_t init_unit_by_opp(struct job *j, int mi, uint64_t c, struct bans_
             mmtb_ban_index_rank_begin(me->bx, qm, qo, &r[ng++]);
         }
         for (int g = 0; g < ng; g++) {
-            uint64_t i = r[g].slot0; /* (its states' first slot read where begin fetched it) */
-            uint32_t Mw = r[g].mover, Ow = r[g].opp;
-            const struct place_hint *use = NULL;
-            if (r[g].nsym == 1 && me->s.w_hand > 0) {
-                if (!block_of || Ow != block_of) {
-                    block_of = Ow;
-                    ph.base = mmtb_index_plain_block(j->ix, ph.qt, Ow);
-                }
-                if (ph.base != UINT64_MAX) {
-                    ph.ginv = j->v->sym_inv[r[g].sym[0]];
-                    ph.empty = j->v->full & ~(Mw | Ow);
-                    mmtb_index_rank_added(j->ix, Ow, Mw, ph.empty, ph.rel);
-                    use = &ph;
-                }
-            }
+            /* (the first state's slot: prefix sums that rank_begin fetched) */
+            uint64_t i = r[g].slot0;
             int k = init_stones(j, mi, i, mmtb_ban_index_first(me->bx, i), r[g].rm, r[g].ro,
-                                nstab[g], use, b, ta);
+                                nstab[g], place_hint_for(j, &r[g], &ph, &block_of), b, ta);
             if (k < 0 || k != cnt[i]) {
                 if (k >= 0)
                     __atomic_store_n(&j->why, "a position's restriction states differ from "
