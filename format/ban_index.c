@@ -559,8 +559,11 @@ void mmtb_ban_index_rank_stones(const mmtb_ban_index *bx, uint32_t mover, uint32
 static inline uint64_t rank_state(const mmtb_ban_index *bx, const struct mmtb_ban_rank *r,
                                   int ban_mover, int ban_opp, int *nstab)
 {
-    if (ban_mover < 0 && ban_opp < 0 && !nstab)
+    if (ban_mover < 0 && ban_opp < 0) { /* every symmetry maps it to itself */
+        if (nstab)
+            *nstab = r->nsym;
         return r->slot0;
+    }
     int best = 255, n = 0;
     for (int k = 0; k < r->nsym; k++) {
         const int8_t *gm = bx->gmap[r->sym[k]];

@@ -254,7 +254,11 @@ static uint8_t state_value(struct job *j, int mi, uint64_t slot, int f, int t, i
             nin++;
             continue;
         }
-        int nf = t >= 0 && succ_ban_bites(v, x->qm, x->qo, t) ? t : -1;
+        /* t, live here, bites there unless our stone now stands on its
+         * point X or a capture broke its mill */
+        int nf = t < 0 ? -1
+                 : x->capture ? (succ_ban_bites(v, x->qm, x->qo, t) ? t : -1)
+                              : (v->edge_x[t] != x->to ? t : -1);
         rs[next] = mmtb_ban_index_rank_state(x->bx, &x->r, nf, x->earned);
         __builtin_prefetch(&x->hs->code[rs[next]]);
         out[next++] = (int16_t)k;
@@ -423,13 +427,21 @@ static uint64_t init_unit_by_opp(struct job *j, int mi, uint64_t c, struct bans_
             if (!canonical)
                 continue;
             nstab[ng] = it.nstab;
-            mmtb_ban_index_rank_begin(me->bx, qm, qo, &r[ng++]);
+            mmtb_ban_index_rank_begin(me->bx, qm, qo, &r[ng]);
+            __builtin_prefetch(&me->st[r[ng++].slot0], 1);
+        }
+        /* the first state's slot of each (prefix sums that rank_begin
+         * fetched), and the writes of their states started */
+        uint64_t first[BY_OPP_GROUP];
+        for (int g = 0; g < ng; g++) {
+            first[g] = mmtb_ban_index_first(me->bx, r[g].slot0);
+            if (cnt[r[g].slot0])
+                __builtin_prefetch(&me->st[first[g]], 1);
         }
         for (int g = 0; g < ng; g++) {
-            /* (the first state's slot: prefix sums that rank_begin fetched) */
             uint64_t i = r[g].slot0;
-            int k = init_stones(j, mi, i, mmtb_ban_index_first(me->bx, i), r[g].rm, r[g].ro,
-                                nstab[g], place_hint_for(j, &r[g], &ph, &block_of), b, ta);
+            int k = init_stones(j, mi, i, first[g], r[g].rm, r[g].ro, nstab[g],
+                                place_hint_for(j, &r[g], &ph, &block_of), b, ta);
             if (k < 0 || k != cnt[i]) {
                 if (k >= 0)
                     __atomic_store_n(&j->why, "a position's restriction states differ from "
@@ -570,9 +582,13 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
  * slot once).  A predecessor's state: the opponent's restriction spent by
  * its move (none, or one of its live ones other than the move itself), and
  * ours, carried into (f, t) by the move (f itself, when f bites there; else
- * none, or one that stops biting with the move). */
-static int state_preds(struct job *j, const struct member *pa, uint32_t M, uint32_t O,
-                       int f, int t, int n, struct bans_scratch *b)
+ * none, or one that stops biting with the move).  fs: ours live here (F as
+ * a set).  A pair with levels has no stones in hand, so a restriction of
+ * ours bites here when it is live here, and f, live here, bites there
+ * unless the opponent's stone stood on its point X there (X = from): M is
+ * the same and X was empty here. */
+static int state_preds(struct job *j, const struct member *pa, const uint64_t fs[2], int f,
+                       int t, int n, struct bans_scratch *b)
 {
     const struct mmtb_variant *v = j->v;
     int np = 0;
@@ -581,20 +597,16 @@ static int state_preds(struct job *j, const struct member *pa, uint32_t M, uint3
         const struct bpred *p = m->p;
         if (m->earned != t)
             continue;
-        uint32_t Oq = b->pm[k];
         int ts[MMTB_MAX_BANS + 1], nts = 0;
         if (f >= 0) {
-            if (!succ_ban_bites(v, M, Oq, f))
+            if (v->edge_x[f] == m->from) /* its point held there: it does not bite */
                 continue;
             ts[nts++] = f;
         } else {
             ts[nts++] = -1;
             for (int w = 0; w < 2; w++)
-                for (uint64_t s = p->qt[w]; s; s &= s - 1) {
-                    int c = w * 64 + __builtin_ctzll(s);
-                    if (!succ_ban_bites(v, M, O, c))
-                        ts[nts++] = c;
-                }
+                for (uint64_t s = p->qt[w] & ~fs[w]; s; s &= s - 1)
+                    ts[nts++] = w * 64 + __builtin_ctzll(s);
         }
         for (int w = -1; w < 2; w++) {
             /* (the restriction the move spends is not one it could carry) */
@@ -623,11 +635,11 @@ static int state_preds(struct job *j, const struct member *pa, uint32_t M, uint3
  * predecessors in pa: a lost one makes them won, a won one takes from each
  * the moves into its orbit, cnt * |Stab(Q)| / |Stab(S)| for a slot met cnt
  * times.  n: the stones' predecessors in b->bm. */
-static void state_updates(struct job *j, const struct member *pa, uint32_t M, uint32_t O, int f,
+static void state_updates(struct job *j, const struct member *pa, const uint64_t fs[2], int f,
                           int t, int nst, bool lost, int n, struct updbuf *bufs,
                           struct bans_scratch *b)
 {
-    int np = state_preds(j, pa, M, O, f, t, n, b);
+    int np = state_preds(j, pa, fs, f, t, n, b);
     if (!lost && nst > 1) /* a slot's occurrences summed before the division */
         qsort(b->slots, (size_t)np, sizeof *b->slots, mmtb_cmp_u64);
     for (int q = 0; q < np;) {
@@ -722,6 +734,7 @@ void bans_level_unit(struct job *j, const struct member *me, const struct member
             bool canonical;
             mmtb_index_iter_next(&it, &slot, &M, &O, &canonical);
             int K = cnt[i] + 1, n = -1, nf = 0, nt = 0;
+            uint64_t fs[2] = {0, 0};
             for (int k = 0; k < K; k++) {
                 uint64_t s = k ? first + (uint64_t)k - 1 : i;
                 uint8_t x = me->st[s];
@@ -729,7 +742,6 @@ void bans_level_unit(struct job *j, const struct member *me, const struct member
                     continue;
                 if (n < 0) { /* the first state decided here: the stones' work */
                     succ_live_lists(v, me->s, M, O, F, &nf, T, &nt);
-                    uint64_t fs[2] = {0, 0};
                     for (int q = 0; q < nf; q++)
                         fs[F[q] >> 6] |= (uint64_t)1 << (F[q] & 63);
                     n = stone_preds(j, me, pa, M, O, fs, b);
@@ -741,7 +753,7 @@ void bans_level_unit(struct job *j, const struct member *me, const struct member
                     mmtb_ban_index_rank_stones(me->bx, M, O, &self);
                     mmtb_ban_index_rank_state_stab(me->bx, &self, f, t, &nst);
                 }
-                state_updates(j, pa, M, O, f, t, nst, x == want_loss, n, bufs, b);
+                state_updates(j, pa, fs, f, t, nst, x == want_loss, n, bufs, b);
             }
         }
 }
@@ -765,5 +777,5 @@ void bans_level_slot(struct job *j, const struct member *me, const struct member
     for (int q = 0; q < nf; q++)
         fs[F[q] >> 6] |= (uint64_t)1 << (F[q] & 63);
     int n = stone_preds(j, me, pa, M, O, fs, b);
-    state_updates(j, pa, M, O, f, t, nst, lost, n, bufs, b);
+    state_updates(j, pa, fs, f, t, nst, lost, n, bufs, b);
 }

@@ -266,8 +266,7 @@ int succ_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
 
 int succ_earned(const struct mmtb_variant *v, uint32_t mover, int from, int to)
 {
-    if (from < 0 || !(v->adj[to] & (1u << from)) ||
-        !(mmtb_variant_in_mill(v, mover) & (1u << from)))
+    if (from < 0 || !(v->adj[to] & (1u << from)) || !mmtb_closes_mill(v, mover, from))
         return -1;
     return succ_edge_code(v, to, from);
 }
