@@ -256,9 +256,9 @@ static uint8_t state_value(struct job *j, int mi, uint64_t slot, int f, int t, i
         }
         /* t, live here, bites there unless our stone now stands on its
          * point X or a capture broke its mill */
-        int nf = t < 0 ? -1
-                 : x->capture ? (succ_ban_bites(v, x->qm, x->qo, t) ? t : -1)
-                              : (v->edge_x[t] != x->to ? t : -1);
+        bool bites = t >= 0 && (x->capture ? succ_ban_bites(v, x->qm, x->qo, t)
+                                           : v->edge_x[t] != x->to);
+        int nf = bites ? t : -1;
         rs[next] = mmtb_ban_index_rank_state(x->bx, &x->r, nf, x->earned);
         __builtin_prefetch(&x->hs->code[rs[next]]);
         out[next++] = (int16_t)k;
@@ -587,8 +587,8 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
  * ours bites here when it is live here, and f, live here, bites there
  * unless the opponent's stone stood on its point X there (X = from): M is
  * the same and X was empty here. */
-static int state_preds(struct job *j, const struct member *pa, const uint64_t fs[2], int f,
-                       int t, int n, struct bans_scratch *b)
+static int state_preds(struct job *j, const struct member *pa, const uint64_t fs[2], int f, int t,
+                       int n, struct bans_scratch *b)
 {
     const struct mmtb_variant *v = j->v;
     int np = 0;

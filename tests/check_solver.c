@@ -747,6 +747,69 @@ START_TEST(test_live_moved_matches)
 }
 END_TEST
 
+/* What bans.c takes from the live sets instead of a mill test per code:
+ * a restriction bites exactly when it is live (succ_ban_bites against
+ * mmtb_live_ban_set, every code); one of ours, live here, bites after the
+ * opponent's stone slid back from -> to (the predecessor) unless its point
+ * is `from`; one of the opponent's, live here, bites after a quiet move or
+ * placement of ours onto `to` unless its point is `to` (flights too); and succ_earned
+ * earns the code to -> from exactly for a slide out of a complete mill. */
+static bool in_set(const uint64_t *set, int c)
+{
+    return set[c >> 6] >> (c & 63) & 1;
+}
+
+START_TEST(test_bites_from_live_sets)
+{
+    const char *const *names = mmtb_variant_builtin_names();
+    long checked = 0, live = 0, bad = 0;
+    for (int i = 0; names[i]; i++) {
+        struct mmtb_variant *v = load(names[i]);
+        for (int rep = 0; rep < 300; rep++) {
+            int max = v->stones < v->npoints / 2 ? v->stones : v->npoints / 2;
+            uint32_t M = random_points(v, 0, 1 + rnd_below(max));
+            uint32_t O = random_points(v, M, 1 + rnd_below(max));
+            uint32_t empty = v->full & ~(M | O);
+            uint64_t F[MMTB_MAX_BANS / 64], T[MMTB_MAX_BANS / 64];
+            mmtb_live_ban_set(v, M, O, F);
+            mmtb_live_ban_set(v, O, M, T);
+            for (int c = 0; c < v->nedges && c < MMTB_MAX_BANS; c++, checked++) {
+                bad += succ_ban_bites(v, M, O, c) != in_set(F, c);
+                live += in_set(F, c);
+            }
+            for (uint32_t ts = O; ts; ts &= ts - 1) { /* the opponent's stone on `to` */
+                int to = __builtin_ctz(ts);
+                for (uint32_t fs = empty; fs; fs &= fs - 1) { /* slides and flights */
+                    int from = __builtin_ctz(fs);
+                    uint32_t Oq = (O & ~(1u << to)) | 1u << from;
+                    for (int c = 0; c < v->nedges && c < MMTB_MAX_BANS; c++, checked++)
+                        if (in_set(F, c))
+                            bad += succ_ban_bites(v, M, Oq, c) != (v->edge_x[c] != from);
+                }
+            }
+            for (uint32_t as = empty; as; as &= as - 1) { /* ours onto `to` */
+                int to = __builtin_ctz(as);
+                for (uint32_t rs = M | UINT32_C(1) << 31; rs; rs &= rs - 1) {
+                    int from = __builtin_ctz(rs) == 31 ? -1 : __builtin_ctz(rs);
+                    uint32_t M2 = (from < 0 ? M : M & ~(1u << from)) | 1u << to;
+                    for (int c = 0; c < v->nedges && c < MMTB_MAX_BANS; c++, checked++)
+                        if (in_set(T, c))
+                            bad += succ_ban_bites(v, O, M2, c) != (v->edge_x[c] != to);
+                    int want = from >= 0 && (mmtb_variant_in_mill(v, M) >> from & 1)
+                                   ? mmtb_edge_code(v, to, from)
+                                   : -1;
+                    bad += succ_earned(v, M, from, to) != want;
+                    checked++;
+                }
+            }
+        }
+        mmtb_variant_free(v);
+    }
+    ck_assert_msg(live > 1000, "only %ld live restrictions met", live);
+    ck_assert_msg(bad == 0, "%ld of %ld checks disagree", bad, checked);
+}
+END_TEST
+
 static Suite *solver_suite(void)
 {
     Suite *s = suite_create("solver");
@@ -755,6 +818,7 @@ static Suite *solver_suite(void)
     tcase_add_test(tc, test_succ_matches_movegen);
     tcase_add_test(tc, test_succ_matches_movegen_rare_rules);
     tcase_add_test(tc, test_live_moved_matches);
+    tcase_add_test(tc, test_bites_from_live_sets);
     suite_add_tcase(s, tc);
     tc = tcase_create("solve");
     tcase_add_unchecked_fixture(tc, solve_dir_setup, solve_dir_teardown);
