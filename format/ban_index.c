@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers.h"
 #include "movegen.h"
 
 #define BLOCK_SHIFT 8
@@ -450,14 +451,6 @@ static uint64_t prefix(const mmtb_ban_index *bx, uint64_t i)
 }
 
 
-/* The live codes as bit sets (a rank among them is a popcount). */
-static void code_set(const int8_t *c, int n, uint64_t set[2])
-{
-    set[0] = set[1] = 0;
-    for (int i = 0; i < n; i++)
-        set[c[i] >> 6] |= (uint64_t)1 << (c[i] & 63);
-}
-
 /* Bits set in a set of codes (mmtb_popcount32: no library call). */
 static inline int popc64(uint64_t x)
 {
@@ -537,8 +530,8 @@ void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
     } else {
         int8_t Fr[MMTB_MAX_BANS], Tr[MMTB_MAX_BANS];
         live_pair(bx, r->rm, r->ro, Fr, &r->nf, Tr, &r->nt);
-        code_set(Fr, r->nf, r->fset);
-        code_set(Tr, r->nt, r->tset);
+        mmtb_code_set(Fr, r->nf, r->fset); /* a rank among them is a popcount */
+        mmtb_code_set(Tr, r->nt, r->tset);
     }
     /* the states with restrictions, if the stones have any (the sum of
      * the counts before them is the costly part of a rank) */

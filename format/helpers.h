@@ -1,8 +1,9 @@
 /*
  * helpers.h - small inline helpers that more than one module needs, written
  * once here: sector equality, the qsort comparator of uint64_t keys, a
- * binary search in sorted slot << shift | value lists, and the error path
- * of functions that return a status with a message.
+ * binary search in sorted slot << shift | value lists, a list of
+ * restriction codes as a bit set, and the error path of functions that
+ * return a status with a message.
  * Depends on mmtb_common.h only.  Internal: not installed (static inline
  * functions in an installed header would count as undeclared exports).
  */
@@ -40,6 +41,15 @@ static inline size_t mmtb_lower_bound_shifted(const uint64_t *e, size_t n, uint6
             hi = mid;
     }
     return lo;
+}
+
+/* The n codes c[] (each below 128: MMTB_MAX_BANS) as a set, bit c of word
+ * c / 64. */
+static inline void mmtb_code_set(const int8_t *c, int n, uint64_t set[2])
+{
+    set[0] = set[1] = 0;
+    for (int i = 0; i < n; i++)
+        set[c[i] >> 6] |= (uint64_t)1 << (c[i] & 63);
 }
 
 /* Write a message (printf format) to err, errlen bytes (nothing when err is

@@ -734,7 +734,7 @@ void bans_level_unit(struct job *j, const struct member *me, const struct member
             bool canonical;
             mmtb_index_iter_next(&it, &slot, &M, &O, &canonical);
             int K = cnt[i] + 1, n = -1, nf = 0, nt = 0;
-            uint64_t fs[2] = {0, 0};
+            uint64_t fs[2] = {0, 0}; /* set with the stones' work below */
             for (int k = 0; k < K; k++) {
                 uint64_t s = k ? first + (uint64_t)k - 1 : i;
                 uint8_t x = me->st[s];
@@ -742,8 +742,7 @@ void bans_level_unit(struct job *j, const struct member *me, const struct member
                     continue;
                 if (n < 0) { /* the first state decided here: the stones' work */
                     succ_live_lists(v, me->s, M, O, F, &nf, T, &nt);
-                    for (int q = 0; q < nf; q++)
-                        fs[F[q] >> 6] |= (uint64_t)1 << (F[q] & 63);
+                    mmtb_code_set(F, nf, fs);
                     n = stone_preds(j, me, pa, M, O, fs, b);
                 }
                 int f, t, nst = 1;
@@ -773,9 +772,8 @@ void bans_level_slot(struct job *j, const struct member *me, const struct member
     struct mmtb_ban_rank self;
     mmtb_ban_index_rank_stones(me->bx, M, O, &self);
     mmtb_ban_index_rank_state_stab(me->bx, &self, f, t, &nst);
-    uint64_t fs[2] = {0, 0};
-    for (int q = 0; q < nf; q++)
-        fs[F[q] >> 6] |= (uint64_t)1 << (F[q] & 63);
+    uint64_t fs[2];
+    mmtb_code_set(F, nf, fs);
     int n = stone_preds(j, me, pa, M, O, fs, b);
     state_updates(j, pa, fs, f, t, nst, lost, n, bufs, b);
 }
