@@ -22,6 +22,7 @@
 
 #include "ban_index.h"
 #include "held.h"
+#include "helpers.h"
 #include "ledger.h"
 #include "mmtb.h"
 #include "movegen.h"
@@ -326,68 +327,122 @@ static int rules_derive(const struct mmtb_variant *v, const mmtb_index *ix, cons
     return lrc;
 }
 
-/* A successor of the stones of a position of verify_stones: the move, the
- * restriction it earns (or -1), and its stones ranked in its held sector
- * (not when it wins at once). */
-struct vstone {
-    int8_t from, to, earned;
-    bool win;
-    uint32_t qm, qo;
+/*
+ * A successor's stones ranked in its held sector, kept by the stones.  The
+ * walk of verify_stones goes by the side not to move, O, so the positions
+ * in a row share O, and the quiet successors (O, M') of one are those of
+ * many: every M one slide away from M' leads there.  A thread meets the
+ * same successor stones again soon, and ranks them once.  An entry used by
+ * the stones at hand (stamp) is not taken for another of their successors;
+ * rank_end is done when a state first needs more than the scheme 1 slot.
+ */
+#define VCACHE_BITS 14
+struct vrank {
+    uint64_t key; /* 1 + (its mover << 32 | its opponent), 0: empty */
     const struct held_sector *hs;
+    uint64_t stamp; /* the stone set that last used it */
+    bool ended;
     struct mmtb_ban_rank r;
 };
 
-/* The successors of stones (M, O) of sector s into x, their stones ranked
- * in their held sectors, with their live restrictions from those of each
- * stone set alone (succ_live_less; into: succ_into_table); returns the
- * count, or -1 when one's sector is not held.  nt: the opponent's live
- * restrictions here; with none, a successor that earns none is only looked
- * up in its scheme 1 slot, and its rank stops there. */
+/* A successor of the stones of a position of verify_stones: the move, the
+ * restriction it earns (or -1), and its stones ranked in its held sector
+ * (e; not when it wins at once). */
+struct vstone {
+    int8_t from, to, earned;
+    bool win;
+    struct vrank *e;
+};
+
+/* A state derived, to be compared with what its slot stores. */
+struct vpend {
+    uint64_t slot;
+    int w, d;
+};
+
+/* A thread's work space of verify_stones. */
+struct vscratch {
+    struct succ sc[MMTB_MAX_MOVES];
+    struct vstone x[MMTB_MAX_MOVES];
+    struct vrank spill[MMTB_MAX_MOVES]; /* successors no cache entry was free for */
+    uint64_t stamp;
+    struct vpend pend[256]; /* the states of the last stones, to be compared */
+    int npend;
+    uint64_t into[MMTB_MAX_POINTS][MMTB_MAX_BANS / 64]; /* succ_into_table */
+    struct vrank cache[1 << VCACHE_BITS];
+};
+
+/* The successors of stones (M, O) of sector s into b->x, their stones
+ * ranked in their held sectors (from b->cache when they were lately),
+ * with their live restrictions from those of each stone set alone
+ * (succ_live_less); returns the count, or -1 when one's sector is not
+ * held.  nt: the opponent's live restrictions here; with none, a successor
+ * that earns none is only looked up in its scheme 1 slot, and its rank
+ * may stop there. */
 static int stone_succs(const struct mmtb_variant *v, const struct held *h, struct mmtb_sector s,
-                       uint32_t M, uint32_t O, int nt, const uint64_t into[][MMTB_MAX_BANS / 64],
-                       struct succ *sc, struct vstone *x)
+                       uint32_t M, uint32_t O, int nt, struct vscratch *b)
 {
+    struct succ *sc = b->sc;
+    struct vstone *x = b->x;
     int n = succ_generate(v, s, M, O, sc);
-    /* the alone sets of O, of the mover's last stones and of O less the
-     * last capture: successors come move by move, captures together */
-    uint64_t aO[MMTB_MAX_BANS / 64], aM[MMTB_MAX_BANS / 64], aC[MMTB_MAX_BANS / 64];
-    uint32_t lastM = 0, lastC = 0; /* 0: none yet (a side never has no stone here) */
-    succ_live_alone(v, O, aO);
+    uint64_t stamp = ++b->stamp;
     const struct held_sector *l = NULL;
+    uint32_t at[MMTB_MAX_MOVES]; /* the cache entries, fetched first */
+    for (int k = 0; k < n; k++) {
+        uint64_t key = ((uint64_t)sc[k].mover << 32 | sc[k].opp) + 1;
+        at[k] = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - VCACHE_BITS));
+        __builtin_prefetch(&b->cache[at[k]]);
+    }
     for (int k = 0; k < n; k++) {
         succ_move_ends(M, sc[k].opp, &x[k].from, &x[k].to);
         x[k].earned = (int8_t)succ_earned(v, M, x[k].from, x[k].to);
         x[k].win = sc[k].kind == SUCC_WIN;
         if (x[k].win)
             continue;
-        x[k].qm = sc[k].mover;
-        x[k].qo = sc[k].opp;
         /* successors in a row are mostly in one sector */
         if (!l || !mmtb_sector_eq(sc[k].t, l->s))
             l = held_find(h, sc[k].t);
         if (!l || !l->bx)
             return -1;
-        x[k].hs = l;
-        mmtb_ban_index_rank_begin(x[k].hs->bx, x[k].qm, x[k].qo, &x[k].r);
-        __builtin_prefetch(&x[k].hs->code[x[k].r.slot0]);
-    }
-    for (int k = 0; k < n; k++) {
-        if (x[k].win || (nt == 0 && x[k].earned < 0))
+        uint64_t key = ((uint64_t)sc[k].mover << 32 | sc[k].opp) + 1;
+        struct vrank *e = &b->cache[at[k]];
+        if (e->key == key && e->hs == l) {
+            e->stamp = stamp;
+            x[k].e = e;
             continue;
+        }
+        if (e->stamp == stamp) /* another successor here holds it */
+            e = &b->spill[k];
+        *e = (struct vrank){.key = key, .hs = l, .stamp = stamp, .ended = false};
+        mmtb_ban_index_rank_begin(l->bx, sc[k].mover, sc[k].opp, &e->r);
+        __builtin_prefetch(&l->code[e->r.slot0]);
+        x[k].e = e;
+    }
+    /* the alone sets of O, of the mover's last stones and of O less the
+     * last capture: successors come move by move, captures together */
+    uint64_t aO[MMTB_MAX_BANS / 64], aM[MMTB_MAX_BANS / 64], aC[MMTB_MAX_BANS / 64];
+    uint32_t lastM = 0, lastC = 0; /* 0: none yet (a side never has no stone here) */
+    succ_live_alone(v, O, aO);
+    for (int k = 0; k < n; k++) {
+        if (x[k].win || x[k].e->ended || (nt == 0 && x[k].earned < 0))
+            continue;
+        struct vrank *e = x[k].e;
+        uint32_t qm = e->r.mover, qo = e->r.opp;
         uint64_t fs[MMTB_MAX_BANS / 64] = {0}, ts[MMTB_MAX_BANS / 64] = {0};
-        if (x[k].qo != lastM)
-            succ_live_alone(v, lastM = x[k].qo, aM);
+        if (qo != lastM)
+            succ_live_alone(v, lastM = qo, aM);
         const uint64_t *am = aO;
-        if (x[k].qm != O) {
-            if (x[k].qm != lastC)
-                succ_live_alone(v, lastC = x[k].qm, aC);
+        if (qm != O) {
+            if (qm != lastC)
+                succ_live_alone(v, lastC = qm, aC);
             am = aC;
         }
         if (sc[k].t.w_hand == 0)
-            succ_live_less(am, into, x[k].qo, fs);
+            succ_live_less(am, b->into, qo, fs);
         if (sc[k].t.b_hand == 0)
-            succ_live_less(aM, into, x[k].qm, ts);
-        mmtb_ban_index_rank_end(x[k].hs->bx, &x[k].r, fs, ts);
+            succ_live_less(aM, b->into, qm, ts);
+        mmtb_ban_index_rank_end(e->hs->bx, &e->r, fs, ts);
+        e->ended = true;
     }
     return n;
 }
@@ -406,9 +461,10 @@ static void state_derive(const struct mmtb_variant *v, const struct vstone *x, i
     for (int k = 0; k < n; k++) {
         if (x[k].win || (x[k].from == fy && x[k].to == fx))
             continue;
-        int bm = t >= 0 && succ_ban_bites(v, x[k].qm, x[k].qo, t) ? t : -1;
-        rs[k] = mmtb_ban_index_rank_state(x[k].hs->bx, &x[k].r, bm, x[k].earned);
-        __builtin_prefetch(&x[k].hs->code[rs[k]]);
+        const struct vrank *e = x[k].e;
+        int bm = t >= 0 && succ_ban_bites(v, e->r.mover, e->r.opp, t) ? t : -1;
+        rs[k] = mmtb_ban_index_rank_state(e->hs->bx, &e->r, bm, x[k].earned);
+        __builtin_prefetch(&e->hs->code[rs[k]]);
     }
     for (int k = 0; k < n; k++) {
         if (x[k].from == fy && x[k].to == fx)
@@ -417,8 +473,9 @@ static void state_derive(const struct mmtb_variant *v, const struct vstone *x, i
             vbest_add(&b, 0, 0);
             continue;
         }
-        uint8_t c = x[k].hs->code[rs[k]];
-        vbest_add(&b, vc_wdl(c), vc_depth(c, &x[k].hs->deep, rs[k]));
+        const struct held_sector *hs = x[k].e->hs;
+        uint8_t c = hs->code[rs[k]];
+        vbest_add(&b, vc_wdl(c), vc_depth(c, &hs->deep, rs[k]));
     }
     vbest_get(&b, w, d);
 }
@@ -451,52 +508,77 @@ static void vcount_merge(struct vcount *to, const struct vcount *from)
     }
 }
 
-/* Check the stones of scheme 1 slots [lo, hi) of sector me (first: the
- * slot of the first state with restrictions of lo) and all their states.
- * Returns MMTB_OK, or MMTB_ERR_INVALID with a reason in *why. */
-static int stones_chunk(const struct mmtb_variant *v, const mmtb_index *ix, const struct held *h,
-                        const struct held_sector *me, uint64_t lo, uint64_t hi, uint64_t first,
-                        const uint64_t into[][MMTB_MAX_BANS / 64], struct succ *sc,
-                        struct vstone *x, struct vcount *vc, const char **why)
+/* The states derived a position ago compared with what me stores. */
+static void pend_flush(struct vscratch *b, const struct held_sector *me, struct vcount *vc)
 {
-    const uint8_t *cnt = mmtb_ban_index_counts(me->bx);
-    struct mmtb_index_iter it;
-    mmtb_index_iter_start(&it, ix, me->s, lo, hi);
-    uint64_t i;
-    uint32_t M, O;
-    bool canonical;
+    for (int q = 0; q < b->npend; q++)
+        vcount_add(vc, me, b->pend[q].slot, b->pend[q].w, b->pend[q].d);
+    b->npend = 0;
+}
+
+/* The states of stones (M, O) of sector me checked: each canonical state
+ * slot once (with a symmetry of the stones, states that are images of
+ * each other share one), its value re-derived from the successors of the
+ * stones.  Returns MMTB_OK, or MMTB_ERR_INVALID with a reason in *why. */
+static int stones_check(const struct mmtb_variant *v, const struct held *h,
+                        const struct held_sector *me, uint32_t M, uint32_t O,
+                        struct vscratch *b, struct vcount *vc, const char **why)
+{
     int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
-    while (mmtb_index_iter_next(&it, &i, &M, &O, &canonical)) {
-        uint64_t f0 = first;
-        first += cnt[i];
-        if (!canonical)
-            continue;
-        int nf, nt;
-        succ_live_lists(v, me->s, M, O, F, &nf, T, &nt);
-        if ((nf + 1) * (nt + 1) != cnt[i] + 1) {
-            *why = "a position's restriction states differ from its index's";
-            return MMTB_ERR_INVALID;
-        }
-        struct mmtb_ban_rank self;
-        if (it.nstab > 1) /* some states are images of others: the least is stored */
-            mmtb_ban_index_rank_stones(me->bx, M, O, &self);
-        int term = succ_terminal(v, me->s, M, O);
-        int n = term == MMTB_NOT_TERMINAL ? stone_succs(v, h, me->s, M, O, nt, into, sc, x) : 0;
-        if (n < 0) {
-            *why = "a successor's sector is not held";
-            return MMTB_ERR_INVALID;
-        }
-        for (int k = 0; k <= cnt[i]; k++) {
-            uint64_t slot = k ? f0 + (uint64_t)k - 1 : i;
-            int f, t, w = term == MMTB_DRAW ? 1 : 0, d = 0;
-            succ_state_bans(k, F, T, nt, &f, &t);
-            if (k && it.nstab > 1 && mmtb_ban_index_rank_state(me->bx, &self, f, t) != slot)
-                continue; /* an image of a state stored elsewhere */
-            if (term == MMTB_NOT_TERMINAL)
-                state_derive(v, x, n, f, t, &w, &d);
-            vcount_add(vc, me, slot, w, d);
-        }
+    int nf, nt;
+    uint64_t fs[MMTB_MAX_BANS / 64], ts[MMTB_MAX_BANS / 64];
+    succ_live_lists(v, me->s, M, O, F, &nf, T, &nt);
+    mmtb_code_set(F, nf, fs);
+    mmtb_code_set(T, nt, ts);
+    /* the stones' own rank begun, its reads in flight while the successors
+     * are worked out */
+    struct mmtb_ban_rank self;
+    mmtb_ban_index_rank_begin(me->bx, M, O, &self);
+    __builtin_prefetch(&mmtb_ban_index_counts(me->bx)[self.slot0]);
+    int term = succ_terminal(v, me->s, M, O);
+    int n = term == MMTB_NOT_TERMINAL ? stone_succs(v, h, me->s, M, O, nt, b) : 0;
+    if (n < 0) {
+        *why = "a successor's sector is not held";
+        return MMTB_ERR_INVALID;
     }
+    mmtb_ban_index_rank_end(me->bx, &self, fs, ts);
+    int ns = (nf + 1) * (nt + 1);
+    if (ns != mmtb_ban_index_states(me->bx, self.slot0) + 1) {
+        *why = "a position's restriction states differ from its index's";
+        return MMTB_ERR_INVALID;
+    }
+    /* the states' own slots (the look-ups this walk leaves random), fetched
+     * while the states are derived */
+    uint64_t slot[256]; /* (the index counts a stone set's states in a byte) */
+    int8_t sf[256], st[256];
+    int nsl = 0;
+    for (int k = 0; k < ns; k++) {
+        int f, t;
+        succ_state_bans(k, F, T, nt, &f, &t);
+        uint64_t r = mmtb_ban_index_rank_state(me->bx, &self, f, t);
+        bool seen = false;
+        for (int q = 0; q < nsl && self.nsym > 1 && !seen; q++)
+            seen = slot[q] == r;
+        if (seen)
+            continue;
+        __builtin_prefetch(&me->code[r]);
+        slot[nsl] = r;
+        sf[nsl] = (int8_t)f;
+        st[nsl++] = (int8_t)t;
+    }
+    int w[256], d[256];
+    for (int q = 0; q < nsl; q++) {
+        w[q] = term == MMTB_DRAW ? 1 : 0;
+        d[q] = 0;
+        if (term == MMTB_NOT_TERMINAL)
+            state_derive(v, b->x, n, sf[q], st[q], &w[q], &d[q]);
+    }
+    /* the stored values are compared a position later, when their reads
+     * have had the time of a position's work */
+    pend_flush(b, me, vc);
+    for (int q = 0; q < nsl; q++)
+        b->pend[q] = (struct vpend){slot[q], w[q], d[q]};
+    b->npend = nsl;
     return MMTB_OK;
 }
 
@@ -506,44 +588,60 @@ static int stones_chunk(const struct mmtb_variant *v, const mmtb_index *ix, cons
  * stones once, its successors generated on bitboards and their stones
  * ranked once, then every state of the stones (the restrictions each side
  * carries) re-derived from what those successors' states store.  The
- * scheme 1 slots go in chunks; each chunk knows where its states begin.
+ * stones are walked grouped by the side not to move, O, as verify_plain
+ * walks plain positions: the quiet successors of positions in a row share
+ * their side to move, their block and mostly their stones (stone_succs).
  */
 static int verify_stones(const struct mmtb_variant *v, const mmtb_index *ix, const struct held *h,
                          const struct held_sector *me, struct vcount *out, struct progress *prog,
                          char *why, size_t whylen)
 {
-    const uint64_t chunk = 4096, base = mmtb_ban_index_base(me->bx);
-    const uint64_t nchunks = (base + chunk - 1) / chunk;
-    uint64_t done = 0;
-    uint64_t into[MMTB_MAX_POINTS][MMTB_MAX_BANS / 64];
-    succ_into_table(v, into);
+    const struct mmtb_sector s = me->s, ws = sector_partner(s);
+    const uint64_t chunk = 4096, wslots = mmtb_index_slots(ix, ws);
+    const uint64_t nchunks = (wslots + chunk - 1) / chunk;
+    uint64_t visited = 0;
     int rc = MMTB_OK;
-#pragma omp parallel
+#pragma omp parallel reduction(+ : visited)
     {
-        struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
-        struct vstone *x = malloc(MMTB_MAX_MOVES * sizeof *x);
-        int lrc = sc && x ? MMTB_OK : MMTB_ERR_NOMEM;
+        struct vscratch *b = calloc(1, sizeof *b);
+        int lrc = b ? MMTB_OK : MMTB_ERR_NOMEM;
         const char *lwhy = "out of memory";
         struct vcount vc = {0, 0, UINT64_MAX};
+        if (b)
+            succ_into_table(v, b->into);
 #pragma omp for schedule(dynamic, 4)
         for (uint64_t c = 0; c < nchunks; c++) {
-            if (lrc != MMTB_OK)
-                continue;
-            uint64_t lo = c * chunk, hi = lo + chunk < base ? lo + chunk : base;
-            lrc = stones_chunk(v, ix, h, me, lo, hi, mmtb_ban_index_first(me->bx, lo), into, sc,
-                               x, &vc, &lwhy);
-            uint64_t dn = __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
+            uint64_t lo = c * chunk, hi = lo + chunk < wslots ? lo + chunk : wslots;
+            struct mmtb_index_iter it;
+            mmtb_index_iter_start(&it, ix, ws, lo, hi);
+            uint64_t i;
+            uint32_t o_, m_; /* the walk's side to move is our opponent */
+            bool canonical;
+            while (lrc == MMTB_OK && mmtb_index_iter_next(&it, &i, &o_, &m_, &canonical)) {
+                if (!canonical)
+                    continue;
+                visited++;
+                lrc = stones_check(v, h, me, m_, o_, b, &vc, &lwhy);
+            }
             if (omp_get_thread_num() == 0)
-                progress_update(prog, dn, nchunks);
+                progress_update(prog, hi, wslots);
         }
-        free(sc);
-        free(x);
+        if (b)
+            pend_flush(b, me, &vc);
+        free(b);
         vcount_merge(out, &vc);
 #pragma omp critical(mmtb_vrc)
         if (lrc != MMTB_OK && rc == MMTB_OK) {
             rc = lrc;
             snprintf(why, whylen, "%s", lwhy);
         }
+    }
+    /* one visit per orbit of the stones of s */
+    uint64_t orbits = mmtb_index_canonical(v, s);
+    if (rc == MMTB_OK && visited != orbits) {
+        snprintf(why, whylen, "the walk visited %llu stone sets of %llu",
+                 (unsigned long long)visited, (unsigned long long)orbits);
+        return MMTB_ERR_INVALID;
     }
     return rc;
 }
