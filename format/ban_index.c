@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigalloc.h"
 #include "helpers.h"
 #include "movegen.h"
 
@@ -185,7 +186,7 @@ static int alloc_blocks(mmtb_ban_index *bx, int shift)
 {
     bx->shift = shift;
     bx->nblk = (bx->base >> shift) + 1;
-    bx->blk = malloc((bx->nblk + 1) * sizeof *bx->blk);
+    bx->blk = mmtb_alloc_big((bx->nblk + 1) * sizeof *bx->blk);
     return bx->blk ? MMTB_OK : MMTB_ERR_NOMEM;
 }
 
@@ -198,8 +199,9 @@ int mmtb_ban_index_create_begin(mmtb_ban_index **out, const mmtb_index *ix,
         *out = bx;
         return rc;
     }
-    bx->cnt = malloc(bx->base);
-    bx->sub = malloc(((bx->base >> SUB_SHIFT) + 1) * sizeof *bx->sub);
+    /* read at random by every rank: on huge pages */
+    bx->cnt = mmtb_alloc_big(bx->base);
+    bx->sub = mmtb_alloc_big(((bx->base >> SUB_SHIFT) + 1) * sizeof *bx->sub);
     if (!bx->cnt || !bx->sub || alloc_blocks(bx, BLOCK_SHIFT) != MMTB_OK) {
         mmtb_ban_index_free(bx);
         return MMTB_ERR_NOMEM;

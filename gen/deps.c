@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigalloc.h"
 #include "mmtb.h"
 #include "sectorio.h"
 
@@ -53,7 +54,7 @@ static int load_dep(mmtb_tb *tb, struct dep *d, const mmtb_index *ix, uint64_t l
                     char *err, size_t errlen)
 {
     d->slots = mmtb_index_slots(ix, d->s);
-    d->code = gen_alloc_big(d->slots);
+    d->code = mmtb_alloc_big(d->slots);
     if (!d->code)
         return MMTB_ERR_NOMEM;
     /* (a split rank reads its run only; the rest of the array is never
@@ -111,7 +112,7 @@ static int dep_swap(const struct job *j, struct dep *d)
 {
     struct mmtb_sector ts = sector_partner(d->s);
     uint64_t tslots = mmtb_index_slots(j->ix, ts);
-    uint8_t *t = gen_alloc_big(tslots);
+    uint8_t *t = mmtb_alloc_big(tslots);
     if (!t)
         return MMTB_ERR_NOMEM;
     uint64_t nchunks = (tslots + CHUNK - 1) / CHUNK;

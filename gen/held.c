@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "banbuild.h"
+#include "bigalloc.h"
 #include "movegen.h"
 #include "sectorio.h"
 #include "succ.h"
@@ -37,7 +38,7 @@ int held_load(struct held *h, mmtb_tb *tb, const mmtb_index *ix, struct mmtb_sec
             return rc;
     }
     hs->slots = hs->bx ? mmtb_ban_index_slots(hs->bx) : mmtb_index_slots(ix, s);
-    hs->code = gen_alloc_big(hs->slots);
+    hs->code = mmtb_alloc_big(hs->slots);
     if (!hs->code)
         return MMTB_ERR_NOMEM;
     return gen_read_coded(tb, s, 0, hs->slots, hs->code, &hs->deep, why, whylen);

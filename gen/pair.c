@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "banbuild.h"
+#include "bigalloc.h"
 #include "mmtb.h"
 #include "sectorio.h"
 #include "tablewrite.h"
@@ -197,7 +198,7 @@ static int job_setup(struct job *j, const struct mmtb_solve_opts *o, const struc
             }
         }
         me->slots = me->bx ? mmtb_ban_index_slots(me->bx) : mmtb_index_slots(ix, ss[i]);
-        me->st = gen_alloc_big(me->slots);
+        me->st = mmtb_alloc_big(me->slots);
         size_t nf = (size_t)((me->slots + CHUNK - 1) / CHUNK + 1);
         me->flag_cur = calloc(nf, 1);
         me->flag_next = calloc(nf, 1);

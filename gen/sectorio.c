@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* Code one piece read into wdl/dtw (n slots from slot lo) into code;
  * the deep depths appended to *dp.  MMTB_ERR_CORRUPT on a value whose
@@ -97,19 +96,4 @@ int gen_read_coded(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t e
     if (deep->n)
         qsort(deep->e, deep->n, sizeof *deep->e, cmp_u64);
     return rc;
-}
-
-/* See sectorio.h; aligned_alloc memory is released with free. */
-void *gen_alloc_big(size_t bytes)
-{
-    const size_t huge = (size_t)2 << 20;
-    if (bytes < huge)
-        return malloc(bytes ? bytes : 1);
-    size_t n = (bytes + huge - 1) / huge * huge;
-    void *p = aligned_alloc(huge, n);
-#ifdef MADV_HUGEPAGE
-    if (p)
-        madvise(p, n, MADV_HUGEPAGE);
-#endif
-    return p;
 }

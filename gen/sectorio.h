@@ -32,13 +32,4 @@ int gen_read_coded(mmtb_tb *tb, struct mmtb_sector s, uint64_t first, uint64_t e
  * block for nearly every probe. */
 #define GEN_PROBE_CACHE ((size_t)64 << 20)
 
-/*
- * Allocate a large array (released with free) on 2 MiB boundaries with a
- * request for transparent huge pages: the solver and the verifier look up
- * values at random in arrays of up to gigabytes, where 4 KiB pages make
- * nearly every access a TLB miss as well as a cache miss.  The request is
- * only a hint.  Returns NULL when out of memory.
- */
-void *gen_alloc_big(size_t bytes);
-
 #endif
