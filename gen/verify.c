@@ -387,11 +387,10 @@ static int stone_succs(const struct mmtb_variant *v, const struct held *h, struc
     int n = succ_generate(v, s, M, O, sc);
     uint64_t stamp = ++b->stamp;
     const struct held_sector *l = NULL;
-    uint32_t at[MMTB_MAX_MOVES]; /* the cache entries, fetched first */
+    uint64_t key[MMTB_MAX_MOVES]; /* the stones' keys, their cache entries fetched first */
     for (int k = 0; k < n; k++) {
-        uint64_t key = ((uint64_t)sc[k].mover << 32 | sc[k].opp) + 1;
-        at[k] = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - VCACHE_BITS));
-        __builtin_prefetch(&b->cache[at[k]]);
+        key[k] = ((uint64_t)sc[k].mover << 32 | sc[k].opp) + 1;
+        __builtin_prefetch(&b->cache[(key[k] * 0x9E3779B97F4A7C15ull) >> (64 - VCACHE_BITS)]);
     }
     for (int k = 0; k < n; k++) {
         succ_move_ends(M, sc[k].opp, &x[k].from, &x[k].to);
@@ -404,16 +403,15 @@ static int stone_succs(const struct mmtb_variant *v, const struct held *h, struc
             l = held_find(h, sc[k].t);
         if (!l || !l->bx)
             return -1;
-        uint64_t key = ((uint64_t)sc[k].mover << 32 | sc[k].opp) + 1;
-        struct vrank *e = &b->cache[at[k]];
-        if (e->key == key && e->hs == l) {
+        struct vrank *e = &b->cache[(key[k] * 0x9E3779B97F4A7C15ull) >> (64 - VCACHE_BITS)];
+        if (e->key == key[k] && e->hs == l) {
             e->stamp = stamp;
             x[k].e = e;
             continue;
         }
         if (e->stamp == stamp) /* another successor here holds it */
             e = &b->spill[k];
-        *e = (struct vrank){.key = key, .hs = l, .stamp = stamp, .ended = false};
+        *e = (struct vrank){.key = key[k], .hs = l, .stamp = stamp, .ended = false};
         mmtb_ban_index_rank_begin(l->bx, sc[k].mover, sc[k].opp, &e->r);
         __builtin_prefetch(&l->code[e->r.slot0]);
         x[k].e = e;
@@ -547,10 +545,11 @@ static int stones_check(const struct mmtb_variant *v, const struct held *h,
         *why = "a position's restriction states differ from its index's";
         return MMTB_ERR_INVALID;
     }
-    /* the states' own slots (the look-ups this walk leaves random), fetched
-     * while the states are derived */
-    uint64_t slot[256]; /* (the index counts a stone set's states in a byte) */
-    int8_t sf[256], st[256];
+    /* the last position's states compared now that their reads have had
+     * the time of these stones' work; then this position's own slots (the
+     * look-ups this walk leaves random), fetched while they are derived */
+    pend_flush(b, me, vc);
+    int8_t sf[256], st[256]; /* (the index counts a stone set's states in a byte) */
     int nsl = 0;
     for (int k = 0; k < ns; k++) {
         int f, t;
@@ -558,26 +557,21 @@ static int stones_check(const struct mmtb_variant *v, const struct held *h,
         uint64_t r = mmtb_ban_index_rank_state(me->bx, &self, f, t);
         bool seen = false;
         for (int q = 0; q < nsl && self.nsym > 1 && !seen; q++)
-            seen = slot[q] == r;
+            seen = b->pend[q].slot == r;
         if (seen)
             continue;
         __builtin_prefetch(&me->code[r]);
-        slot[nsl] = r;
+        b->pend[nsl].slot = r;
         sf[nsl] = (int8_t)f;
         st[nsl++] = (int8_t)t;
     }
-    int w[256], d[256];
     for (int q = 0; q < nsl; q++) {
-        w[q] = term == MMTB_DRAW ? 1 : 0;
-        d[q] = 0;
+        struct vpend *p = &b->pend[q];
+        p->w = term == MMTB_DRAW ? 1 : 0;
+        p->d = 0;
         if (term == MMTB_NOT_TERMINAL)
-            state_derive(v, b->x, n, sf[q], st[q], &w[q], &d[q]);
+            state_derive(v, b->x, n, sf[q], st[q], &p->w, &p->d);
     }
-    /* the stored values are compared a position later, when their reads
-     * have had the time of a position's work */
-    pend_flush(b, me, vc);
-    for (int q = 0; q < nsl; q++)
-        b->pend[q] = (struct vpend){slot[q], w[q], d[q]};
     b->npend = nsl;
     return MMTB_OK;
 }
