@@ -71,6 +71,79 @@ static void rank_group(const struct job *j, struct mmtb_sector s, uint32_t mover
     }
 }
 
+/* Successors' values folded as settle_state folds them: bw the smallest
+ * depth + 1 among those the opponent loses (0: none), wl the largest
+ * among those it wins (0: none), dr a draw among them. */
+struct fold {
+    unsigned bw, wl;
+    bool dr;
+};
+
+static inline void fold_add(struct fold *f, unsigned w, unsigned depth1)
+{
+    if (w == 0)
+        f->bw = !f->bw || depth1 < f->bw ? depth1 : f->bw;
+    else if (w == 1)
+        f->dr = true;
+    else
+        f->wl = depth1 > f->wl ? depth1 : f->wl;
+}
+
+static inline void fold_merge(struct fold *f, struct fold g)
+{
+    if (g.bw)
+        fold_add(f, 0, g.bw);
+    f->dr |= g.dr;
+    if (g.wl)
+        fold_add(f, 2, g.wl);
+}
+
+/*
+ * A byte of a solved sector's code as settle_state folds a successor's
+ * value: bits 0-7 its depth + 1 when the side to move there loses (0xff
+ * otherwise), bits 8-15 its depth + 1 when it wins (0 otherwise), bit 16 a
+ * draw (an unused slot reads as one, as in vc_wdl), bit 17 a depth beyond
+ * the byte (VC_DEEP_*: looked up the slow way).  A table, so that folding
+ * a move costs three loads and no branch.
+ */
+#define FOLD_DRAW (1u << 16)
+#define FOLD_DEEP (1u << 17)
+#define FOLD_ENTRY(c)                                                                         \
+    ((((c) >= 2u && !((c) & 1u)) ? (c) - 1u : 0xffu) |                                         \
+     ((((c) & 1u) && (c) >= 3u) ? (c) - 1u : 0u) << 8 | ((c) < 2u ? FOLD_DRAW : 0u) |          \
+     ((c) >= VC_DEEP_LOSS ? FOLD_DEEP : 0u))
+#define FOLD4(c) FOLD_ENTRY(c), FOLD_ENTRY((c) + 1u), FOLD_ENTRY((c) + 2u), FOLD_ENTRY((c) + 3u)
+#define FOLD16(c) FOLD4(c), FOLD4((c) + 4u), FOLD4((c) + 8u), FOLD4((c) + 12u)
+#define FOLD64(c) FOLD16(c), FOLD16((c) + 16u), FOLD16((c) + 32u), FOLD16((c) + 48u)
+static const uint32_t fold_table[256] = {FOLD64(0u), FOLD64(64u), FOLD64(128u), FOLD64(192u)};
+
+/* The moves to slots r[0..k) of sector d (from base) folded into *f. */
+static void fold_codes(const struct dep *d, uint64_t base, const uint32_t *r, int k,
+                       struct fold *f)
+{
+    const uint8_t *code = d->code + base;
+    unsigned lo = 0xff, hi = 0, fl = 0;
+    for (int i = 0; i < k; i++) {
+        uint32_t t = fold_table[code[r[i]]];
+        lo = (t & 0xff) < lo ? t & 0xff : lo;
+        hi = ((t >> 8) & 0xff) > hi ? (t >> 8) & 0xff : hi;
+        fl |= t;
+    }
+    if (fl & FOLD_DEEP) { /* a depth beyond the byte: the slow way */
+        for (int i = 0; i < k; i++) {
+            uint64_t x = base + r[i];
+            uint8_t c = d->code[x];
+            fold_add(f, (unsigned)vc_wdl(c), (unsigned)vc_depth(c, &d->deep, x) + 1);
+        }
+        return;
+    }
+    if (lo != 0xff)
+        fold_add(f, 0, lo);
+    f->dr |= (fl & FOLD_DRAW) != 0;
+    if (hi)
+        fold_add(f, 2, hi);
+}
+
 /*
  * The quiet placements of the walk by the opponent's stones (see
  * init_by_opponent): all lead into the block of the opponent's stones O in
@@ -90,7 +163,49 @@ struct place_block {
     const struct dep *cd;
     uint32_t ready;
     struct mmtb_index_mover cm[MMTB_MAX_POINTS];
+    /* Pure placement (no slides, succ_placements): the captures after a
+     * placement depend only on the stones M' it leaves, and the positions
+     * M' less each stone of its new mill share them, so their fold is
+     * kept by M''s slot in the block (cap[slot], valid when its stamp is
+     * the block's); capwin: every capture wins at once. */
+    bool fast, capwin;
+    uint32_t stamp;
+    struct capfold {
+        uint32_t stamp;
+        struct fold f;
+    } *cap;
 };
+
+/* The captures after the placement that leaves our stones nm (slot x of
+ * the block): their fold, from the cache or looked up. */
+static struct fold capture_fold(const struct job *j, struct place_block *pb, uint32_t nm,
+                                uint32_t x, uint32_t removable)
+{
+    struct capfold *e = &pb->cap[x];
+    if (e->stamp == pb->stamp)
+        return e->f;
+    const struct dep *d = pb->cd;
+    uint64_t r[MMTB_MAX_POINTS];
+    int n = 0;
+    for (uint32_t t = removable; t; t &= t - 1) {
+        int y = __builtin_ctz(t);
+        if (!(pb->ready & (1u << y))) {
+            mmtb_index_mover_prepare(j->ix, d->s, pb->o & ~(1u << y), &pb->cm[y]);
+            pb->ready |= 1u << y;
+        }
+        r[n] = mmtb_index_rank_prepared(j->ix, &pb->cm[y], nm);
+        __builtin_prefetch(&d->code[r[n]]);
+        n++;
+    }
+    struct fold f = {0, 0, false};
+    for (int i = 0; i < n; i++) {
+        uint8_t c = d->code[r[i]];
+        fold_add(&f, (unsigned)vc_wdl(c), (unsigned)vc_depth(c, &d->deep, r[i]) + 1);
+    }
+    e->stamp = pb->stamp;
+    e->f = f;
+    return f;
+}
 
 /* The values of the quiet placements `placed` of (mover, opp) read from
  * their block pb, folded as settle_state folds them: *best_win the
@@ -100,39 +215,51 @@ static void fold_placed(const struct job *j, const struct place_block *pb, uint3
                         uint32_t opp, uint32_t placed, uint32_t *rq, int *best_win, bool *draw,
                         int *worst_loss)
 {
-    const struct dep *d = pb->d;
-    const uint8_t *code = d->code + pb->base;
     int k = mmtb_index_rank_added(j->ix, opp, mover, placed, rq);
-    /* without branches on the values, which are unpredictable: code c of a
-     * decided slot is depth + 2, even for a loss; below 2 a draw (or an
-     * unused slot, which vc_wdl reads as one too; a plain block has none) */
-    unsigned bw = UINT32_MAX, wl = 0, dr = 0, deep = 0;
-    for (int i = 0; i < k; i++) {
-        unsigned c = code[rq[i]];
-        unsigned loss = (c >= 2) & !(c & 1), win = c & (c >= 3);
-        dr |= c < 2;
-        deep |= c >= VC_DEEP_LOSS;
-        bw = loss && c - 1 < bw ? c - 1 : bw;
-        wl = win && c - 1 > wl ? c - 1 : wl;
+    struct fold f = {0, 0, false};
+    fold_codes(pb->d, pb->base, rq, k, &f);
+    *best_win = (int)f.bw;
+    *draw = f.dr;
+    *worst_loss = (int)f.wl;
+}
+
+/*
+ * The moves of a pure placement position (mover, opp) of the block pb
+ * folded (succ_placements): the quiet ones from the block, the captures
+ * of each placement that closes a mill from capture_fold.  Returns false
+ * when the position needs the general way (captures into a sector read
+ * otherwise); else *f is the fold, or *win1 is set when a move wins at once.
+ */
+static bool fold_placements(const struct job *j, struct place_block *pb, struct mmtb_sector s,
+                            uint32_t mover, uint32_t opp, uint32_t *rq, struct fold *f,
+                            bool *win1)
+{
+    uint32_t quiet, closers, removable;
+    *win1 = false;
+    if (succ_placements(j->v, s, mover, opp, &quiet, &closers, &removable)) {
+        *win1 = true;
+        return true;
     }
-    if (deep) { /* a depth beyond the byte: the slow way for this position */
-        bw = UINT32_MAX;
-        wl = 0;
-        for (int i = 0; i < k; i++) {
-            uint64_t r = pb->base + rq[i];
-            uint8_t c = d->code[r];
-            if (c < 2)
-                continue;
-            unsigned depth = (unsigned)vc_depth(c, &d->deep, r) + 1;
-            if (vc_wdl(c) == 0)
-                bw = depth < bw ? depth : bw;
-            else
-                wl = depth > wl ? depth : wl;
-        }
+    if (closers && pb->capwin) { /* every capture takes the opponent below its minimum */
+        *win1 = true;
+        return true;
     }
-    *best_win = bw == UINT32_MAX ? 0 : (int)bw;
-    *draw = dr;
-    *worst_loss = (int)wl;
+    if ((closers && !pb->cd) || !(quiet | closers)) /* no move: passes may apply */
+        return false;
+    uint32_t add = quiet | closers;
+    int k = mmtb_index_rank_added(j->ix, opp, mover, add, rq);
+    *f = (struct fold){0, 0, false};
+    /* the closing placements (few), from the highest: each one's slot
+     * taken out of rq, the last one's put in its place */
+    for (uint32_t t = closers; t; t &= ~(1u << (31 - __builtin_clz(t)))) {
+        uint32_t bit = 1u << (31 - __builtin_clz(t));
+        int i = __builtin_popcount(add & (bit - 1));
+        uint32_t x = rq[i];
+        rq[i] = rq[--k];
+        fold_merge(f, capture_fold(j, pb, mover | bit, x, removable));
+    }
+    fold_codes(pb->d, pb->base, rq, k, f);
+    return true;
 }
 
 /*
@@ -159,6 +286,19 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
         return;
     }
     /* Quiet moves into the partner are only counted (see levels.c). */
+    struct ext_look *ext = is->ext + is->next;
+    int next = 0;
+    struct fold f;
+    bool win1;
+    if (pb && pb->fast && pb->base != UINT64_MAX &&
+        fold_placements(j, pb, me->s, mover, opp, is->rq, &f, &win1)) {
+        /* decided here, as settle_state decides a position without
+         * in-pair moves */
+        int d = win1 ? 1 : f.bw ? (int)f.bw : f.dr ? -1 : (int)f.wl;
+        is->pos[p].state = d < 0 ? ST_DRAWN : st_decided(j, win1 || f.bw, (unsigned)d);
+        is->pos[p].depth = d;
+        return;
+    }
     int nin = 0;
     uint32_t placed = 0;
     int n;
@@ -189,8 +329,7 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
      * whose side to move is our opponent: those are ranked together.  So
      * are the captures of one move into a swapped sector: they share the
      * side not to move. */
-    struct ext_look *ext = is->ext + is->next;
-    int next = 0, nq = 0, nr = 0;
+    int nq = 0, nr = 0;
     struct mmtb_sector qt = {0, 0, 0, 0};
     const struct dep *rd = NULL;
     uint32_t rnm = 0;
@@ -779,6 +918,7 @@ static uint64_t walk_by_opponent(struct walker *w, struct mmtb_index_iter *it, b
                 pb->o = go[k];
                 pb->base = pb->d ? mmtb_index_plain_block(j->ix, w->qt, go[k]) : UINT64_MAX;
                 pb->ready = 0;
+                pb->stamp++;
             }
             init_gather(j, w->mi, gs[k], gm[k], go[k], pb, w->is);
             seen++;
@@ -810,8 +950,9 @@ static void walk_own(struct walker *w, struct mmtb_index_iter *it, bool *ok)
 
 /* The solved sectors of member me's quiet placements and of its captures
  * when they can be read by the block of the opponent's stones (see
- * place_block), or NULL. */
-static void place_block_deps(const struct job *j, const struct member *me, struct walker *w)
+ * place_block), or NULL, and the captures' cache of a pure placement
+ * sector.  False when out of memory. */
+static bool place_block_deps(const struct job *j, const struct member *me, struct walker *w)
 {
     struct mmtb_sector qt = {me->s.b, (uint8_t)(me->s.w + 1), me->s.b_hand,
                              (uint8_t)(me->s.w_hand - 1)};
@@ -824,6 +965,18 @@ static void place_block_deps(const struct job *j, const struct member *me, struc
                                  .o = UINT32_MAX,
                                  .base = UINT64_MAX,
                                  .cd = cd && !cd->swapped ? cd : NULL};
+    struct place_block *pb = &w->pb;
+    pb->fast = pb->d && !j->v->place_or_move;
+    pb->capwin = me->s.b > 0 && ct.w + ct.w_hand < j->v->min_stones;
+    if (pb->fast && pb->cd && !pb->capwin) {
+        /* one entry for each slot of a block: the stones M' of C(n - |O|, |M| + 1) */
+        uint64_t n = 1;
+        for (int i = 1, f = j->v->npoints - me->s.b; i <= me->s.w + 1; i++)
+            n = n * (uint64_t)(f - me->s.w - 1 + i) / (uint64_t)i;
+        pb->cap = calloc(n, sizeof *pb->cap);
+        return pb->cap != NULL;
+    }
+    return true;
 }
 
 /* The init pass of member mi of a pair without state: its positions in
@@ -861,9 +1014,8 @@ static int init_member_plain(struct job *j, int mi)
                            .queue = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL,
                            .deep = &j->deep_new[omp_get_thread_num()],
                            .hist = calloc(MAX_LEVELS, sizeof *w.hist)};
-        if (by_opp)
-            place_block_deps(j, me, &w);
-        if (!w.is || !w.hist) {
+        bool pb_ok = !by_opp || place_block_deps(j, me, &w);
+        if (!w.is || !w.hist || !pb_ok) {
 #pragma omp atomic write
             fail = 1;
         }
@@ -915,6 +1067,7 @@ static int init_member_plain(struct job *j, int mi)
         tally_init_depths(j, mi, w.hist, w.maxd);
         free(w.is);
         free(w.hist);
+        free(w.pb.cap);
     }
     if (ib)
         for (size_t k = 0; k < (size_t)nth * nparts; k++)

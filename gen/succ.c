@@ -214,6 +214,30 @@ int succ_generate_placed(const struct mmtb_variant *v, struct mmtb_sector s, uin
     return generate(v, s, mover, opp, out, nquiet, NULL, placed);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+bool succ_placements(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                     uint32_t opp, uint32_t *quiet, uint32_t *closers, uint32_t *removable)
+{
+    uint32_t empty = v->full & ~(mover | opp);
+    /* a placement closes a mill exactly where it fills a mill's last hole */
+    uint32_t holes = mill_holes(v, mover) & empty;
+    uint32_t r = 0;
+    if (holes) {
+        if (v->first_mill_wins)
+            return true;
+        /* trapped-capture no: no capture while the opponent has no move */
+        if (v->place_captures &&
+            (v->trapped_capture || !blocked(v, sector_partner(s), opp, mover)))
+            r = succ_removable(v, opp);
+    }
+    *closers = r ? holes : 0;
+    *quiet = empty & ~*closers;
+    *removable = r;
+    return false;
+}
+
 int succ_quiet_succs(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
                      uint32_t opp, struct succ *scratch, uint32_t *out_opp)
 {

@@ -65,6 +65,19 @@ int succ_generate_placed(const struct mmtb_variant *v, struct mmtb_sector s, uin
                          uint32_t opp, struct succ *out, int *nquiet, uint32_t *placed);
 
 /*
+ * The placements of (mover, opp) in sector s (s.w_hand > 0) of a variant
+ * whose stones in hand cannot slide (!v->place_or_move), as masks: *quiet
+ * the empty points where a placement removes nothing, *closers those where
+ * it closes a mill and then removes one stone of *removable (a successor
+ * each: (opp less that stone, mover | 1 << p) of sector
+ * (s.b - 1, s.w + 1, s.b_hand, s.w_hand - 1)).  Returns true, the masks
+ * unset, when a placement wins at once (first_mill_wins).  The same moves
+ * as succ_generate_placed.
+ */
+bool succ_placements(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                     uint32_t opp, uint32_t *quiet, uint32_t *closers, uint32_t *removable);
+
+/*
  * The quiet successors alone, exactly those succ_generate_counted counts:
  * successor k is (opp, out_opp[k]) of the partner sector (its side to move
  * is our opponent, whose stones do not change).  scratch receives the
