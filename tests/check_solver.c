@@ -300,6 +300,33 @@ static int check_successors(const struct mmtb_variant *v, struct mmtb_sector s, 
                     v->name, buf, counted, n2, (unsigned)placed);
         }
     }
+    /* succ_placements gives the same moves as masks: the quiet
+     * placements, the closing ones and what each may remove (every pair a
+     * successor), or a win at once */
+    if (s.w_hand > 0 && !v->place_or_move && (v->full & ~(mover | opp))) {
+        uint32_t quiet = 0, closers = 0, removable = 0, wq = 0, wc = 0, wr = 0;
+        bool win = succ_placements(v, s, mover, opp, &quiet, &closers, &removable), wwin = false;
+        int ncap = 0;
+        for (int i = 0; i < ns; i++) {
+            if (sc[i].kind == SUCC_WIN && !sc[i].capture) {
+                wwin = true;
+            } else if (sc[i].capture) {
+                wc |= sc[i].opp & ~mover;
+                wr |= opp & ~sc[i].mover;
+                ncap++;
+            } else {
+                wq |= sc[i].opp & ~mover;
+            }
+        }
+        bool same = win == wwin &&
+                    (win || (quiet == wq && closers == wc && removable == wr &&
+                             ncap == __builtin_popcount(wc) * __builtin_popcount(wr)));
+        if (!same && bad++ == 0) {
+            describe(v, s, mover, opp, buf, sizeof buf);
+            fprintf(stderr, "%s %s: succ_placements gives %d, %08x quiet, %08x closing, %08x removable\n",
+                    v->name, buf, (int)win, (unsigned)quiet, (unsigned)closers, (unsigned)removable);
+        }
+    }
     for (int i = 0; i < ns; i++)
         k2[i] = key_of(sc[i].kind, sc[i].capture, sc[i].t, sc[i].mover, sc[i].opp);
     qsort(k1, (size_t)nm, sizeof *k1, cmp_key);
