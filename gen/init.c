@@ -169,6 +169,10 @@ struct place_block {
      * kept by M''s slot in the block (cap[slot], valid when its stamp is
      * the block's); capwin: every capture wins at once. */
     bool fast, capwin;
+    /* sym: O has symmetries of its own, so the quiet placements' slots
+     * are ranked (qm: O prepared in the quiet placements' sector) */
+    bool sym;
+    struct mmtb_index_mover qm;
     uint32_t stamp;
     struct capfold {
         uint32_t stamp;
@@ -247,7 +251,13 @@ static bool fold_placements(const struct job *j, struct place_block *pb, struct 
     if ((closers && !pb->cd) || !(quiet | closers)) /* no move: passes may apply */
         return false;
     uint32_t add = quiet | closers;
-    int k = mmtb_index_rank_added(j->ix, opp, mover, add, rq);
+    uint64_t base = pb->sym ? pb->qm.base : pb->base;
+    int k = 0;
+    if (!pb->sym)
+        k = mmtb_index_rank_added(j->ix, opp, mover, add, rq);
+    else
+        for (uint32_t t = add; t; t &= t - 1)
+            rq[k++] = (uint32_t)(mmtb_index_rank_prepared(j->ix, &pb->qm, mover | (t & -t)) - base);
     *f = (struct fold){0, 0, false};
     /* the closing placements (few), from the highest: each one's slot
      * taken out of rq, the last one's put in its place */
@@ -258,7 +268,7 @@ static bool fold_placements(const struct job *j, struct place_block *pb, struct 
         rq[i] = rq[--k];
         fold_merge(f, capture_fold(j, pb, mover | bit, x, removable));
     }
-    fold_codes(pb->d, pb->base, rq, k, f);
+    fold_codes(pb->d, base, rq, k, f);
     return true;
 }
 
@@ -290,7 +300,7 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
     int next = 0;
     struct fold f;
     bool win1;
-    if (pb && pb->fast && pb->base != UINT64_MAX &&
+    if (pb && pb->fast && (pb->base != UINT64_MAX || pb->sym) &&
         fold_placements(j, pb, me->s, mover, opp, is->rq, &f, &win1)) {
         /* decided here, as settle_state decides a position without
          * in-pair moves */
@@ -919,6 +929,10 @@ static uint64_t walk_by_opponent(struct walker *w, struct mmtb_index_iter *it, b
                 pb->base = pb->d ? mmtb_index_plain_block(j->ix, w->qt, go[k]) : UINT64_MAX;
                 pb->ready = 0;
                 pb->stamp++;
+                /* O with symmetries of its own: its quiet placements ranked */
+                pb->sym = pb->fast && pb->base == UINT64_MAX;
+                if (pb->sym)
+                    mmtb_index_mover_prepare(j->ix, w->qt, go[k], &pb->qm);
             }
             init_gather(j, w->mi, gs[k], gm[k], go[k], pb, w->is);
             seen++;
