@@ -180,14 +180,11 @@ struct place_block {
     } *cap;
 };
 
-/* The captures after the placement that leaves our stones nm (slot x of
- * the block): their fold, from the cache or looked up. */
-static struct fold capture_fold(const struct job *j, struct place_block *pb, uint32_t nm,
-                                uint32_t x, uint32_t removable)
+/* The captures after the placement that leaves our stones nm in the
+ * block pb (removing each stone of `removable`), folded. */
+static struct fold capture_lookup(const struct job *j, struct place_block *pb, uint32_t nm,
+                                  uint32_t removable)
 {
-    struct capfold *e = &pb->cap[x];
-    if (e->stamp == pb->stamp)
-        return e->f;
     const struct dep *d = pb->cd;
     uint64_t r[MMTB_MAX_POINTS];
     int n = 0;
@@ -206,9 +203,19 @@ static struct fold capture_fold(const struct job *j, struct place_block *pb, uin
         uint8_t c = d->code[r[i]];
         fold_add(&f, (unsigned)vc_wdl(c), (unsigned)vc_depth(c, &d->deep, r[i]) + 1);
     }
-    e->stamp = pb->stamp;
-    e->f = f;
     return f;
+}
+
+/* capture_lookup through the block's cache (slot x of nm in the block). */
+static struct fold capture_fold(const struct job *j, struct place_block *pb, uint32_t nm,
+                                uint32_t x, uint32_t removable)
+{
+    struct capfold *e = &pb->cap[x];
+    if (e->stamp != pb->stamp) {
+        e->f = capture_lookup(j, pb, nm, removable);
+        e->stamp = pb->stamp;
+    }
+    return e->f;
 }
 
 /* The values of the quiet placements `placed` of (mover, opp) read from
@@ -890,6 +897,16 @@ struct walker {
     int maxd;
     struct place_block pb; /* the walk by the opponent's stones */
     struct mmtb_sector qt; /* the sector of the quiet placements */
+    /* block_pass: the size of a block of O in the walked sector ws (0: no
+     * block passes), a fold per position of a block, binomials */
+    uint64_t bs;
+    struct mmtb_sector ws;
+    struct pacc {
+        uint16_t bw, wl; /* as struct fold; bw 0xffff: none */
+        uint8_t dr;
+    } *acc;
+    uint8_t *clo, *chi, *plo, *phi; /* block_children's bytes: children, parents */
+    uint32_t binom[MMTB_MAX_POINTS + 1][MMTB_MAX_POINTS + 1];
 };
 
 /* Settle the positions gathered so far; false when out of memory. */
@@ -898,6 +915,252 @@ static bool walker_settle(struct walker *w)
     bool ok = settle_batch(w->j, w->mi, w->is, w->queue, w->deep, w->hist, &w->maxd);
     w->is->npos = w->is->next = 0;
     return ok;
+}
+
+/* The next subset with as many points in colex order (x > 0). */
+static inline uint32_t next_colex(uint32_t x)
+{
+    uint32_t t = x | (x - 1);
+    return (t + 1) | (((~t & (t + 1)) - 1) >> (__builtin_ctz(x) + 1));
+}
+
+/* The points pos[i] of the set bits i of x. */
+static inline uint32_t deposit(uint32_t x, const uint8_t *pos)
+{
+    uint32_t m = 0;
+    for (; x; x &= x - 1)
+        m |= 1u << pos[__builtin_ctz(x)];
+    return m;
+}
+
+static inline void pacc_add(struct pacc *a, unsigned bw, unsigned wl, bool dr)
+{
+    a->bw = (uint16_t)(bw < a->bw ? bw : a->bw);
+    a->wl = (uint16_t)(wl > a->wl ? wl : a->wl);
+    a->dr |= dr;
+}
+
+/* p[i] folded with c[i] for i < n (lo: the smallest, hi: the largest). */
+static void fold_slice(uint8_t *restrict plo, uint8_t *restrict phi, const uint8_t *restrict clo,
+                       const uint8_t *restrict chi, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        plo[i] = clo[i] < plo[i] ? clo[i] : plo[i];
+        phi[i] = chi[i] > phi[i] ? chi[i] : phi[i];
+    }
+}
+
+/*
+ * Fold every child of the parents of a block at once: parents are the
+ * k-subsets of points 0..m-1 in colex order (p), children the
+ * (k+1)-subsets (c).  The parents without point t that lie below it
+ * (slots 0..C(t,k)) reach, by adding t, the children whose highest point
+ * is t (slots from C(t,k+1), in the same order); the parents whose highest
+ * point is t reach the other children with highest point t, which is the
+ * same problem one point and one stone smaller.  So every move is one
+ * element of a slice folded into a slice, loops the compiler vectorises.
+ */
+static void fold_block(const struct walker *w, const uint8_t *clo, const uint8_t *chi,
+                       uint8_t *plo, uint8_t *phi, int m, int k)
+{
+    if (k == 0) { /* the empty set: every single point */
+        uint8_t lo = *plo, hi = *phi;
+        for (int i = 0; i < m; i++) {
+            lo = clo[i] < lo ? clo[i] : lo;
+            hi = chi[i] > hi ? chi[i] : hi;
+        }
+        *plo = lo;
+        *phi = hi;
+        return;
+    }
+    if (k == 1) { /* both steps over one slice: parents {a}, a < t, and {t} */
+        for (int t = 1; t < m; t++) {
+            uint32_t co = w->binom[t][2];
+            uint8_t lo = plo[t], hi = phi[t];
+            for (int a = 0; a < t; a++) {
+                uint8_t cl = clo[co + a], ch = chi[co + a];
+                plo[a] = cl < plo[a] ? cl : plo[a];
+                phi[a] = ch > phi[a] ? ch : phi[a];
+                lo = cl < lo ? cl : lo;
+                hi = ch > hi ? ch : hi;
+            }
+            plo[t] = lo;
+            phi[t] = hi;
+        }
+        return;
+    }
+    for (int t = k; t < m; t++) {
+        uint32_t co = w->binom[t][k + 1], po = w->binom[t][k];
+        fold_slice(plo, phi, clo + co, chi + co, po);
+        fold_block(w, clo + co, chi + co, plo + po, phi + po, t, k - 1);
+    }
+}
+
+/* The moves of the child x (slot ci of the block, of fold q) to each of
+ * its parents x less a point, one at a time: the captures cf where that
+ * point is in a mill of x (mp), else q. */
+static void child_edges(struct walker *w, uint32_t x, uint32_t mp, struct fold q, struct fold cf)
+{
+    unsigned qb = q.bw ? q.bw : 0xffffu, cb = cf.bw ? cf.bw : 0xffffu;
+    /* the colex terms of x's points e_0 < e_1 < ...: below[t] those
+     * before e_t as they are, above[t] those after it one place down */
+    uint32_t e[MMTB_MAX_POINTS], below[MMTB_MAX_POINTS + 1], above[MMTB_MAX_POINTS + 1];
+    int n = 0;
+    below[0] = 0;
+    for (uint32_t t = x; t; t &= t - 1, n++) {
+        e[n] = (uint32_t)__builtin_ctz(t);
+        below[n + 1] = below[n] + w->binom[e[n]][n + 1];
+    }
+    above[n - 1] = 0;
+    for (int t = n - 1; t > 0; t--)
+        above[t - 1] = above[t] + w->binom[e[t]][t];
+    for (int t = 0; t < n; t++) {
+        struct pacc *a = &w->acc[below[t] + above[t]];
+        if ((mp >> e[t]) & 1u)
+            pacc_add(a, cb, cf.wl, cf.dr);
+        else
+            pacc_add(a, qb, q.wl, q.dr);
+    }
+}
+
+/*
+ * The children of a block: every set M' of |M| + 1 of the nf points off O
+ * (in the points' order fpos), in colex order: its slot in the block of
+ * the quiet placements' sector.  Each reaches its parents M' less a point
+ * q: by the quiet placement on q, or, when q lies in a mill of M', by the
+ * captures that follow it (the same for every such q).  The children
+ * without a mill go through fold_block as two bytes each (lo: the depth + 1
+ * of a loss, 0xff none; hi: that of a win, 0xff a draw); those with one,
+ * and every child when a depth is too deep for a byte, one move at a time
+ * into w->acc.  False when nothing went through fold_block.
+ */
+static bool block_children(struct walker *w, uint32_t O, const uint8_t *fpos, int nf)
+{
+    struct job *j = w->j;
+    const struct mmtb_variant *v = j->v;
+    struct place_block *pb = &w->pb;
+    const struct dep *d = pb->d;
+    int k = j->m[w->mi].s.w + 1; /* stones of a child */
+    /* padded to a multiple of 8 with sets no child holds, so that the
+     * test of every mill runs in vector registers */
+    uint32_t cmill[MMTB_MAX_MILLS + 8];
+    int ncm = 0;
+    for (int m = 0; m < v->nmills; m++) {
+        if (v->mill[m] & O)
+            continue;
+        uint32_t x = 0;
+        for (int i = 0; i < nf; i++)
+            x |= ((v->mill[m] >> fpos[i]) & 1u) << i;
+        cmill[ncm++] = x;
+    }
+    uint32_t removable = v->place_captures ? succ_removable(v, O) : 0;
+    if (!removable)
+        ncm = 0; /* a mill closed removes nothing: every placement is quiet */
+    while (ncm % 8)
+        cmill[ncm++] = UINT32_MAX;
+    const uint8_t *code = d->code + pb->base;
+    uint64_t nch = w->binom[nf][k];
+    bool vec = true;
+    for (uint64_t ci = 0; ci < nch && vec; ci++)
+        vec = code[ci] < VC_DEEP_LOSS;
+    uint32_t x = (1u << k) - 1;
+    for (uint64_t ci = 0; ci < nch; ci++, x = ci < nch ? next_colex(x) : x) {
+        uint8_t c = code[ci];
+        struct fold q = {0, 0, c < 2};
+        if (c >= 2) {
+            unsigned dd = (c < VC_DEEP_LOSS ? c - 2u : (unsigned)vc_depth(c, &d->deep, pb->base + ci)) + 1;
+            bool lost = c < VC_DEEP_LOSS ? !(c & 1) : c == VC_DEEP_LOSS;
+            q.bw = lost ? dd : 0;
+            q.wl = lost ? 0 : dd;
+        }
+        uint32_t mp = 0;
+        for (int i = 0; i < ncm; i++)
+            mp |= (x & cmill[i]) == cmill[i] ? cmill[i] : 0;
+        if (vec && !mp) {
+            w->clo[ci] = q.bw ? (uint8_t)q.bw : 0xff;
+            w->chi[ci] = q.dr ? 0xff : (uint8_t)q.wl;
+            continue;
+        }
+        if (vec) {
+            w->clo[ci] = 0xff;
+            w->chi[ci] = 0;
+        }
+        struct fold cf = {0, 0, false};
+        if (mp)
+            cf = pb->capwin ? (struct fold){1, 0, false}
+                            : capture_lookup(j, pb, deposit(x, fpos), removable);
+        child_edges(w, x, mp, q, cf);
+    }
+    if (vec)
+        fold_block(w, w->clo, w->chi, w->plo, w->phi, nf, k - 1);
+    return vec;
+}
+
+/*
+ * The init pass of one block of the walk by the opponent's stones at a
+ * time (pure placement, O canonical with no symmetry of its own): every
+ * child of the block is read once, in order, and folded into its parents
+ * (block_children), instead of every position reading its children.
+ * Then the positions, in the block's order, are settled as init_gather
+ * settles them.  Returns false, having done nothing, for a block it does
+ * not take; *ok false when out of memory.
+ */
+static bool block_pass(struct walker *w, uint64_t slot0, bool *ok)
+{
+    struct job *j = w->j;
+    struct place_block *pb = &w->pb;
+    uint32_t O, M0;
+    mmtb_index_unrank(j->ix, w->ws, slot0, &O, &M0);
+    uint64_t base = mmtb_index_plain_block(j->ix, w->qt, O);
+    if (base == UINT64_MAX)
+        return false;
+    pb->o = O;
+    pb->base = base;
+    pb->ready = 0;
+    pb->stamp++;
+    pb->sym = false;
+    uint8_t fpos[MMTB_MAX_POINTS];
+    int nf = 0;
+    for (uint32_t t = j->v->full & ~O; t; t &= t - 1)
+        fpos[nf++] = (uint8_t)__builtin_ctz(t);
+    for (uint64_t p = 0; p < w->bs; p++)
+        w->acc[p] = (struct pacc){0xffff, 0, 0};
+    memset(w->plo, 0xff, w->bs);
+    memset(w->phi, 0, w->bs);
+    if (block_children(w, O, fpos, nf))
+        for (uint64_t p = 0; p < w->bs; p++) {
+            /* hi 0xff: a draw */
+            bool dr = w->phi[p] == 0xff;
+            pacc_add(&w->acc[p], w->plo[p] == 0xff ? 0xffffu : w->plo[p], dr ? 0 : w->phi[p], dr);
+        }
+    int wn = j->m[w->mi].s.w;
+    struct init_scratch *is = w->is;
+    uint32_t y = wn ? (1u << wn) - 1 : 0, gm[INIT_GROUP], go[INIT_GROUP];
+    struct pacc ga[INIT_GROUP];
+    uint64_t gs[INIT_GROUP];
+    int gst[INIT_GROUP], ng = 0;
+    for (uint64_t p = 0; p < w->bs; p++, y = wn && p < w->bs ? next_colex(y) : y) {
+        gm[ng] = deposit(y, fpos);
+        go[ng] = O;
+        ga[ng++] = w->acc[p];
+        if (ng < INIT_GROUP && p + 1 < w->bs)
+            continue;
+        mmtb_index_rank_stab_many(j->ix, j->m[w->mi].s, gm, go, ng, gs, gst);
+        for (int k = 0; k < ng; k++) {
+            /* decided as settle_state decides a position without in-pair moves */
+            const struct pacc *a = &ga[k];
+            int dd = a->bw != 0xffff ? a->bw : a->dr ? -1 : a->wl;
+            int q = is->npos++;
+            is->pos[q].slot = gs[k];
+            is->pos[q].n = -1;
+            is->pos[q].state = dd < 0 ? ST_DRAWN : st_decided(j, a->bw != 0xffff, (unsigned)dd);
+            is->pos[q].depth = dd;
+            if (is->npos >= INIT_GROUP)
+                *ok = walker_settle(w) && *ok;
+        }
+        ng = 0;
+    }
+    return true;
 }
 
 /* The positions of the walk `it` over the colour-swapped sector: each of
@@ -912,10 +1175,20 @@ static uint64_t walk_by_opponent(struct walker *w, struct mmtb_index_iter *it, b
     uint32_t mover, opp;
     bool canonical, more = true;
     while (more) {
+        /* a whole block ahead: one pass over it, when block_pass takes it */
+        uint64_t at = it->slot;
+        if (w->bs && at % w->bs == 0 && at + w->bs <= it->end && block_pass(w, at, ok)) {
+            seen += w->bs;
+            if (at + w->bs == it->end)
+                break;
+            mmtb_index_iter_start(it, j->ix, w->ws, at + w->bs, it->end);
+            continue;
+        }
         uint32_t gm[INIT_GROUP], go[INIT_GROUP];
         uint64_t gs[INIT_GROUP];
         int gst[INIT_GROUP], ng = 0;
-        while (ng < INIT_GROUP && (more = mmtb_index_iter_next(it, &i, &mover, &opp, &canonical))) {
+        while (ng < INIT_GROUP && !(w->bs && ng && it->slot % w->bs == 0) &&
+               (more = mmtb_index_iter_next(it, &i, &mover, &opp, &canonical))) {
             if (!canonical)
                 continue;
             gm[ng] = opp;
@@ -962,26 +1235,34 @@ static void walk_own(struct walker *w, struct mmtb_index_iter *it, bool *ok)
     }
 }
 
-/* The solved sectors of member me's quiet placements and of its captures
- * when they can be read by the block of the opponent's stones (see
- * place_block), or NULL, and the captures' cache of a pure placement
+/* The solved sectors of member me's quiet placements (sector *qt) and of
+ * its captures when they can be read by the block of the opponent's
+ * stones (see place_block), or NULL, in *pb; true when its positions are
+ * pure placements (pb->fast). */
+static bool place_block_of(const struct job *j, const struct member *me, struct mmtb_sector *qt,
+                           struct place_block *pb)
+{
+    *qt = (struct mmtb_sector){me->s.b, (uint8_t)(me->s.w + 1), me->s.b_hand,
+                               (uint8_t)(me->s.w_hand - 1)};
+    struct mmtb_sector ct = {(uint8_t)(me->s.b - 1), (uint8_t)(me->s.w + 1), me->s.b_hand,
+                             (uint8_t)(me->s.w_hand - 1)};
+    const struct dep *qd = member_of(j, *qt) < 0 ? dep_of(j, *qt) : NULL;
+    const struct dep *cd = me->s.b > 0 && member_of(j, ct) < 0 ? dep_of(j, ct) : NULL;
+    *pb = (struct place_block){.d = qd && !qd->swapped ? qd : NULL,
+                               .o = UINT32_MAX,
+                               .base = UINT64_MAX,
+                               .cd = cd && !cd->swapped ? cd : NULL};
+    pb->fast = pb->d && !j->v->place_or_move;
+    pb->capwin = me->s.b > 0 && ct.w + ct.w_hand < j->v->min_stones;
+    return pb->fast;
+}
+
+/* place_block_of into w, and the captures' cache of a pure placement
  * sector.  False when out of memory. */
 static bool place_block_deps(const struct job *j, const struct member *me, struct walker *w)
 {
-    struct mmtb_sector qt = {me->s.b, (uint8_t)(me->s.w + 1), me->s.b_hand,
-                             (uint8_t)(me->s.w_hand - 1)};
-    struct mmtb_sector ct = {(uint8_t)(me->s.b - 1), (uint8_t)(me->s.w + 1), me->s.b_hand,
-                             (uint8_t)(me->s.w_hand - 1)};
-    const struct dep *qd = member_of(j, qt) < 0 ? dep_of(j, qt) : NULL;
-    const struct dep *cd = me->s.b > 0 && member_of(j, ct) < 0 ? dep_of(j, ct) : NULL;
-    w->qt = qt;
-    w->pb = (struct place_block){.d = qd && !qd->swapped ? qd : NULL,
-                                 .o = UINT32_MAX,
-                                 .base = UINT64_MAX,
-                                 .cd = cd && !cd->swapped ? cd : NULL};
     struct place_block *pb = &w->pb;
-    pb->fast = pb->d && !j->v->place_or_move;
-    pb->capwin = me->s.b > 0 && ct.w + ct.w_hand < j->v->min_stones;
+    place_block_of(j, me, &w->qt, pb);
     if (pb->fast && pb->cd && !pb->capwin) {
         /* one entry for each slot of a block: the stones M' of C(n - |O|, |M| + 1) */
         uint64_t n = 1;
@@ -993,15 +1274,62 @@ static bool place_block_deps(const struct job *j, const struct member *me, struc
     return true;
 }
 
+/* The size of a block of O in the walk of member me when block_pass can
+ * take its blocks (pure placement, no rule that ends or empties a
+ * position before its moves, captures allowed whatever the opponent's
+ * moves, their sector read by blocks), else 0. */
+static uint64_t block_pass_size(const struct job *j, const struct member *me)
+{
+    const struct mmtb_variant *v = j->v;
+    struct mmtb_sector qt;
+    struct place_block pb;
+    if (j->no_blocks || !place_block_of(j, me, &qt, &pb) || v->first_mill_wins || v->full_board_draw ||
+        v->both_trapped_draw || (v->place_captures && !v->trapped_capture && me->s.b_hand == 0))
+        return 0;
+    int nf = v->npoints - me->s.b;
+    if (nf <= me->s.w || (me->s.b > 0 && v->place_captures && !pb.capwin && !pb.cd))
+        return 0;
+    uint64_t n = 1;
+    for (int i = 1; i <= me->s.w; i++)
+        n = n * (uint64_t)(nf - me->s.w + i) / (uint64_t)i;
+    return n;
+}
+
+/* The block pass's scratch in w (bs from block_pass_size; 0: none); false
+ * when out of memory. */
+static bool block_pass_setup(struct walker *w, struct mmtb_sector ws, uint64_t bs)
+{
+    w->bs = bs;
+    w->ws = ws;
+    if (!bs)
+        return true;
+    for (int n = 0; n <= MMTB_MAX_POINTS; n++)
+        for (int k = 0; k <= MMTB_MAX_POINTS; k++)
+            w->binom[n][k] = k == 0 ? 1u : n == 0 ? 0u : w->binom[n - 1][k - 1] + w->binom[n - 1][k];
+    /* the children: C(nf, k + 1) = C(nf, k) * (nf - k) / (k + 1) */
+    struct mmtb_sector s = w->j->m[w->mi].s;
+    uint64_t nch = bs * (uint64_t)(w->j->v->npoints - s.b - s.w) / (uint64_t)(s.w + 1);
+    w->acc = malloc(bs * sizeof *w->acc);
+    w->plo = malloc(2 * bs);
+    w->clo = malloc(2 * nch);
+    w->phi = w->plo ? w->plo + bs : NULL;
+    w->chi = w->clo ? w->clo + nch : NULL;
+    return w->acc && w->plo && w->clo;
+}
+
 /* The init pass of member mi of a pair without state: its positions in
  * its own slot order, or grouped by the opponent's stones (placement; see
  * init_by_opponent), their writes queued per partition. */
 static int init_member_plain(struct job *j, int mi)
 {
-    const uint64_t chunk = CHUNK;
     const int nth = omp_get_max_threads();
     struct member *me = &j->m[mi];
     bool by_opp = init_by_opponent(j, me);
+    /* chunks of whole blocks when block passes are taken, and batches of
+     * about as many slots as INIT_BATCH_CHUNKS chunks of CHUNK */
+    uint64_t bs = by_opp ? block_pass_size(j, me) : 0;
+    const uint64_t chunk = !bs ? CHUNK : bs < CHUNK ? CHUNK / bs * bs : bs;
+    const uint64_t batch = INIT_BATCH_CHUNKS * CHUNK / chunk ? INIT_BATCH_CHUNKS * CHUNK / chunk : 1;
     /* the sector walked: our own, or the colour-swapped one */
     struct mmtb_sector ws = by_opp ? sector_partner(me->s) : me->s;
     uint64_t wslots = by_opp ? mmtb_index_slots(j->ix, ws) : me->slots;
@@ -1028,13 +1356,13 @@ static int init_member_plain(struct job *j, int mi)
                            .queue = ib ? &ib[(size_t)omp_get_thread_num() * nparts] : NULL,
                            .deep = &j->deep_new[omp_get_thread_num()],
                            .hist = calloc(MAX_LEVELS, sizeof *w.hist)};
-        bool pb_ok = !by_opp || place_block_deps(j, me, &w);
+        bool pb_ok = !by_opp || (place_block_deps(j, me, &w) && block_pass_setup(&w, ws, bs));
         if (!w.is || !w.hist || !pb_ok) {
 #pragma omp atomic write
             fail = 1;
         }
-        for (uint64_t b0 = 0; b0 < nchunks; b0 += INIT_BATCH_CHUNKS) {
-            uint64_t b1 = b0 + INIT_BATCH_CHUNKS < nchunks ? b0 + INIT_BATCH_CHUNKS : nchunks;
+        for (uint64_t b0 = 0; b0 < nchunks; b0 += batch) {
+            uint64_t b1 = b0 + batch < nchunks ? b0 + batch : nchunks;
 #pragma omp for schedule(dynamic, 16)
             for (uint64_t c = b0; c < b1; c++) {
                 if (fail)
@@ -1082,6 +1410,9 @@ static int init_member_plain(struct job *j, int mi)
         free(w.is);
         free(w.hist);
         free(w.pb.cap);
+        free(w.acc);
+        free(w.plo);
+        free(w.clo);
     }
     if (ib)
         for (size_t k = 0; k < (size_t)nth * nparts; k++)

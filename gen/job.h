@@ -202,6 +202,7 @@ struct job {
     uint64_t undecided[2]; /* positions of each member still counting */
     int forward;           /* -1: levels never forward, 1: whenever possible, 0: by cost */
     bool own_walk;         /* tests: placement sectors initialised in their own order */
+    bool no_blocks;        /* tests: no block passes in the init (init.c) */
     int last_level;        /* deepest level with work known so far */
     int oom;               /* an allocation failed inside a parallel region */
     int any_inpair;        /* some position has an in-pair successor */

@@ -129,6 +129,7 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     if (nsplit > 1)
         j.sp = &one_of;
     j.own_walk = o->init_walk < 0;
+    j.no_blocks = o->init_walk > 0;
     j.v = v;
     j.ix = ix;
     j.nm = nss;
@@ -183,6 +184,7 @@ static int job_setup(struct job *j, const struct mmtb_solve_opts *o, const struc
     j->ix = ix;
     j->nm = nss;
     j->own_walk = o->init_walk < 0;
+    j->no_blocks = o->init_walk > 0;
     j->deep_from =
         o->deep_from > 0 && o->deep_from < (int)ST_DEEP_FROM ? (unsigned)o->deep_from : ST_DEEP_FROM;
     for (int i = 0; i < nss; i++) {

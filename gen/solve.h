@@ -73,7 +73,9 @@ struct mmtb_solve_opts {
     int swap_deps;       /* tests: -1 solved sectors kept in their own order,
                           * 0: re-filed by the side not to move where it helps */
     int init_walk;       /* tests: -1 placement sectors initialised in their own
-                          * order, 0: grouped by the opponent's stones */
+                          * order, 0: grouped by the opponent's stones, a block
+                          * of them at a time where it can, 1: grouped, one
+                          * position at a time */
     uint64_t memory_limit; /* bytes a process may hold (0: no limit): a pair that
                             * needs more is refused before anything is solved,
                             * MMTB_ERR_NOMEM with the pair and the bytes in err */

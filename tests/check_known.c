@@ -881,19 +881,22 @@ START_TEST(swapped_deps_same_tables)
 }
 END_TEST
 
-/* Placement sectors initialised grouped by the opponent's stones (the
- * default) and in their own order give the same bytes: placements with
- * captures (nine from 4 v 4 in hand, nine-diag from 3 v 3), placements
- * that may also slide (lasker), and placements whose positions carry
- * re-close restrictions (twelve-nine and twelve from 3 v 3: their quiet
- * placements ranked through the walk's stones, bans.c). */
+/* Placement sectors initialised grouped by the opponent's stones a block
+ * at a time (the default), grouped one position at a time, and in their
+ * own order give the same bytes: placements with captures (nine from 4 v 4
+ * in hand, nine-diag from 3 v 3, morabaraba from 4 v 4, whose captures
+ * wait while the opponent is blocked), placements that may also slide
+ * (lasker), a first mill that wins (three), and placements whose positions
+ * carry re-close restrictions (twelve-nine and twelve from 3 v 3: their
+ * quiet placements ranked through the walk's stones, bans.c). */
 START_TEST(init_walk_same_tables)
 {
     static const struct game games[] = {{"nine", 4, 4, 0},        {"nine-diag", 3, 3, 0},
                                         {"lasker", 3, 3, 0},      {"twelve-nine", 3, 3, 0},
-                                        {"twelve", 3, 3, 0}};
-    static const int walk[] = {0, -1};
-    same_tables_for(games, sizeof games / sizeof games[0], &g_walk, walk, 2);
+                                        {"twelve", 3, 3, 0},      {"morabaraba", 4, 4, 0},
+                                        {"three", 3, 3, 0}};
+    static const int walk[] = {0, -1, 1};
+    same_tables_for(games, sizeof games / sizeof games[0], &g_walk, walk, 3);
 }
 END_TEST
 
