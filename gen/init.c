@@ -900,6 +900,7 @@ struct walker {
     /* block_pass: the size of a block of O in the walked sector ws (0: no
      * block passes), a fold per position of a block, binomials */
     uint64_t bs;
+    bool wait; /* captures may wait (succ_captures_wait) */
     struct mmtb_sector ws;
     struct pacc {
         uint16_t bw, wl; /* as struct fold; bw 0xffff: none */
@@ -1096,6 +1097,18 @@ static bool block_children(struct walker *w, uint32_t O, const uint8_t *fpos, in
     return vec;
 }
 
+/* A position of the block whose captures wait (its opponent blocked, in
+ * a variant where captures then wait): block_children folded captures
+ * into it, so it is folded again move by move, where they are quiet. */
+static void block_waiting(struct walker *w, uint32_t M, uint32_t O, struct pacc *a)
+{
+    struct fold f;
+    bool win1;
+    fold_placements(w->j, &w->pb, w->j->m[w->mi].s, M, O, w->is->rq, &f, &win1);
+    *a = (struct pacc){0xffff, 0, 0};
+    pacc_add(a, win1 ? 1 : f.bw ? f.bw : 0xffffu, f.wl, f.dr);
+}
+
 /*
  * The init pass of one block of the walk by the opponent's stones at a
  * time (pure placement, O canonical with no symmetry of its own): every
@@ -1148,7 +1161,9 @@ static bool block_pass(struct walker *w, uint64_t slot0, bool *ok)
         mmtb_index_rank_stab_many(j->ix, j->m[w->mi].s, gm, go, ng, gs, gst);
         for (int k = 0; k < ng; k++) {
             /* decided as settle_state decides a position without in-pair moves */
-            const struct pacc *a = &ga[k];
+            struct pacc *a = &ga[k];
+            if (w->wait && succ_captures_wait(j->v, j->m[w->mi].s, gm[k], O))
+                block_waiting(w, gm[k], O, a);
             int dd = a->bw != 0xffff ? a->bw : a->dr ? -1 : a->wl;
             int q = is->npos++;
             is->pos[q].slot = gs[k];
@@ -1276,15 +1291,15 @@ static bool place_block_deps(const struct job *j, const struct member *me, struc
 
 /* The size of a block of O in the walk of member me when block_pass can
  * take its blocks (pure placement, no rule that ends or empties a
- * position before its moves, captures allowed whatever the opponent's
- * moves, their sector read by blocks), else 0. */
+ * position before its moves, the captures' sector read by blocks), else
+ * 0. */
 static uint64_t block_pass_size(const struct job *j, const struct member *me)
 {
     const struct mmtb_variant *v = j->v;
     struct mmtb_sector qt;
     struct place_block pb;
-    if (j->no_blocks || !place_block_of(j, me, &qt, &pb) || v->first_mill_wins || v->full_board_draw ||
-        v->both_trapped_draw || (v->place_captures && !v->trapped_capture && me->s.b_hand == 0))
+    if (j->no_blocks || !place_block_of(j, me, &qt, &pb) || v->first_mill_wins ||
+        v->full_board_draw || v->both_trapped_draw)
         return 0;
     int nf = v->npoints - me->s.b;
     if (nf <= me->s.w || (me->s.b > 0 && v->place_captures && !pb.capwin && !pb.cd))
@@ -1301,6 +1316,9 @@ static bool block_pass_setup(struct walker *w, struct mmtb_sector ws, uint64_t b
 {
     w->bs = bs;
     w->ws = ws;
+    /* captures wait while the opponent is blocked: it has a move whenever
+     * it has a stone in hand */
+    w->wait = w->j->v->place_captures && !w->j->v->trapped_capture && w->j->m[w->mi].s.b_hand == 0;
     if (!bs)
         return true;
     for (int n = 0; n <= MMTB_MAX_POINTS; n++)

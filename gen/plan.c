@@ -13,8 +13,10 @@
 
 /* Measured rates, slots a second on 2 cores, and sizes, bytes a slot on
  * disk (depths to win, unpacked): by kind of pair, for plain positions
- * (nine's whole game from scratch, 2026-11-28: movement 6.05 M, one side
- * placing 8.12 M, both 7.89 M; 0.362 bytes a slot), for positions that may
+ * (nine's whole game from scratch, 2026-11-28: movement 6.05 M; 0.362 bytes
+ * a slot; with the placement init by blocks, 2026-11-29, on a machine that
+ * ran the movement phase at 4.87 M: one side placing 13.6 M, both 12.9 M),
+ * for positions that may
  * slide while stones are in hand (place_or_move: Lasker's rates of its
  * whole-game sittings with depths to the next capture; its 0.13 bytes a
  * slot then, times nine's growth to depths to win, 2.1), and for positions
@@ -28,7 +30,7 @@ struct rate {
     double slots_per_s[PLAN_KINDS];
     double bytes_per_slot;
 };
-static const struct rate RATE_PLAIN = {{6.0e6, 8.1e6, 7.9e6}, 0.362};
+static const struct rate RATE_PLAIN = {{6.0e6, 13.6e6, 12.9e6}, 0.362};
 static const struct rate RATE_PLACE_OR_MOVE = {{3.0e6, 2.1e6, 1.5e6}, 0.28};
 static const struct rate RATE_STATE = {{1.9e6, 2.5e6, 3.0e6}, 0.39};
 

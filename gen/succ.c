@@ -238,6 +238,12 @@ bool succ_placements(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
     return false;
 }
 
+bool succ_captures_wait(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                        uint32_t opp)
+{
+    return !v->trapped_capture && blocked(v, sector_partner(s), opp, mover);
+}
+
 int succ_quiet_succs(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
                      uint32_t opp, struct succ *scratch, uint32_t *out_opp)
 {

@@ -77,6 +77,11 @@ int succ_generate_placed(const struct mmtb_variant *v, struct mmtb_sector s, uin
 bool succ_placements(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
                      uint32_t opp, uint32_t *quiet, uint32_t *closers, uint32_t *removable);
 
+/* True when the captures of the side to move of (mover, opp) in sector s
+ * must wait: trapped-capture no, and the opponent has no move. */
+bool succ_captures_wait(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                        uint32_t opp);
+
 /*
  * The quiet successors alone, exactly those succ_generate_counted counts:
  * successor k is (opp, out_opp[k]) of the partner sector (its side to move

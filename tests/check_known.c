@@ -897,6 +897,21 @@ START_TEST(init_walk_same_tables)
                                         {"three", 3, 3, 0}};
     static const int walk[] = {0, -1, 1};
     same_tables_for(games, sizeof games / sizeof games[0], &g_walk, walk, 3);
+    /* Six Men's Morris whose captures wait while the opponent is blocked:
+     * its board fills, so positions where they wait occur (137 in the
+     * whole game) */
+    const char *text = mmtb_variant_builtin_text("six");
+    ck_assert_ptr_nonnull(text);
+    char path[] = "/tmp/mmtb-known-six-wait-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%s\ntrapped-capture no\n", text);
+    ck_assert_int_eq(fclose(f), 0);
+    const struct game wait[] = {{path, 6, 6, 0}};
+    same_tables_for(wait, 1, &g_walk, walk, 3);
+    unlink(path);
 }
 END_TEST
 
