@@ -11,6 +11,12 @@
  * ranked (levels.c says why that is enough).  External results of depth > 1
  * (placements in Lasker-style games) are queued in per-level buckets that
  * the levels take as in-pair successors resolved at that level.
+ *
+ * Sectors of pure placement (no slides while stones are in hand) are
+ * walked by the opponent's stones a block at a time where they can be
+ * (block_pass): every child of the block is read once and folded into all
+ * its parents (fold_block), so that a position costs a few vector
+ * operations instead of ranking and reading each of its placements.
  */
 #include "job.h"
 
