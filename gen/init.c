@@ -62,6 +62,18 @@ struct init_scratch {
     int npos;
 };
 
+/* Position p of the batch decided from the fold of all its moves (bw 0:
+ * no lost successor), as settle_state decides a position without in-pair
+ * moves. */
+static void pos_decided(struct job *j, struct init_scratch *is, int p, unsigned bw, unsigned wl,
+                        bool dr)
+{
+    int d = bw ? (int)bw : dr ? -1 : (int)wl;
+    is->pos[p].n = -1;
+    is->pos[p].state = d < 0 ? ST_DRAWN : st_decided(j, bw != 0, (unsigned)d);
+    is->pos[p].depth = d;
+}
+
 /* Rank the group ext[at[0..n)] of successors in sector s that share their
  * side to move (opps[k] the other side of each) and start their look-ups.
  * r: scratch for n slots. */
@@ -104,6 +116,15 @@ static inline void fold_merge(struct fold *f, struct fold g)
         fold_add(f, 2, g.wl);
 }
 
+/* The value of slot x of sector d as a fold of one successor. */
+static inline struct fold code_fold(const struct dep *d, uint64_t x)
+{
+    struct fold f = {0, 0, false};
+    uint8_t c = d->code[x];
+    fold_add(&f, (unsigned)vc_wdl(c), (unsigned)vc_depth(c, &d->deep, x) + 1);
+    return f;
+}
+
 /*
  * A byte of a solved sector's code as settle_state folds a successor's
  * value: bits 0-7 its depth + 1 when the side to move there loses (0xff
@@ -136,11 +157,8 @@ static void fold_codes(const struct dep *d, uint64_t base, const uint32_t *r, in
         fl |= t;
     }
     if (fl & FOLD_DEEP) { /* a depth beyond the byte: the slow way */
-        for (int i = 0; i < k; i++) {
-            uint64_t x = base + r[i];
-            uint8_t c = d->code[x];
-            fold_add(f, (unsigned)vc_wdl(c), (unsigned)vc_depth(c, &d->deep, x) + 1);
-        }
+        for (int i = 0; i < k; i++)
+            fold_merge(f, code_fold(d, base + r[i]));
         return;
     }
     if (lo != 0xff)
@@ -205,10 +223,8 @@ static struct fold capture_lookup(const struct job *j, struct place_block *pb, u
         n++;
     }
     struct fold f = {0, 0, false};
-    for (int i = 0; i < n; i++) {
-        uint8_t c = d->code[r[i]];
-        fold_add(&f, (unsigned)vc_wdl(c), (unsigned)vc_depth(c, &d->deep, r[i]) + 1);
-    }
+    for (int i = 0; i < n; i++)
+        fold_merge(&f, code_fold(d, r[i]));
     return f;
 }
 
@@ -315,11 +331,7 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
     bool win1;
     if (pb && pb->fast && (pb->base != UINT64_MAX || pb->sym) &&
         fold_placements(j, pb, me->s, mover, opp, is->rq, &f, &win1)) {
-        /* decided here, as settle_state decides a position without
-         * in-pair moves */
-        int d = win1 ? 1 : f.bw ? (int)f.bw : f.dr ? -1 : (int)f.wl;
-        is->pos[p].state = d < 0 ? ST_DRAWN : st_decided(j, win1 || f.bw, (unsigned)d);
-        is->pos[p].depth = d;
+        pos_decided(j, is, p, win1 ? 1 : f.bw, f.wl, f.dr);
         return;
     }
     int nin = 0;
@@ -924,6 +936,22 @@ static bool walker_settle(struct walker *w)
     return ok;
 }
 
+/* The walk has come to the block of O: the quiet placements' block in
+ * their sector (pb->base, UINT64_MAX when O has symmetries of its own,
+ * pb->sym when those are then ranked through pb->qm) and the captures'
+ * prepared sets and cache start anew. */
+static void place_block_enter(struct walker *w, uint32_t O)
+{
+    struct place_block *pb = &w->pb;
+    pb->o = O;
+    pb->base = pb->d ? mmtb_index_plain_block(w->j->ix, w->qt, O) : UINT64_MAX;
+    pb->ready = 0;
+    pb->stamp++;
+    pb->sym = pb->fast && pb->base == UINT64_MAX;
+    if (pb->sym)
+        mmtb_index_mover_prepare(w->j->ix, w->qt, O, &pb->qm);
+}
+
 /* The next subset with as many points in colex order (x > 0). */
 static inline uint32_t next_colex(uint32_t x)
 {
@@ -1072,14 +1100,10 @@ static bool block_children(struct walker *w, uint32_t O, const uint8_t *fpos, in
         vec = code[ci] < VC_DEEP_LOSS;
     uint32_t x = (1u << k) - 1;
     for (uint64_t ci = 0; ci < nch; ci++, x = ci < nch ? next_colex(x) : x) {
-        uint8_t c = code[ci];
-        struct fold q = {0, 0, c < 2};
-        if (c >= 2) {
-            unsigned dd = (c < VC_DEEP_LOSS ? c - 2u : (unsigned)vc_depth(c, &d->deep, pb->base + ci)) + 1;
-            bool lost = c < VC_DEEP_LOSS ? !(c & 1) : c == VC_DEEP_LOSS;
-            q.bw = lost ? dd : 0;
-            q.wl = lost ? 0 : dd;
-        }
+        uint32_t t = fold_table[code[ci]];
+        struct fold q = (t & FOLD_DEEP) ? code_fold(d, pb->base + ci)
+                                        : (struct fold){(t & 0xff) == 0xff ? 0 : t & 0xff,
+                                                        (t >> 8) & 0xff, (t & FOLD_DRAW) != 0};
         uint32_t mp = 0;
         for (int i = 0; i < ncm; i++)
             mp |= (x & cmill[i]) == cmill[i] ? cmill[i] : 0;
@@ -1130,14 +1154,9 @@ static bool block_pass(struct walker *w, uint64_t slot0, bool *ok)
     struct place_block *pb = &w->pb;
     uint32_t O, M0;
     mmtb_index_unrank(j->ix, w->ws, slot0, &O, &M0);
-    uint64_t base = mmtb_index_plain_block(j->ix, w->qt, O);
-    if (base == UINT64_MAX)
+    place_block_enter(w, O);
+    if (pb->base == UINT64_MAX)
         return false;
-    pb->o = O;
-    pb->base = base;
-    pb->ready = 0;
-    pb->stamp++;
-    pb->sym = false;
     uint8_t fpos[MMTB_MAX_POINTS];
     int nf = 0;
     for (uint32_t t = j->v->full & ~O; t; t &= t - 1)
@@ -1146,12 +1165,7 @@ static bool block_pass(struct walker *w, uint64_t slot0, bool *ok)
         w->acc[p] = (struct pacc){0xffff, 0, 0};
     memset(w->plo, 0xff, w->bs);
     memset(w->phi, 0, w->bs);
-    if (block_children(w, O, fpos, nf))
-        for (uint64_t p = 0; p < w->bs; p++) {
-            /* hi 0xff: a draw */
-            bool dr = w->phi[p] == 0xff;
-            pacc_add(&w->acc[p], w->plo[p] == 0xff ? 0xffffu : w->plo[p], dr ? 0 : w->phi[p], dr);
-        }
+    bool sliced = block_children(w, O, fpos, nf);
     int wn = j->m[w->mi].s.w;
     struct init_scratch *is = w->is;
     uint32_t y = wn ? (1u << wn) - 1 : 0, gm[INIT_GROUP], go[INIT_GROUP];
@@ -1161,21 +1175,22 @@ static bool block_pass(struct walker *w, uint64_t slot0, bool *ok)
     for (uint64_t p = 0; p < w->bs; p++, y = wn && p < w->bs ? next_colex(y) : y) {
         gm[ng] = deposit(y, fpos);
         go[ng] = O;
-        ga[ng++] = w->acc[p];
+        ga[ng] = w->acc[p];
+        if (sliced) { /* and what fold_block gave it (hi 0xff: a draw) */
+            bool dr = w->phi[p] == 0xff;
+            pacc_add(&ga[ng], w->plo[p] == 0xff ? 0xffffu : w->plo[p], dr ? 0 : w->phi[p], dr);
+        }
+        ng++;
         if (ng < INIT_GROUP && p + 1 < w->bs)
             continue;
         mmtb_index_rank_stab_many(j->ix, j->m[w->mi].s, gm, go, ng, gs, gst);
         for (int k = 0; k < ng; k++) {
-            /* decided as settle_state decides a position without in-pair moves */
             struct pacc *a = &ga[k];
             if (w->wait && succ_captures_wait(j->v, j->m[w->mi].s, gm[k], O))
                 block_waiting(w, gm[k], O, a);
-            int dd = a->bw != 0xffff ? a->bw : a->dr ? -1 : a->wl;
             int q = is->npos++;
             is->pos[q].slot = gs[k];
-            is->pos[q].n = -1;
-            is->pos[q].state = dd < 0 ? ST_DRAWN : st_decided(j, a->bw != 0xffff, (unsigned)dd);
-            is->pos[q].depth = dd;
+            pos_decided(j, is, q, a->bw != 0xffff ? a->bw : 0, a->wl, a->dr);
             if (is->npos >= INIT_GROUP)
                 *ok = walker_settle(w) && *ok;
         }
@@ -1218,16 +1233,8 @@ static uint64_t walk_by_opponent(struct walker *w, struct mmtb_index_iter *it, b
         if (ng)
             mmtb_index_rank_stab_many(j->ix, j->m[w->mi].s, gm, go, ng, gs, gst);
         for (int k = 0; k < ng; k++) {
-            if (go[k] != pb->o) {
-                pb->o = go[k];
-                pb->base = pb->d ? mmtb_index_plain_block(j->ix, w->qt, go[k]) : UINT64_MAX;
-                pb->ready = 0;
-                pb->stamp++;
-                /* O with symmetries of its own: its quiet placements ranked */
-                pb->sym = pb->fast && pb->base == UINT64_MAX;
-                if (pb->sym)
-                    mmtb_index_mover_prepare(j->ix, w->qt, go[k], &pb->qm);
-            }
+            if (go[k] != pb->o)
+                place_block_enter(w, go[k]);
             init_gather(j, w->mi, gs[k], gm[k], go[k], pb, w->is);
             seen++;
             if (w->is->npos >= INIT_GROUP || w->is->next + MMTB_MAX_MOVES > INIT_EXT_CAP)
@@ -1278,6 +1285,15 @@ static bool place_block_of(const struct job *j, const struct member *me, struct 
     return pb->fast;
 }
 
+/* C(n, k) for the sizes of a block's slots. */
+static uint64_t choose(int n, int k)
+{
+    uint64_t c = 1;
+    for (int i = 1; i <= k; i++)
+        c = c * (uint64_t)(n - k + i) / (uint64_t)i;
+    return c;
+}
+
 /* place_block_of into w, and the captures' cache of a pure placement
  * sector.  False when out of memory. */
 static bool place_block_deps(const struct job *j, const struct member *me, struct walker *w)
@@ -1285,11 +1301,8 @@ static bool place_block_deps(const struct job *j, const struct member *me, struc
     struct place_block *pb = &w->pb;
     place_block_of(j, me, &w->qt, pb);
     if (pb->fast && pb->cd && !pb->capwin) {
-        /* one entry for each slot of a block: the stones M' of C(n - |O|, |M| + 1) */
-        uint64_t n = 1;
-        for (int i = 1, f = j->v->npoints - me->s.b; i <= me->s.w + 1; i++)
-            n = n * (uint64_t)(f - me->s.w - 1 + i) / (uint64_t)i;
-        pb->cap = calloc(n, sizeof *pb->cap);
+        /* one entry for each slot of a block: the stones M' */
+        pb->cap = calloc(choose(j->v->npoints - me->s.b, me->s.w + 1), sizeof *pb->cap);
         return pb->cap != NULL;
     }
     return true;
@@ -1310,10 +1323,7 @@ static uint64_t block_pass_size(const struct job *j, const struct member *me)
     int nf = v->npoints - me->s.b;
     if (nf <= me->s.w || (me->s.b > 0 && v->place_captures && !pb.capwin && !pb.cd))
         return 0;
-    uint64_t n = 1;
-    for (int i = 1; i <= me->s.w; i++)
-        n = n * (uint64_t)(nf - me->s.w + i) / (uint64_t)i;
-    return n;
+    return choose(nf, me->s.w);
 }
 
 /* The block pass's scratch in w (bs from block_pass_size; 0: none); false
@@ -1330,9 +1340,8 @@ static bool block_pass_setup(struct walker *w, struct mmtb_sector ws, uint64_t b
     for (int n = 0; n <= MMTB_MAX_POINTS; n++)
         for (int k = 0; k <= MMTB_MAX_POINTS; k++)
             w->binom[n][k] = k == 0 ? 1u : n == 0 ? 0u : w->binom[n - 1][k - 1] + w->binom[n - 1][k];
-    /* the children: C(nf, k + 1) = C(nf, k) * (nf - k) / (k + 1) */
     struct mmtb_sector s = w->j->m[w->mi].s;
-    uint64_t nch = bs * (uint64_t)(w->j->v->npoints - s.b - s.w) / (uint64_t)(s.w + 1);
+    uint64_t nch = choose(w->j->v->npoints - s.b, s.w + 1); /* the children */
     w->acc = malloc(bs * sizeof *w->acc);
     w->plo = malloc(2 * bs);
     w->clo = malloc(2 * nch);
