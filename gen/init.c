@@ -261,7 +261,8 @@ static void fold_placed(const struct job *j, const struct place_block *pb, uint3
  * folded (succ_placements): the quiet ones from the block, the captures
  * of each placement that closes a mill from capture_fold.  Returns false
  * when the position needs the general way (captures into a sector read
- * otherwise); else *f is the fold, or *win1 is set when a move wins at once.
+ * otherwise); else *f is the fold (empty when *win1 is set: a move wins at
+ * once).
  */
 static bool fold_placements(const struct job *j, struct place_block *pb, struct mmtb_sector s,
                             uint32_t mover, uint32_t opp, uint32_t *rq, struct fold *f,
@@ -269,6 +270,7 @@ static bool fold_placements(const struct job *j, struct place_block *pb, struct 
 {
     uint32_t quiet, closers, removable;
     *win1 = false;
+    *f = (struct fold){0, 0, false};
     if (succ_placements(j->v, s, mover, opp, &quiet, &closers, &removable)) {
         *win1 = true;
         return true;
@@ -287,7 +289,6 @@ static bool fold_placements(const struct job *j, struct place_block *pb, struct 
     else
         for (uint32_t t = add; t; t &= t - 1)
             rq[k++] = (uint32_t)(mmtb_index_rank_prepared(j->ix, &pb->qm, mover | (t & -t)) - base);
-    *f = (struct fold){0, 0, false};
     /* the closing placements (few), from the highest: each one's slot
      * taken out of rq, the last one's put in its place */
     for (uint32_t t = closers; t; t &= ~(1u << (31 - __builtin_clz(t)))) {
