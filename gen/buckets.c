@@ -11,6 +11,10 @@
  * Entry: slot << 2 | member << 1 | is_win.  Varint v: v >> 1 is the distance
  * from the previous entry when v & 1 is 0, the entry itself when it is 1
  * (the first entry, or one below the previous).
+ *
+ * The levels take a level's entries as updates by partition (levels.c's
+ * apply_partition), in rounds of BUCKET_ROUND bytes of each stream, so
+ * that every thread works and the updates are applied in cache.
  */
 #include "job.h"
 
@@ -63,28 +67,60 @@ void bucket_add(struct job *j, int level, uint64_t entry)
     raise_last_level(j, level);
 }
 
-uint64_t buckets_take(struct job *j, int level, bool (*take)(struct job *, uint64_t, unsigned),
-                      unsigned d)
+bool buckets_any(const struct job *j, int level)
 {
-    uint64_t found = 0;
+    for (int t = 0; t < j->nthreads; t++)
+        if (j->bst[(size_t)t * MAX_LEVELS + level].n)
+            return true;
+    return false;
+}
+
+uint64_t buckets_rounds(const struct job *j, int level)
+{
+    uint64_t r = 0;
+    for (int t = 0; t < j->nthreads; t++) {
+        uint64_t n = (j->bst[(size_t)t * MAX_LEVELS + level].n + BUCKET_ROUND - 1) / BUCKET_ROUND;
+        r = n > r ? n : r;
+    }
+    return r;
+}
+
+void buckets_scatter(struct job *j, int level, int stream, int mi, struct bucket_cursor *c,
+                     struct updbuf *bufs)
+{
+    const struct bstream *s = &j->bst[(size_t)stream * MAX_LEVELS + level];
+    size_t end = c->at + BUCKET_ROUND < s->n ? c->at + BUCKET_ROUND : s->n;
+    size_t i = c->i;
+    uint64_t last = c->last;
+    while (i < end) {
+        uint64_t v = 0;
+        for (int sh = 0;; sh += 7) {
+            uint8_t b = s->b[i++];
+            v |= (uint64_t)(b & 0x7f) << sh;
+            if (!(b & 0x80))
+                break;
+        }
+        last = (v & 1) ? v >> 1 : last + (v >> 1);
+        if ((int)((last >> 1) & 1) != mi)
+            continue;
+        uint64_t k = last >> 2;
+        uint32_t off = (uint32_t)(k & (((uint64_t)1 << PART_SHIFT) - 1));
+        /* is_win: a lost outside successor, won here; else one of the
+         * moves the counter holds is known to lose */
+        upd_push(j, &bufs[k >> PART_SHIFT], off << UPD_OFF_SHIFT | (last & 1 ? UPD_LOST : 1u));
+    }
+    c->i = i;
+    c->last = last;
+    c->at += BUCKET_ROUND;
+}
+
+void buckets_drop(struct job *j, int level)
+{
     for (int t = 0; t < j->nthreads; t++) {
         struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
-        uint64_t last = 0;
-        for (size_t i = 0; i < s->n;) {
-            uint64_t v = 0;
-            for (int sh = 0;; sh += 7) {
-                uint8_t c = s->b[i++];
-                v |= (uint64_t)(c & 0x7f) << sh;
-                if (!(c & 0x80))
-                    break;
-            }
-            last = (v & 1) ? v >> 1 : last + (v >> 1);
-            found += take(j, last, d);
-        }
         free(s->b);
         *s = (struct bstream){NULL, 0, 0, 0};
     }
-    return found;
 }
 
 uint64_t buckets_bytes(const struct job *j)

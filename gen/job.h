@@ -342,16 +342,27 @@ static inline void raise_last_level(struct job *j, int d)
  * buckets.c: the outside results that take effect at a later level, entry
  * slot << 2 | member << 1 | is_win.  buckets_setup after j->nthreads is set;
  * bucket_add from any thread of a parallel region (sets j->oom when out of
- * memory; raises j->last_level); buckets_take hands each entry of `level` to
- * take (which returns whether it decided a position) and empties the level;
- * buckets_bytes: the memory they hold.
+ * memory; raises j->last_level).  The levels take a level in rounds:
+ * buckets_rounds of them, each stream's round r decoded into update
+ * buffers by buckets_scatter (round after round with one cursor per stream
+ * and member, starting zeroed), the entries of member mi only, as updates
+ * of 1 move (or lost); then buckets_drop empties the level.  buckets_any:
+ * whether the level holds an entry.  buckets_bytes: the memory they hold.
  */
 struct bstream;
+#define BUCKET_ROUND ((size_t)1 << 20) /* bytes of a stream per round */
+struct bucket_cursor {
+    size_t at, i; /* the round's first byte, the next entry's */
+    uint64_t last;
+};
 int buckets_setup(struct job *j);
 void buckets_free(struct job *j);
 void bucket_add(struct job *j, int level, uint64_t entry);
-uint64_t buckets_take(struct job *j, int level, bool (*take)(struct job *, uint64_t, unsigned),
-                      unsigned d);
+bool buckets_any(const struct job *j, int level);
+uint64_t buckets_rounds(const struct job *j, int level);
+void buckets_scatter(struct job *j, int level, int stream, int mi, struct bucket_cursor *c,
+                     struct updbuf *bufs);
+void buckets_drop(struct job *j, int level);
 uint64_t buckets_bytes(const struct job *j);
 
 /* Add one thread's count of the positions of member mi its init pass

@@ -694,14 +694,43 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
     return MMTB_OK;
 }
 
-/* One bucket entry of level d: an outside result that takes effect now. */
-static bool take_bucket(struct job *j, uint64_t e, unsigned d)
+/*
+ * The buckets of level d: the outside results that take effect now, as
+ * updates of the level (one counted move less, or a lost successor),
+ * applied partition by partition like the levels' own, in rounds of every
+ * stream (buckets.c).  Returns the positions decided.
+ */
+static int take_buckets(struct job *j, unsigned d, uint64_t *newly)
 {
-    int mi = (int)((e >> 1) & 1);
-    if (!retro_update(j, mi, e >> 2, e & 1, 1, d, &j->deep_new[0]))
-        return false;
-    count_decided(j, mi, d + 1, 1);
-    return true;
+    if (!buckets_any(j, (int)d))
+        return MMTB_OK;
+    struct bucket_cursor *cur = malloc((size_t)j->nthreads * sizeof *cur);
+    if (!cur)
+        return MMTB_ERR_NOMEM;
+    const uint64_t rounds = buckets_rounds(j, (int)d);
+    for (int mi = 0; mi < j->nm; mi++) {
+        memset(cur, 0, (size_t)j->nthreads * sizeof *cur);
+        const uint64_t nparts = (j->m[mi].slots >> PART_SHIFT) + 1;
+        uint64_t found = 0;
+#pragma omp parallel reduction(+ : found)
+        {
+            struct updbuf *bufs = &j->upd[(size_t)omp_get_thread_num() * j->nparts];
+            struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
+            for (uint64_t r = 0; r < rounds; r++) {
+#pragma omp for schedule(dynamic, 1)
+                for (int s = 0; s < j->nthreads; s++)
+                    buckets_scatter(j, (int)d, s, mi, &cur[s], bufs);
+#pragma omp for schedule(dynamic, 8)
+                for (uint64_t p = 0; p < nparts; p++)
+                    found += apply_partition(j, mi, p, d, deep);
+            }
+        }
+        count_decided(j, mi, d + 1, found);
+        *newly += found;
+    }
+    free(cur);
+    buckets_drop(j, (int)d);
+    return j->oom ? MMTB_ERR_NOMEM : MMTB_OK;
 }
 
 /*
@@ -785,7 +814,10 @@ int levels_pass(struct job *j)
             qsort(j->deep[d].e, j->deep[d].n, sizeof *j->deep[d].e, mmtb_cmp_u64);
         for (int mi = 0; mi < j->nm && d < (int)j->deep_from; mi++)
             flag_init_depth(&j->m[mi], (unsigned)d);
-        uint64_t newly = buckets_take(j, d, take_bucket, (unsigned)d);
+        uint64_t newly = 0;
+        int brc = take_buckets(j, (unsigned)d, &newly);
+        if (brc != MMTB_OK)
+            return brc;
         for (int mi = 0; mi < j->nm; mi++) {
             int rc = level_member(j, mi, (unsigned)d, &newly);
             if (rc != MMTB_OK)
