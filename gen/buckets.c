@@ -13,7 +13,7 @@
  * (the first entry, or one below the previous).
  *
  * The levels take a level's entries as updates by partition (levels.c's
- * apply_partition), in rounds of BUCKET_ROUND bytes of each stream, so
+ * apply_partition), in rounds of j->bucket_round bytes of each stream, so
  * that every thread works and the updates are applied in cache.
  */
 #include "job.h"
@@ -79,7 +79,7 @@ uint64_t buckets_rounds(const struct job *j, int level)
 {
     uint64_t r = 0;
     for (int t = 0; t < j->nthreads; t++) {
-        uint64_t n = (j->bst[(size_t)t * MAX_LEVELS + level].n + BUCKET_ROUND - 1) / BUCKET_ROUND;
+        uint64_t n = (j->bst[(size_t)t * MAX_LEVELS + level].n + j->bucket_round - 1) / j->bucket_round;
         r = n > r ? n : r;
     }
     return r;
@@ -89,7 +89,7 @@ void buckets_scatter(struct job *j, int level, int stream, int mi, struct bucket
                      struct updbuf *bufs)
 {
     const struct bstream *s = &j->bst[(size_t)stream * MAX_LEVELS + level];
-    size_t end = c->at + BUCKET_ROUND < s->n ? c->at + BUCKET_ROUND : s->n;
+    size_t end = c->at + j->bucket_round < s->n ? c->at + j->bucket_round : s->n;
     size_t i = c->i;
     uint64_t last = c->last;
     while (i < end) {
@@ -111,7 +111,7 @@ void buckets_scatter(struct job *j, int level, int stream, int mi, struct bucket
     }
     c->i = i;
     c->last = last;
-    c->at += BUCKET_ROUND;
+    c->at += j->bucket_round;
 }
 
 void buckets_drop(struct job *j, int level)

@@ -203,6 +203,7 @@ struct job {
     int forward;           /* -1: levels never forward, 1: whenever possible, 0: by cost */
     bool own_walk;         /* tests: placement sectors initialised in their own order */
     bool no_blocks;        /* tests: no block passes in the init (init.c) */
+    size_t bucket_round;   /* bytes of a bucket stream per round (buckets.c) */
     int last_level;        /* deepest level with work known so far */
     int oom;               /* an allocation failed inside a parallel region */
     int any_inpair;        /* some position has an in-pair successor */
@@ -350,7 +351,7 @@ static inline void raise_last_level(struct job *j, int d)
  * whether the level holds an entry.  buckets_bytes: the memory they hold.
  */
 struct bstream;
-#define BUCKET_ROUND ((size_t)1 << 20) /* bytes of a stream per round */
+#define BUCKET_ROUND ((size_t)1 << 20) /* bytes of a stream per round (default) */
 struct bucket_cursor {
     size_t at, i; /* the round's first byte, the next entry's */
     uint64_t last;

@@ -185,6 +185,7 @@ static int job_setup(struct job *j, const struct mmtb_solve_opts *o, const struc
     j->nm = nss;
     j->own_walk = o->init_walk < 0;
     j->no_blocks = o->init_walk > 0;
+    j->bucket_round = o->bucket_round > 0 ? (size_t)o->bucket_round : BUCKET_ROUND;
     j->deep_from =
         o->deep_from > 0 && o->deep_from < (int)ST_DEEP_FROM ? (unsigned)o->deep_from : ST_DEEP_FROM;
     for (int i = 0; i < nss; i++) {

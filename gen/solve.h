@@ -76,6 +76,8 @@ struct mmtb_solve_opts {
                           * order, 0: grouped by the opponent's stones, a block
                           * of them at a time where it can, 1: grouped, one
                           * position at a time */
+    int bucket_round;    /* tests: bytes of each bucket stream the levels take
+                          * per round (buckets.c); 0: 1 MiB */
     uint64_t memory_limit; /* bytes a process may hold (0: no limit): a pair that
                             * needs more is refused before anything is solved,
                             * MMTB_ERR_NOMEM with the pair and the bytes in err */
