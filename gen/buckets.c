@@ -79,7 +79,8 @@ uint64_t buckets_rounds(const struct job *j, int level)
 {
     uint64_t r = 0;
     for (int t = 0; t < j->nthreads; t++) {
-        uint64_t n = (j->bst[(size_t)t * MAX_LEVELS + level].n + j->bucket_round - 1) / j->bucket_round;
+        size_t bytes = j->bst[(size_t)t * MAX_LEVELS + level].n;
+        uint64_t n = (bytes + j->bucket_round - 1) / j->bucket_round;
         r = n > r ? n : r;
     }
     return r;
