@@ -656,9 +656,7 @@ static void state_updates(struct job *j, const struct member *pa, const uint64_t
                 cnt++;
             moves = (uint32_t)cnt * (uint32_t)(key & 0xff) / (uint32_t)nst;
         }
-        uint32_t off = (uint32_t)(r & (((uint64_t)1 << PART_SHIFT) - 1));
-        upd_push(j, &bufs[r >> PART_SHIFT],
-                 off << UPD_OFF_SHIFT | (lost ? UPD_LOST : (moves & UPD_MOVES)));
+        upd_queue(j, bufs, r, lost, moves);
     }
 }
 

@@ -104,11 +104,9 @@ void buckets_scatter(struct job *j, int level, int stream, int mi, struct bucket
         last = (v & 1) ? v >> 1 : last + (v >> 1);
         if ((int)((last >> 1) & 1) != mi)
             continue;
-        uint64_t k = last >> 2;
-        uint32_t off = (uint32_t)(k & (((uint64_t)1 << PART_SHIFT) - 1));
         /* is_win: a lost outside successor, won here; else one of the
          * moves the counter holds is known to lose */
-        upd_push(j, &bufs[k >> PART_SHIFT], off << UPD_OFF_SHIFT | (last & 1 ? UPD_LOST : 1u));
+        upd_queue(j, bufs, last >> 2, last & 1, 1);
     }
     c->i = i;
     c->last = last;

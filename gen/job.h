@@ -235,6 +235,16 @@ static inline void upd_push(struct job *j, struct updbuf *b, uint32_t e)
     b->e[b->n++] = e;
 }
 
+/* Queue the update of slot q of the member whose partitions bufs holds:
+ * a lost successor, or `moves` of its counted moves known to lose. */
+static inline void upd_queue(struct job *j, struct updbuf *bufs, uint64_t q, bool lost,
+                             uint32_t moves)
+{
+    uint32_t off = (uint32_t)(q & (((uint64_t)1 << PART_SHIFT) - 1));
+    upd_push(j, &bufs[q >> PART_SHIFT],
+             off << UPD_OFF_SHIFT | (lost ? UPD_LOST : moves & UPD_MOVES));
+}
+
 
 /* The state byte a position decided at depth d has (a win when win), or 0,
  * a byte no decided position has, when the parity of d says otherwise. */

@@ -231,9 +231,7 @@ static void queue_preds(struct job *j, const struct member *me, const struct mem
         /* at most the predecessor's in-pair moves, which its counter held */
         uint32_t moves =
             lost ? 0 : each ? (uint32_t)ps->nst[k] : (uint32_t)(ps->cnt[k] * ps->nst[k] / stab_p);
-        uint32_t off = (uint32_t)(q & (((uint64_t)1 << PART_SHIFT) - 1));
-        upd_push(j, &bufs[q >> PART_SHIFT],
-                 off << UPD_OFF_SHIFT | (lost ? UPD_LOST : 0) | (moves & UPD_MOVES));
+        upd_queue(j, bufs, q, lost, moves);
     }
 }
 
@@ -256,12 +254,8 @@ static void queue_preds_state(struct job *j, const struct member *me, const stru
         if (mmtb_sector_eq(mmtb_pos_sector(&ps->pred[i]), pa->s))
             ps->pr[np++] = mmtb_ban_index_rank_pos(pa->bx, &ps->pred[i]);
     np = u64_sort_unique(ps->pr, np);
-    for (int k = 0; k < np; k++) {
-        uint64_t q = ps->pr[k];
-        uint32_t off = (uint32_t)(q & (((uint64_t)1 << PART_SHIFT) - 1));
-        upd_push(j, &bufs[q >> PART_SHIFT],
-                 off << UPD_OFF_SHIFT | (lost ? UPD_LOST : 1u));
-    }
+    for (int k = 0; k < np; k++)
+        upd_queue(j, bufs, ps->pr[k], lost, 1);
 }
 
 #define APPLY_AHEAD 16
@@ -698,7 +692,8 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
  * The buckets of level d: the outside results that take effect now, as
  * updates of the level (one counted move less, or a lost successor),
  * applied partition by partition like the levels' own, in rounds of every
- * stream (buckets.c).  Returns the positions decided.
+ * stream (buckets.c).  Adds the positions decided to *newly; returns
+ * MMTB_OK or MMTB_ERR_NOMEM.
  */
 static int take_buckets(struct job *j, unsigned d, uint64_t *newly)
 {
