@@ -122,10 +122,13 @@ void buckets_drop(struct job *j, int level)
     }
 }
 
-uint64_t buckets_bytes(const struct job *j)
+uint64_t buckets_bytes(const struct job *j, uint64_t *written)
 {
-    uint64_t n = 0;
-    for (size_t i = 0; j->bst && i < (size_t)j->nthreads * MAX_LEVELS; i++)
+    uint64_t n = 0, w = 0;
+    for (size_t i = 0; j->bst && i < (size_t)j->nthreads * MAX_LEVELS; i++) {
         n += j->bst[i].cap;
+        w += j->bst[i].n;
+    }
+    *written = w;
     return n;
 }

@@ -191,7 +191,8 @@ struct job {
     int rule_err;          /* a rules call failed inside a parallel region */
     const char *why;       /* an internal check that failed, said in the error */
     struct bstream *bst;   /* buckets.c: per thread and level */
-    uint64_t bucket_peak;  /* the buckets' bytes after the init pass (--verbose) */
+    uint64_t bucket_peak;  /* the buckets' bytes after the init pass (--verbose): */
+    uint64_t bucket_written; /* their capacity, and the bytes written */
     /* positions decided at depth >= deep_from: member << 47 | slot, per
      * depth, gathered from the per-thread lists of new ones */
     struct vec64 *deep;     /* [MAX_LEVELS] */
@@ -358,7 +359,9 @@ static inline void raise_last_level(struct job *j, int d)
  * buffers by buckets_scatter (round after round with one cursor per stream
  * and member, starting zeroed), the entries of member mi only, as updates
  * of 1 move (or lost); then buckets_drop empties the level.  buckets_any:
- * whether the level holds an entry.  buckets_bytes: the memory they hold.
+ * whether the level holds an entry.  buckets_bytes: the memory they hold
+ * (the streams' capacity), and in *written the bytes written (what is
+ * resident: a stream's capacity beyond them is not touched).
  */
 struct bstream;
 #define BUCKET_ROUND ((size_t)1 << 20) /* bytes of a stream per round (default) */
@@ -374,7 +377,7 @@ uint64_t buckets_rounds(const struct job *j, int level);
 void buckets_scatter(struct job *j, int level, int stream, int mi, struct bucket_cursor *c,
                      struct updbuf *bufs);
 void buckets_drop(struct job *j, int level);
-uint64_t buckets_bytes(const struct job *j);
+uint64_t buckets_bytes(const struct job *j, uint64_t *written);
 
 /* Add one thread's count of the positions of member mi its init pass
  * decided, per depth up to maxd (hist may be NULL), to the job's; call
@@ -526,6 +529,7 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
 /* What a pair needs in memory, in bytes, by part (pair_memory). */
 struct pair_mem {
     uint64_t state;  /* the members' state bytes and chunk flags */
+    uint64_t buckets; /* the outside results that wait for their level (buckets.c) */
     uint64_t deps;   /* the solved sectors it reads, at their peak */
     uint64_t work;   /* the init pass's queued writes (placement sectors);
                       * the levels' update buffers and the writer's scratch:

@@ -88,6 +88,32 @@ static void job_free(struct job *j)
 /* A split rank's run of an array touches the 2 MiB pages at its ends. */
 #define SPLIT_EDGES ((uint64_t)4 << 20)
 
+/* The buckets (buckets.c) of a member without state, at their capacity
+ * (the streams grow by doubling, and the heap keeps what they outgrew).  A
+ * position keeps at most one entry, a varint of at most that of its slot
+ * times 8, and where stones may slide while others are in hand nearly every
+ * position whose side to move has stones in hand keeps one (a placement
+ * deeper than one ply; the walk by the opponent's stones leaves the slots
+ * unordered, so most entries take their whole length): that bound, times
+ * 1.5 for the streams' room (measured 2026-12-01 on Lasker's 7 v 7 game:
+ * 5.9 to 6.7 bytes a slot of such a member, 7.5 allowed).  Elsewhere only a
+ * position with a capture keeps one, and a pure placement position has no
+ * move inside its pair: 0.3 bytes a slot, above the most measured (the
+ * pairs of 10 M slots or more: Lasker's 7 v 7 movement pairs 0.28, nine's
+ * 6 v 6 0.05). */
+static uint64_t bucket_allowance(const struct mmtb_variant *v, struct mmtb_sector s,
+                                 uint64_t slots)
+{
+    if (s.w_hand == 0)
+        return slots / 10 * 3;
+    if (!v->place_or_move)
+        return 0;
+    uint64_t len = 1;
+    for (uint64_t x = slots << 3; x >= 0x80; x >>= 7)
+        len++;
+    return slots * len / 2 * 3;
+}
+
 /* pair_memory for a pair whose positions carry state: its slots counted
  * exactly up to 4 M positions a sector, estimated from a sample beyond;
  * the index with restrictions holds a byte per position of the sector; the
@@ -109,12 +135,12 @@ static void pair_memory_state(const struct job *j, struct pair_mem *out)
          * its measured peak (its buckets' capacity: 767 MiB, 1.73 a slot, of
          * which the streams' unwritten halves are not resident) */
         if (j->m[i].s.w_hand == 0 && j->m[i].s.b_hand == 0)
-            out->state += slots + slots / 5;
+            out->buckets += slots + slots / 5;
     }
     out->work = WORK_FIXED + nth * (WORK_PER_THREAD + levels_scratch_bytes(true));
     out->deps = deps_held_bytes(j, STATE_COUNT_VISIT) +
                 nth * (GEN_PROBE_CACHE + ((uint64_t)1 << 20));
-    out->total = out->state + out->deps + out->work;
+    out->total = out->state + out->buckets + out->deps + out->work;
 }
 
 void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
@@ -144,6 +170,7 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
         out->slots += j.m[i].slots;
         /* st, flag_cur and flag_next (pair_solve) */
         out->state += j.m[i].slots + 2 * ((j.m[i].slots + CHUNK - 1) / CHUNK + 1);
+        out->buckets += bucket_allowance(v, ss[i], j.m[i].slots);
     }
     bool own_order = true;
     uint64_t nth = (uint64_t)omp_get_max_threads();
@@ -167,10 +194,11 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
         /* a rank's run of the states and of each solved sector */
         uint64_t x = 64 * out->slots / (uint64_t)nsplit;
         out->state = out->state / (uint64_t)nsplit + (uint64_t)nss * SPLIT_EDGES;
+        out->buckets /= (uint64_t)nsplit;
         out->deps = out->deps / (uint64_t)nsplit + 6 * SPLIT_EDGES;
         out->work += x < SPLIT_WORK_MAX ? x : SPLIT_WORK_MAX;
     }
-    out->total = out->state + out->deps + out->work;
+    out->total = out->state + out->buckets + out->deps + out->work;
 }
 
 /* The job's members (their indexes, state arrays and flags), the split
@@ -306,9 +334,11 @@ static void report_phases(const struct job *j, const char *tag, const double t[4
                 (unsigned long long)j->sp->sent_lookups, (unsigned long long)j->sp->sent_values,
                 (unsigned long long)j->sp->round_peak);
     } else {
-        fprintf(stderr, "%s: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs; buckets %.1f MiB\n",
+        fprintf(stderr,
+                "%s: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs; buckets %.1f MiB "
+                "(%.1f written)\n",
                 tag, t[1] - t[0], t[2] - t[1], t[3] - t[2], j->last_level, progress_now() - t[3],
-                (double)j->bucket_peak / (1 << 20));
+                (double)j->bucket_peak / (1 << 20), (double)j->bucket_written / (1 << 20));
     }
 }
 
@@ -343,7 +373,7 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     progress_phase(prog, label);
     t[1] = progress_now();
     rc = init_pass(&j);
-    j.bucket_peak = buckets_bytes(&j); /* their peak: the levels only drain them */
+    j.bucket_peak = buckets_bytes(&j, &j.bucket_written); /* their peak: the levels drain them */
     /* the solved sectors are not read again: released before the levels */
     if (job_has_state(&j))
         deps_free(&j);

@@ -358,17 +358,20 @@ static int check_memory(const struct mmtb_solve_opts *o, const struct mmtb_varia
             snprintf(part, sizeof part, ", split over %d ranks: rank %d's part", nsplit, me);
         if (o->verbose)
             fprintf(stderr,
-                    "%s: plan %.1f MiB (state %.1f, solved sectors %.1f, work %.1f, base %.1f), "
-                    "%llu slots%s\n",
-                    names, need / 1048576.0, pm.state / 1048576.0, pm.deps / 1048576.0,
-                    pm.work / 1048576.0, base / 1048576.0, (unsigned long long)pm.slots, part);
+                    "%s: plan %.1f MiB (state %.1f, buckets %.1f, solved sectors %.1f, work %.1f, "
+                    "base %.1f), %llu slots%s\n",
+                    names, need / 1048576.0, pm.state / 1048576.0, pm.buckets / 1048576.0,
+                    pm.deps / 1048576.0, pm.work / 1048576.0, base / 1048576.0,
+                    (unsigned long long)pm.slots, part);
         if (rc == MMTB_OK && o->memory_limit && need > o->memory_limit) {
             snprintf(err, errlen,
-                     "sectors %s need %llu bytes (%.2f GiB: %llu of states, %llu of solved "
-                     "sectors read, %llu of working buffers for %d threads, %llu held "
-                     "already), over the memory limit of %llu bytes (%.2f GiB)",
+                     "sectors %s need %llu bytes (%.2f GiB: %llu of states, %llu of waiting "
+                     "outside results, %llu of solved sectors read, %llu of working buffers "
+                     "for %d threads, %llu held already), over the memory limit of %llu bytes "
+                     "(%.2f GiB)",
                      names, (unsigned long long)need, need / 1073741824.0,
-                     (unsigned long long)pm.state, (unsigned long long)pm.deps,
+                     (unsigned long long)pm.state, (unsigned long long)pm.buckets,
+                     (unsigned long long)pm.deps,
                      (unsigned long long)pm.work, omp_get_max_threads(),
                      (unsigned long long)base, (unsigned long long)o->memory_limit,
                      o->memory_limit / 1073741824.0);

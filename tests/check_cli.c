@@ -1015,6 +1015,61 @@ START_TEST(gen_verbose_progress)
 }
 END_TEST
 
+/* The memory plan counts the outside results that wait for their level
+ * (gen/buckets.c): Lasker's positions with stones in hand keep one for
+ * nearly every position, as much as their state bytes or more.  For every
+ * pair of lasker --start 4,4, the bytes --verbose says its buckets took
+ * (their capacity, and of it the bytes written) are within what its plan
+ * line allowed for them. */
+START_TEST(gen_plan_counts_buckets)
+{
+    char dir[] = "/tmp/check_cli_buckets_XXXXXX";
+    char out[600];
+    tmp_out(dir, out, sizeof out);
+    char *argv[] = {GEN_BIN, "-v", "lasker", "--start", "4,4", "-o", out, "--verbose", NULL};
+    struct tl_result r;
+    tl_run_argv(&r, NULL, argv);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    char name[64][16];
+    double allowed[64];
+    int np = 0, checked = 0, filled = 0;
+    for (const char *p = r.err; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        char nm[16];
+        double mib, st, bk, w;
+        const char *pl = strstr(p, ": plan ");
+        if (np < 64 && pl && pl < strchr(p, '\n') && sscanf(p, "%15[0-9-]", nm) == 1 &&
+            sscanf(pl, ": plan %lf MiB (state %lf, buckets %lf,", &mib, &st, &bk) == 3) {
+            snprintf(name[np], sizeof name[np], "%s", nm);
+            allowed[np++] = bk;
+            continue;
+        }
+        const char *b = strstr(p, "; buckets ");
+        const char *e = strchr(p, '\n');
+        if (*p != '[' || !b || (e && b > e))
+            continue;
+        const char *c = strstr(p, "] ");
+        ck_assert_msg(c && sscanf(c, "] %15[0-9-]:", nm) == 1, "%.80s", p);
+        ck_assert_msg(sscanf(b, "; buckets %lf MiB (%lf written)", &mib, &w) == 2, "%.80s", b);
+        int i = 0;
+        while (i < np && strcmp(name[i], nm) != 0)
+            i++;
+        ck_assert_msg(i < np, "no plan line for %s", nm);
+        /* the figures are printed to a tenth of a MiB */
+        ck_assert_msg(w <= mib && mib <= allowed[i] + 0.05, "%s: buckets %.1f MiB (%.1f written), "
+                      "%.1f MiB planned", nm, mib, w, allowed[i]);
+        checked++;
+        filled += w >= 0.2;
+    }
+    ck_assert_int_ge(np, 20); /* 22 pairs */
+    ck_assert_int_eq(checked, np);
+    ck_assert_int_ge(filled, 1);
+    tl_result_free(&r);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* A variant with more quiet moves than the solver's one-byte counter
  * holds: five flying stones against one on 32 points have 5 x 26 = 130
  * moves.  mmtb-gen must refuse it with the limit named, exit 1, and leave
@@ -1467,6 +1522,7 @@ int main(void)
     tcase_add_test(tc, sectors_three_json_is_valid);
     tcase_add_test(tc, gen_refuses_counter_overflow);
     tcase_add_test(tc, gen_verbose_progress);
+    tcase_add_test(tc, gen_plan_counts_buckets);
     tcase_add_test(tc, gen_refuses_a_start_below_min_stones);
     tcase_add_test(tc, gen_memory_limit);
     tcase_add_test(tc, gen_memory_limit_reclose);
