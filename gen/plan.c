@@ -17,9 +17,16 @@
  * a slot; with the placement init by blocks, 2026-11-29, on a machine that
  * ran the movement phase at 4.87 M: one side placing 13.6 M, both 12.9 M),
  * for positions that may
- * slide while stones are in hand (place_or_move: Lasker's rates of its
- * whole-game sittings with depths to the next capture; its 0.13 bytes a
- * slot then, times nine's growth to depths to win, 2.1), and for positions
+ * slide while stones are in hand (place_or_move: the rates of Lasker's
+ * whole-game sittings of 2026-11-27/28 on its own pairs, with depths to
+ * the next capture (movement 2.94-3.06 M, one side placing 1.92-2.40 M, both
+ * 1.34-1.61 M), over 0.70, what its start 7,7 took since against then: 38 min
+ * 51 s on 2026-12-01 with depths to win, `bd0f165`, on a machine 1.9 times
+ * slower (bench-gen's fixed jobs with one build: nine 6,6 1.93, lasker 6,6
+ * 1.89), so 20.4 min, against 29 min 9 s; the start 7,7's own largest pairs
+ * ran at 5.4, 4.3 and 4.0 M there, but the rate falls with a pair's size
+ * and stones in hand, and the whole game's pairs are larger;
+ * 0.276 bytes a slot on disk), and for positions
  * with state (re-close restrictions, first-mill owner: twelve-nine's start
  * 6,6 from scratch, 2026-11-29, `cbc5bf7`: movement 2.26 M over all its
  * pairs, 2.04 M its 6-6 and 1.84 M twelve's 6-6, so 1.9 M; both placing
@@ -31,7 +38,7 @@ struct rate {
     double bytes_per_slot;
 };
 static const struct rate RATE_PLAIN = {{6.0e6, 13.6e6, 12.9e6}, 0.362};
-static const struct rate RATE_PLACE_OR_MOVE = {{3.0e6, 2.1e6, 1.5e6}, 0.28};
+static const struct rate RATE_PLACE_OR_MOVE = {{4.3e6, 3.0e6, 2.1e6}, 0.28};
 static const struct rate RATE_STATE = {{1.9e6, 2.5e6, 3.0e6}, 0.39};
 
 static enum plan_kind kind_of(struct mmtb_sector s)
@@ -123,10 +130,12 @@ static void print_json(FILE *out, const struct mmtb_variant *v, int sw, int sb,
         char nm[64];
         names(&rows[i], nm, sizeof nm, "\",\"");
         fprintf(out,
-                "%s{\"sectors\":[\"%s\"],\"slots\":%llu,\"memory_bytes\":%llu,\"disk_bytes\":%llu,"
+                "%s{\"sectors\":[\"%s\"],\"slots\":%llu,\"memory_bytes\":%llu,"
+                "\"bucket_bytes\":%llu,\"disk_bytes\":%llu,"
                 "\"seconds\":%.1f,\"kind\":\"%s\",\"state\":%s,\"solved\":%s}",
                 i ? "," : "", nm, (unsigned long long)rows[i].pm.slots,
-                (unsigned long long)e.memory, (unsigned long long)e.disk, e.seconds,
+                (unsigned long long)e.memory, (unsigned long long)rows[i].pm.buckets,
+                (unsigned long long)e.disk, e.seconds,
                 kind_name[e.kind], e.state ? "true" : "false", rows[i].have ? "true" : "false");
     }
     fputs("],", out);
