@@ -276,7 +276,7 @@ static uint8_t state_value(struct job *j, int mi, uint64_t slot, int f, int t, i
         *rd = 0;
         return st_decided(j, false, 0);
     }
-    return settle_state(j, mi, slot, nin, next, b->ext, rd);
+    return settle_state(j, mi, slot, nin, next, b->ext, rd, NULL);
 }
 
 /* Per thread of the init: what settles the bookkeeping of the levels. */

@@ -132,3 +132,11 @@ uint64_t buckets_bytes(const struct job *j, uint64_t *written)
     *written = w;
     return n;
 }
+
+void buckets_add_codes(struct job *j, int mi, const uint16_t *code, uint64_t n)
+{
+#pragma omp for schedule(static)
+    for (uint64_t k = 0; k < n; k++)
+        if (code[k])
+            bucket_add(j, code[k] >> 1, k << 2 | (uint64_t)mi << 1 | (code[k] & 1u));
+}

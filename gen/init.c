@@ -489,7 +489,7 @@ static uint8_t init_state_pos(struct job *j, int mi, uint64_t slot, const struct
         next++;
     }
     nin = u64_sort_unique(succ, nin);
-    return settle_state(j, mi, slot, nin, next, ext, rd);
+    return settle_state(j, mi, slot, nin, next, ext, rd, NULL);
 }
 
 /* The init pass of member mi whose positions carry state, in slot order:
@@ -829,7 +829,7 @@ static int init_pass_split(struct job *j)
                     int rd = gp->depth;
                     uint8_t x = gp->n < 0 ? gp->state
                                           : settle_state(j, mi, gp->slot, gp->nin, gp->n,
-                                                        mine->ext + gp->first, &rd);
+                                                        mine->ext + gp->first, &rd, NULL);
                     me->st[gp->slot] = x;
                     if (rd >= (int)j->deep_from && !deep_push(deep, mi, gp->slot, (unsigned)rd))
                         __atomic_store_n(&fail, 1, __ATOMIC_RELAXED);
@@ -881,16 +881,18 @@ static bool settle_batch(struct job *j, int mi, const struct init_scratch *is,
                          struct vec64 *queue, struct vec64 *deep, uint64_t *hist, int *maxd)
 {
     bool ok = true;
+    bool defer = queue && j->m[mi].bpend;
     for (int p = 0; p < is->npos; p++) {
         int rd = is->pos[p].depth;
+        uint16_t bk = 0;
         uint8_t x = is->pos[p].n < 0 ? is->pos[p].state
                                      : settle_state(j, mi, is->pos[p].slot, is->pos[p].nin,
                                                     is->pos[p].n, is->ext + is->pos[p].first,
-                                                    &rd);
+                                                    &rd, defer ? &bk : NULL);
         uint64_t k = is->pos[p].slot;
         if (queue) {
             uint64_t off = k & (((uint64_t)1 << PART_SHIFT) - 1);
-            ok = vec64_push(&queue[k >> PART_SHIFT], off << 16 | x) && ok;
+            ok = vec64_push(&queue[k >> PART_SHIFT], off << 32 | (uint64_t)bk << 8 | x) && ok;
         } else {
             j->m[mi].st[k] = x;
         }
@@ -1375,6 +1377,16 @@ static int init_member_plain(struct job *j, int mi)
         ib = calloc((size_t)nth * nparts, sizeof *ib);
         if (!ib)
             return MMTB_ERR_NOMEM;
+        /* nearly every position keeps an entry where stones slide while
+         * others are in hand and the side to move has some (pair.c's
+         * bucket_allowance): theirs are held back and added in slot order,
+         * two bytes a slot while the pass runs for two to five bytes an
+         * entry less (the walk leaves the slots unordered) */
+        if (j->v->place_or_move && me->s.w_hand > 0 && me->partner >= 0 &&
+            !(me->bpend = calloc(me->slots, sizeof *me->bpend))) {
+            free(ib);
+            return MMTB_ERR_NOMEM;
+        }
 #pragma omp parallel for schedule(static)
         for (uint64_t c = 0; c < (me->slots + chunk - 1) / chunk; c++) {
             uint64_t lo = c * chunk, hi = lo + chunk < me->slots ? lo + chunk : me->slots;
@@ -1431,14 +1443,20 @@ static int init_member_plain(struct job *j, int mi)
 #pragma omp for schedule(dynamic, 8)
             for (uint64_t p = 0; p < nparts; p++) {
                 uint8_t *base = me->st + (p << PART_SHIFT);
+                uint16_t *code = me->bpend ? me->bpend + (p << PART_SHIFT) : NULL;
                 for (int t = 0; t < nth; t++) {
                     struct vec64 *q = &ib[(size_t)t * nparts + p];
                     for (size_t k = 0; k < q->n; k++)
-                        base[q->e[k] >> 16] = (uint8_t)q->e[k];
+                        base[q->e[k] >> 32] = (uint8_t)q->e[k];
+                    if (code)
+                        for (size_t k = 0; k < q->n; k++)
+                            code[q->e[k] >> 32] = (uint16_t)(q->e[k] >> 8);
                     q->n = 0;
                 }
             }
         }
+        if (me->bpend && !fail)
+            buckets_add_codes(j, mi, me->bpend, me->slots);
 #pragma omp critical(mmtb_hist)
         tally_init_depths(j, mi, w.hist, w.maxd);
         free(w.is);
@@ -1452,6 +1470,8 @@ static int init_member_plain(struct job *j, int mi)
         for (size_t k = 0; k < (size_t)nth * nparts; k++)
             free(ib[k].e);
     free(ib);
+    free(me->bpend);
+    me->bpend = NULL;
     if (fail || j->oom)
         return MMTB_ERR_NOMEM;
     /* one visit per orbit, so every canonical slot was written */

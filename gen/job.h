@@ -126,6 +126,10 @@ struct member {
     uint64_t nbchunks;
     uint64_t slots;
     uint8_t *st;
+    /* the init pass by the opponent's stones where nearly every position
+     * keeps a bucket entry: each slot's bucket_code, held back so that the
+     * entries go to the buckets in slot order (init_member_plain) */
+    uint16_t *bpend;
     int partner; /* index of the partner member, or -1 */
     /* Per chunk of CHUNK slots: something was decided at the level being
      * processed (cur) / at the next level (next).  Levels past the deepest
@@ -379,6 +383,17 @@ void buckets_scatter(struct job *j, int level, int stream, int mi, struct bucket
 void buckets_drop(struct job *j, int level);
 uint64_t buckets_bytes(const struct job *j, uint64_t *written);
 
+/* A bucket entry of a position held back (settle_state's defer): level
+ * (1..MAX_LEVELS-1) and is_win in 16 bits, never 0.  buckets_add_codes:
+ * the entries of member mi's slots whose code[] is not 0, added in slot
+ * order (each thread a contiguous run of them, so every stream stays in
+ * order and its varints short), from a parallel region's threads. */
+static inline uint16_t bucket_code(int level, int win)
+{
+    return (uint16_t)((unsigned)level << 1 | (unsigned)win);
+}
+void buckets_add_codes(struct job *j, int mi, const uint16_t *code, uint64_t n);
+
 /* Add one thread's count of the positions of member mi its init pass
  * decided, per depth up to maxd (hist may be NULL), to the job's; call
  * inside `omp critical(mmtb_hist)`. */
@@ -425,11 +440,13 @@ struct ext_look {
 /*
  * settle.c: the state byte of position `slot` of member mi from its n
  * outside successors ext[0..n) (their values read or known) and its nin
- * in-pair moves still open; queues the outside results deeper than 1 in
- * the buckets (buckets.c).  *resolved_depth: the depth decided, or -1.
+ * in-pair moves still open; queues the outside result deeper than 1 in
+ * the buckets (buckets.c), or with defer leaves it in *defer as its
+ * bucket_code (0: none) for the caller to queue.  *resolved_depth: the
+ * depth decided, or -1.
  */
 uint8_t settle_state(struct job *j, int mi, uint64_t slot, int nin, int n,
-                     const struct ext_look *ext, int *resolved_depth);
+                     const struct ext_look *ext, int *resolved_depth, uint16_t *defer);
 
 /* ------------------------------------------------------------ the stages */
 

@@ -90,28 +90,23 @@ static void job_free(struct job *j)
 
 /* The buckets (buckets.c) of a member without state, at their capacity
  * (the streams grow by doubling, and the heap keeps what they outgrew).  A
- * position keeps at most one entry, a varint of at most that of its slot
- * times 8, and where stones may slide while others are in hand nearly every
- * position whose side to move has stones in hand keeps one (a placement
- * deeper than one ply; the walk by the opponent's stones leaves the slots
- * unordered, so most entries take their whole length): that bound, times
- * 1.5 for the streams' room (measured 2026-12-01 on Lasker's 7 v 7 game:
- * 5.9 to 6.7 bytes a slot of such a member, 7.5 allowed).  Elsewhere only a
- * position with a capture keeps one, and a pure placement position has no
- * move inside its pair: 0.3 bytes a slot, above the most measured (the
- * pairs of 10 M slots or more: Lasker's 7 v 7 movement pairs 0.28, nine's
- * 6 v 6 0.05). */
+ * position keeps at most one entry.  Where stones may slide while others
+ * are in hand nearly every position whose side to move has stones in hand
+ * keeps one (a placement deeper than one ply): the init pass holds their
+ * codes back, two bytes a slot, and adds them in slot order at its end
+ * (init_member_plain), when they take about two bytes a slot with the
+ * streams' room (measured 2026-12-01 on Lasker's 7 v 7 game: 1.97 on
+ * 6-6-1-1, 550 MiB for the pair 7-6-0-1 / 6-7-1-0; 5.9 to 6.7 before, in
+ * the walk's order): 2 + 3 allowed.  Elsewhere only a position with a
+ * capture keeps one, and a pure placement position has no move inside its
+ * pair: 0.3 bytes a slot, above the most measured (the pairs of 10 M slots
+ * or more: Lasker's 7 v 7 movement pairs 0.28, nine's 6 v 6 0.05). */
 static uint64_t bucket_allowance(const struct mmtb_variant *v, struct mmtb_sector s,
                                  uint64_t slots)
 {
     if (s.w_hand == 0)
         return slots / 10 * 3;
-    if (!v->place_or_move)
-        return 0;
-    uint64_t len = 1;
-    for (uint64_t x = slots << 3; x >= 0x80; x >>= 7)
-        len++;
-    return slots * len / 2 * 3;
+    return v->place_or_move ? 5 * slots : 0;
 }
 
 /* pair_memory for a pair whose positions carry state: its slots counted

@@ -9,9 +9,11 @@
 #include "job.h"
 
 uint8_t settle_state(struct job *j, int mi, uint64_t slot, int nin, int n,
-                     const struct ext_look *ext, int *resolved_depth)
+                     const struct ext_look *ext, int *resolved_depth, uint16_t *defer)
 {
     *resolved_depth = -1;
+    if (defer)
+        *defer = 0;
     int best_win = 0, worst_loss = 0;
     bool draw = false;
     for (int i = 0; i < n; i++) {
@@ -51,16 +53,22 @@ uint8_t settle_state(struct job *j, int mi, uint64_t slot, int nin, int n,
         return ST_DRAWN;
     }
     uint8_t c = (uint8_t)nin;
+    int level = 0, win = 0;
     if (best_win) {
         c++; /* can no longer be lost */
-        bucket_add(j, best_win - 1, slot << 2 | (uint64_t)mi << 1 | 1);
+        level = best_win - 1;
+        win = 1;
     } else {
         if (draw)
             c++;
         if (worst_loss > 1) {
             c++;
-            bucket_add(j, worst_loss - 1, slot << 2 | (uint64_t)mi << 1 | 0);
+            level = worst_loss - 1;
         }
     }
+    if (level && defer)
+        *defer = bucket_code(level, win);
+    else if (level)
+        bucket_add(j, level, slot << 2 | (uint64_t)mi << 1 | (uint64_t)win);
     return c;
 }
