@@ -578,7 +578,8 @@ bool init_by_opponent(const struct job *j, const struct member *me)
  * cache and TLB miss each would cost more than the rest of the work.  They
  * are queued per thread and partition of the array (as the level updates
  * in levels.c) and applied partition by partition after each batch of chunks.
- * An entry is offset in the partition << 16 | state byte.  INIT_BATCH_CHUNKS
+ * An entry is offset in the partition << 32 | the position's held-back
+ * bucket code (member.bpend; 0: none) << 8 | state byte.  INIT_BATCH_CHUNKS
  * is job.h's (pair_memory counts the queues).
  */
 
