@@ -1354,6 +1354,24 @@ static bool block_pass_setup(struct walker *w, struct mmtb_sector ws, uint64_t b
     return w->acc && w->plo && w->clo;
 }
 
+/* Every thread's queued writes (settle_batch) to partition p of member me,
+ * applied and emptied: the state bytes, and the held-back bucket codes. */
+static void apply_queued(struct member *me, struct vec64 *ib, int nth, uint64_t nparts,
+                         uint64_t p)
+{
+    uint8_t *base = me->st + (p << PART_SHIFT);
+    uint16_t *code = me->bpend ? me->bpend + (p << PART_SHIFT) : NULL;
+    for (int t = 0; t < nth; t++) {
+        struct vec64 *q = &ib[(size_t)t * nparts + p];
+        for (size_t k = 0; k < q->n; k++)
+            base[q->e[k] >> 32] = (uint8_t)q->e[k];
+        if (code)
+            for (size_t k = 0; k < q->n; k++)
+                code[q->e[k] >> 32] = (uint16_t)(q->e[k] >> 8);
+        q->n = 0;
+    }
+}
+
 /* The init pass of member mi of a pair without state: its positions in
  * its own slot order, or grouped by the opponent's stones (placement; see
  * init_by_opponent), their writes queued per partition. */
@@ -1442,19 +1460,8 @@ static int init_member_plain(struct job *j, int mi)
                 continue;
             /* every thread's queue for a partition, in one thread */
 #pragma omp for schedule(dynamic, 8)
-            for (uint64_t p = 0; p < nparts; p++) {
-                uint8_t *base = me->st + (p << PART_SHIFT);
-                uint16_t *code = me->bpend ? me->bpend + (p << PART_SHIFT) : NULL;
-                for (int t = 0; t < nth; t++) {
-                    struct vec64 *q = &ib[(size_t)t * nparts + p];
-                    for (size_t k = 0; k < q->n; k++)
-                        base[q->e[k] >> 32] = (uint8_t)q->e[k];
-                    if (code)
-                        for (size_t k = 0; k < q->n; k++)
-                            code[q->e[k] >> 32] = (uint16_t)(q->e[k] >> 8);
-                    q->n = 0;
-                }
-            }
+            for (uint64_t p = 0; p < nparts; p++)
+                apply_queued(me, ib, nth, nparts, p);
         }
         if (me->bpend && !fail)
             buckets_add_codes(j, mi, me->bpend, me->slots);
