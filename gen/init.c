@@ -1396,12 +1396,11 @@ static int init_member_plain(struct job *j, int mi)
         ib = calloc((size_t)nth * nparts, sizeof *ib);
         if (!ib)
             return MMTB_ERR_NOMEM;
-        /* nearly every position keeps an entry where stones slide while
-         * others are in hand and the side to move has some (pair.c's
-         * bucket_allowance): theirs are held back and added in slot order,
-         * two bytes a slot while the pass runs for two to five bytes an
-         * entry less (the walk leaves the slots unordered) */
-        if (j->v->place_or_move && me->s.w_hand > 0 && me->partner >= 0 &&
+        /* where nearly every position keeps an entry, they are held back
+         * and added in slot order: two bytes a slot while the pass runs for
+         * two to five bytes an entry less (the walk leaves the slots
+         * unordered) */
+        if (buckets_dense(j->v, me->s) && me->partner >= 0 &&
             !(me->bpend = calloc(me->slots, sizeof *me->bpend))) {
             free(ib);
             return MMTB_ERR_NOMEM;

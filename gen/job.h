@@ -394,6 +394,15 @@ static inline uint16_t bucket_code(int level, int win)
 }
 void buckets_add_codes(struct job *j, int mi, const uint16_t *code, uint64_t n);
 
+/* Whether nearly every position of sector s keeps a bucket entry: where
+ * stones may slide while others are in hand and the side to move has some,
+ * a placement deeper than one ply (the init holds those entries back,
+ * init_member_plain; pair_memory plans them). */
+static inline bool buckets_dense(const struct mmtb_variant *v, struct mmtb_sector s)
+{
+    return v->place_or_move && s.w_hand > 0;
+}
+
 /* Add one thread's count of the positions of member mi its init pass
  * decided, per depth up to maxd (hist may be NULL), to the job's; call
  * inside `omp critical(mmtb_hist)`. */

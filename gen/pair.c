@@ -104,9 +104,9 @@ static void job_free(struct job *j)
 static uint64_t bucket_allowance(const struct mmtb_variant *v, struct mmtb_sector s,
                                  uint64_t slots)
 {
-    if (s.w_hand == 0)
-        return slots / 10 * 3;
-    return v->place_or_move ? 5 * slots : 0;
+    if (buckets_dense(v, s))
+        return 5 * slots;
+    return s.w_hand == 0 ? slots / 10 * 3 : 0;
 }
 
 /* pair_memory for a pair whose positions carry state: its slots counted
