@@ -631,13 +631,16 @@ static char *verify_report(const char *dir, bool by_rules)
  * this suite). */
 START_TEST(verify_paths_agree)
 {
-    const char *variants[] = {"twelve", "twelve-immune", "twelve-nine"};
-    const int start[] = {4, 3, 3};
-    for (int k = 0; k < 3; k++) {
-        char *dir = solve_into(variants[k], start[k], start[k], 0, NULL);
+    static const struct {
+        const char *variant;
+        int start;
+    } games[] = {{"twelve", 4}, {"twelve-immune", 3}, {"twelve-nine", 3}};
+    for (size_t k = 0; k < sizeof games / sizeof games[0]; k++) {
+        const char *variant = games[k].variant;
+        char *dir = solve_into(variant, games[k].start, games[k].start, 0, NULL);
         char *fast = verify_report(dir, false), *rules = verify_report(dir, true);
         ck_assert_msg(strstr(fast, "\"checked\":") != NULL, "%s", fast);
-        ck_assert_msg(strcmp(fast, rules) == 0, "%s:\n%s\n%s", variants[k], fast, rules);
+        ck_assert_msg(strcmp(fast, rules) == 0, "%s:\n%s\n%s", variant, fast, rules);
         free(fast);
         free(rules);
         remove_dir(dir);
