@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# scripts/sitting (ctest sitting_script): a long run recorded over sittings.
+#   tests/sitting_test.sh SCRIPTS_DIR MMTB_GEN
+# 1. A sitting killed with its command (the session that ends, the machine
+#    replaced) leaves a start line and no end; the next sitting of the same
+#    command records the cut with what was left, resumes, and ends with
+#    nothing left; a third records a sitting with nothing to do.
+# 2. The tables of the resumed run are those of an uninterrupted run (cmp).
+# 3. Bad usage exits 1 and writes no log line.
+set -uo pipefail
+scripts=$1 gen=$2
+fail() { echo "sitting_test: FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+# nine from 5 v 5 stones in hand: seconds of solving, long enough to be cut
+job=(-v nine --start 5,5 --threads 2 --quiet)
+
+# 1. sitting 1, killed once the first sectors are written
+setsid "$scripts/sitting" run.log -- "$gen" "${job[@]}" -o t >/dev/null 2>&1 &
+leader=$!
+for _ in $(seq 600); do
+    [ "$(ls t 2>/dev/null | grep -c '\.mmtb$')" -ge 3 ] && break
+    sleep 0.1
+done
+[ "$(ls t 2>/dev/null | grep -c '\.mmtb$')" -ge 3 ] || fail "sitting 1 wrote no sector in 60 s"
+kill -KILL -- -"$leader" 2>/dev/null
+wait "$leader" 2>/dev/null
+grep -q '^end' run.log && fail "sitting 1 finished before it was killed: the job is too small"
+left1=$(sed -n 's/^start\tsitting=1\t.*\tslots_left=\([0-9]*\)$/\1/p' run.log)
+[ -n "$left1" ] && [ "$left1" -gt 0 ] || fail "sitting 1's start line has no slots left: $(cat run.log)"
+
+"$scripts/sitting" run.log -- "$gen" "${job[@]}" -o t || fail "sitting 2 exited $?"
+cut=$(sed -n 's/^cut\tsitting=1\t.*\tslots_left=\([0-9]*\)$/\1/p' run.log)
+[ -n "$cut" ] || fail "no cut line for sitting 1: $(cat run.log)"
+[ "$cut" -lt "$left1" ] || fail "sitting 1 solved nothing before its cut ($cut of $left1 left)"
+grep -q $'^start\tsitting=2\t.*\tcmd=[^\t]*mmtb-gen -v nine --start 5,5' run.log ||
+    fail "sitting 2's start line lacks its command: $(cat run.log)"
+grep -q $'^end\tsitting=2\t.*\trc=0\t.*\tpeak_rss_kib=[1-9][0-9]*\tpairs_left=0\tslots_left=0$' run.log ||
+    fail "sitting 2's end line: $(grep '^end' run.log)"
+"$scripts/sitting" run.log -- "$gen" "${job[@]}" -o t || fail "sitting 3 exited $?"
+[ "$(grep -c '^start' run.log)" = 3 ] && [ "$(grep -c '^end' run.log)" = 2 ] &&
+    [ "$(grep -c '^cut' run.log)" = 1 ] || fail "the log's lines: $(cat run.log)"
+grep -q $'^start\tsitting=3\t.*\tpairs_left=0\tslots_left=0$' run.log || fail "sitting 3 had work left"
+[ -s run.log.2.out ] || [ -e run.log.2.err ] || fail "no output files of sitting 2"
+
+# 2. the same tables as one uninterrupted run
+"$gen" "${job[@]}" -o whole || fail "the uninterrupted run exited $?"
+for f in whole/*.mmtb; do
+    cmp -s "$f" "t/$(basename "$f")" || fail "$(basename "$f") differs from the uninterrupted run's"
+done
+[ "$(ls t | grep -c '\.mmtb$')" = "$(ls whole | grep -c '\.mmtb$')" ] || fail "sector counts differ"
+
+# 3. bad usage
+"$scripts/sitting" bad.log "$gen" -v nine >/dev/null 2>&1
+[ $? = 1 ] || fail "a missing -- did not exit 1"
+"$scripts/sitting" bad.log -- ./no-such-program >/dev/null 2>&1
+[ $? = 1 ] || fail "a missing program did not exit 1"
+"$scripts/sitting" bad.log -- "$gen" "${job[@]}" -o t --plan >/dev/null 2>&1
+[ $? = 1 ] || fail "--plan in the command did not exit 1"
+[ ! -s bad.log ] || fail "bad usage wrote to the log: $(cat bad.log)"
+echo "sitting_test: ok"
