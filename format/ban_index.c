@@ -508,10 +508,16 @@ void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
                              const uint64_t *fset, const uint64_t *tset)
 {
     const struct mmtb_variant *v = bx->v;
-    if (r->nsym == 0)
+    if (r->nsym == 0) {
+        /* one point of each colour rules out most symmetries in a look-up
+         * each, before the whole sets are mapped */
+        uint32_t lm = r->mover & -r->mover, lo = r->opp & -r->opp; /* 0 for no stone */
+        int pm = lm ? __builtin_ctz(lm) : 0, po = lo ? __builtin_ctz(lo) : 0;
         for (int g = 0; g < v->nsyms; g++)
-            if (mmtb_sym_apply(v, g, r->mover) == r->rm && mmtb_sym_apply(v, g, r->opp) == r->ro)
+            if ((!lm || (r->rm >> v->sym[g][pm] & 1)) && (!lo || (r->ro >> v->sym[g][po] & 1)) &&
+                mmtb_sym_apply(v, g, r->mover) == r->rm && mmtb_sym_apply(v, g, r->opp) == r->ro)
                 r->sym[r->nsym++] = (uint8_t)g;
+    }
     if (fset) {
         /* the stones' own live codes, mapped to the representative's points
          * by any of the symmetries (all give the same sets) */

@@ -157,12 +157,13 @@ static int stone_succs(struct job *j, const struct member *me, uint32_t M, uint3
 {
     const struct mmtb_variant *v = j->v;
     int n = succ_generate(v, me->s, M, O, b->sc);
+    uint32_t in_mill = n ? mmtb_variant_in_mill(v, M) : 0;
     for (int k = 0; k < n; k++) {
         const struct succ *sc = &b->sc[k];
         struct bsucc *x = &b->bs[k];
         x->mi = -1;
         succ_move_ends(M, sc->opp, &x->from, &x->to);
-        x->earned = (int8_t)succ_earned(v, M, x->from, x->to);
+        x->earned = (int8_t)succ_earned_in(v, M, in_mill, x->from, x->to);
         x->win = sc->kind == SUCC_WIN;
         x->capture = sc->capture;
         if (x->win)
@@ -526,11 +527,12 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
     int8_t missk[MMTB_MAX_MOVES];
     int nmiss = 0;
     uint64_t stamp = ++b->stamp;
+    uint32_t short_o = n ? succ_one_short(v, O) : 0;
     for (int k = 0; k < n; k++) {
         struct bmove *m = &b->bm[k];
         uint32_t Oq = b->pm[k]; /* the opponent before its move; M is unchanged */
         succ_move_ends(Oq, O, &m->from, &m->to);
-        m->earned = (int8_t)succ_earned(v, Oq, m->from, m->to);
+        m->earned = (int8_t)succ_earned_in(v, Oq, short_o, m->from, m->to);
         m->spent = (int16_t)(v->adj[m->from] & (1u << m->to) ? succ_edge_code(v, m->from, m->to)
                                                              : -1);
         uint64_t key = ((uint64_t)Oq << 32 | M) + 1;
@@ -594,9 +596,9 @@ static int state_preds(struct job *j, const struct member *pa, const uint64_t fs
     int np = 0;
     for (int k = 0; k < n; k++) {
         const struct bmove *m = &b->bm[k];
-        const struct bpred *p = m->p;
         if (m->earned != t)
             continue;
+        const struct bpred *p = m->p;
         int ts[MMTB_MAX_BANS + 1], nts = 0;
         if (f >= 0) {
             if (v->edge_x[f] == m->from) /* its point held there: it does not bite */
@@ -608,24 +610,35 @@ static int state_preds(struct job *j, const struct member *pa, const uint64_t fs
                 for (uint64_t s = p->qt[w] & ~fs[w]; s; s &= s - 1)
                     ts[nts++] = w * 64 + __builtin_ctzll(s);
         }
-        for (int w = -1; w < 2; w++) {
-            /* (the restriction the move spends is not one it could carry) */
-            uint64_t s = w < 0 ? 1
-                               : p->qf[w] & ~(m->spent >> 6 == w ? (uint64_t)1 << (m->spent & 63)
-                                                                 : 0);
-            for (; s; s &= s - 1) {
-                int fq = w < 0 ? -1 : w * 64 + __builtin_ctzll(s);
-                if (np + nts > SLOTS_CAP) {
-                    __atomic_store_n(&j->rule_err, MMTB_ERR_UNSUPPORTED, __ATOMIC_RELAXED);
-                    return 0;
-                }
-                for (int a = 0; a < nts; a++) {
-                    int nst;
-                    uint64_t r = mmtb_ban_index_rank_state_stab(pa->bx, &p->r, fq, ts[a], &nst);
+        /* the mover's there: none, or one of its live ones but the one the
+         * move spends (the restriction the move spends is not one it could
+         * carry) */
+        uint64_t q[2] = {p->qf[0], p->qf[1]};
+        if (m->spent >= 0)
+            q[m->spent >> 6] &= ~((uint64_t)1 << (m->spent & 63));
+        int nq = 1 + __builtin_popcountll(q[0]) + __builtin_popcountll(q[1]);
+        if (np + nq * nts > SLOTS_CAP) {
+            __atomic_store_n(&j->rule_err, MMTB_ERR_UNSUPPORTED, __ATOMIC_RELAXED);
+            return 0;
+        }
+        /* none: the stones' own slot for none of ours either */
+        int a = 0;
+        if (ts[0] < 0) {
+            b->slots[np++] = p->r.slot0 << 8 | (uint64_t)p->r.nsym;
+            a = 1;
+        }
+        for (int nst; a < nts; a++) {
+            uint64_t r = mmtb_ban_index_rank_state_stab(pa->bx, &p->r, -1, ts[a], &nst);
+            b->slots[np++] = r << 8 | (uint64_t)nst;
+        }
+        for (int w = 0; w < 2; w++)
+            for (uint64_t s = q[w]; s; s &= s - 1) {
+                int fq = w * 64 + __builtin_ctzll(s);
+                for (int c = 0, nst; c < nts; c++) {
+                    uint64_t r = mmtb_ban_index_rank_state_stab(pa->bx, &p->r, fq, ts[c], &nst);
                     b->slots[np++] = r << 8 | (uint64_t)nst;
                 }
             }
-        }
     }
     return np;
 }
