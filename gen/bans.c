@@ -527,12 +527,12 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
     int8_t missk[MMTB_MAX_MOVES];
     int nmiss = 0;
     uint64_t stamp = ++b->stamp;
-    uint32_t short_o = n ? succ_one_short(v, O) : 0;
+    uint32_t holes_o = n ? succ_mill_holes(v, O) : 0;
     for (int k = 0; k < n; k++) {
         struct bmove *m = &b->bm[k];
         uint32_t Oq = b->pm[k]; /* the opponent before its move; M is unchanged */
         succ_move_ends(Oq, O, &m->from, &m->to);
-        m->earned = (int8_t)succ_earned_in(v, Oq, short_o, m->from, m->to);
+        m->earned = (int8_t)succ_earned_in(v, Oq, holes_o, m->from, m->to);
         m->spent = (int16_t)(v->adj[m->from] & (1u << m->to) ? succ_edge_code(v, m->from, m->to)
                                                              : -1);
         uint64_t key = ((uint64_t)Oq << 32 | M) + 1;

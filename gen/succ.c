@@ -112,20 +112,6 @@ static inline int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, 
     return n;
 }
 
-/* The points where one more stone of `own` would complete a mill: some
- * mill through the point has all its other points in own.  A move that
- * closes a mill lands on one of them (its other points stay in own). */
-static inline uint32_t mill_holes(const struct mmtb_variant *v, uint32_t own)
-{
-    uint32_t h = 0;
-    for (int m = 0; m < v->nmills; m++) {
-        uint32_t miss = v->mill[m] & ~own;
-        if (miss && !(miss & (miss - 1)))
-            h |= miss;
-    }
-    return h;
-}
-
 /* always inlined, so that each caller's target (popcnt below) applies */
 static inline __attribute__((always_inline)) int
 generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uint32_t opp,
@@ -154,7 +140,7 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
         /* When quiet moves are only counted, those to points off every
          * mill hole are counted by the bit, without a mill test each. */
         bool count_only = nquiet && !qopp;
-        uint32_t holes = count_only ? mill_holes(v, mover) & empty : 0;
+        uint32_t holes = count_only ? succ_mill_holes(v, mover) & empty : 0;
         for (uint32_t f = mover; f; f &= f - 1) {
             int from = __builtin_ctz(f);
             uint32_t dests = fly ? empty : (v->adj[from] & empty);
@@ -222,7 +208,7 @@ bool succ_placements(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
 {
     uint32_t empty = v->full & ~(mover | opp);
     /* a placement closes a mill exactly where it fills a mill's last hole */
-    uint32_t holes = mill_holes(v, mover) & empty;
+    uint32_t holes = succ_mill_holes(v, mover) & empty;
     uint32_t r = 0;
     if (holes) {
         if (v->first_mill_wins)

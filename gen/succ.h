@@ -115,7 +115,7 @@ int succ_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
 int succ_earned(const struct mmtb_variant *v, uint32_t mover, int from, int to);
 /* The same with a filter for many moves: in_mill must hold `from`
  * whenever from lies in a complete mill of mover (mmtb_variant_in_mill of
- * mover, or for the moves that led to own's stones, succ_one_short(own)),
+ * mover, or for the moves that led to own's stones, succ_mill_holes(own)),
  * and a move from a point outside it earns nothing without a look at the
  * mills. */
 static inline int succ_earned_in(const struct mmtb_variant *v, uint32_t mover, uint32_t in_mill,
@@ -123,19 +123,20 @@ static inline int succ_earned_in(const struct mmtb_variant *v, uint32_t mover, u
 {
     return from >= 0 && (in_mill >> from & 1) ? succ_earned(v, mover, from, to) : -1;
 }
-/* The empty points where a stone of own would complete a mill (the last
- * point of each mill own holds all but one of).  A slide from -> to that
- * left own vacated `from`, so if from lay in a complete mill before it,
- * that mill now lacks from alone: from is one of these. */
-static inline uint32_t succ_one_short(const struct mmtb_variant *v, uint32_t own)
+/* The points where one more stone of `own` would complete a mill: some
+ * mill through the point has all its other points in own.  A move that
+ * closes a mill lands on one of them (its other points stay in own); a
+ * slide from -> to that left own vacated `from`, so if from lay in a
+ * complete mill before it, from is one of them. */
+static inline uint32_t succ_mill_holes(const struct mmtb_variant *v, uint32_t own)
 {
-    uint32_t s = 0;
-    for (int i = 0; i < v->nmills; i++) {
-        uint32_t miss = v->mill[i] & ~own;
+    uint32_t h = 0;
+    for (int m = 0; m < v->nmills; m++) {
+        uint32_t miss = v->mill[m] & ~own;
         if (miss && !(miss & (miss - 1)))
-            s |= miss;
+            h |= miss;
     }
-    return s;
+    return h;
 }
 bool succ_ban_bites(const struct mmtb_variant *v, uint32_t own, uint32_t oth, int code);
 
