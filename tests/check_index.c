@@ -1099,23 +1099,24 @@ static int check_first_at_end(const struct mmtb_variant *v, const mmtb_index *ix
 
 /*
  * The index built in parts (mmtb_ban_index_create_range over ranges of
- * 256, 512 and 768 slots, last range first, as threads may finish them)
- * is the one built whole: the same slots, and the same first state slot
- * and number of states for every scheme 1 slot up to the base.  Ranges
- * that do not start or end a run of 256 slots are refused.
+ * one, two and three runs of MMTB_BAN_CREATE_ALIGN slots, last range first,
+ * as threads may finish them) is the one built whole: the same slots, and
+ * the same first state slot and number of states for every scheme 1 slot
+ * up to the base.  Ranges that do not start or end a run are refused.
  */
 static void check_parts(const struct mmtb_variant *v, const mmtb_index *ix, struct mmtb_sector s)
 {
+    const uint64_t A = MMTB_BAN_CREATE_ALIGN;
     mmtb_ban_index *whole = NULL, *bx = NULL;
     ck_assert_int_eq(mmtb_ban_index_create(&whole, ix, s), MMTB_OK);
     ck_assert_int_eq(mmtb_ban_index_create_begin(&bx, ix, s), MMTB_OK);
-    uint64_t base = mmtb_ban_index_base(bx), n = 0, *lo = malloc((base / 256 + 2) * sizeof *lo);
-    for (uint64_t at = 0; at < base; at += 256 * (n % 3 + 1))
+    uint64_t base = mmtb_ban_index_base(bx), n = 0, *lo = malloc((base / A + 2) * sizeof *lo);
+    for (uint64_t at = 0; at < base; at += A * (n % 3 + 1))
         lo[n++] = at;
     lo[n] = base;
-    if (base > 256) {
-        ck_assert_int_eq(mmtb_ban_index_create_range(bx, 1, 256), MMTB_ERR_INVALID);
-        ck_assert_int_eq(mmtb_ban_index_create_range(bx, 0, 255), MMTB_ERR_INVALID);
+    if (base > A) {
+        ck_assert_int_eq(mmtb_ban_index_create_range(bx, 1, A), MMTB_ERR_INVALID);
+        ck_assert_int_eq(mmtb_ban_index_create_range(bx, 0, A - 1), MMTB_ERR_INVALID);
     }
     ck_assert_int_eq(mmtb_ban_index_create_range(bx, 0, base + 1), MMTB_ERR_INVALID);
     for (uint64_t k = n; k-- > 0;)
