@@ -34,15 +34,9 @@
 #include "helpers.h"
 #include "movegen.h"
 
-/* An opened index counts a block's slots on first use and keeps the sums
- * before each run of 2^OPEN_SUB_SHIFT of them. */
-#define OPEN_SUB_SHIFT 8
-#define RUN_SHIFT MMTB_BAN_RUN_LOG2
-#define RUN_MASK ((1u << RUN_SHIFT) - 1)
-#define RUN_BYTES ((size_t)MMTB_BAN_RUN_LINES << 6)
-_Static_assert(MMTB_BAN_CREATE_ALIGN == 1u << RUN_SHIFT, "a range starts a run");
-_Static_assert(MMTB_BAN_LINE + 4 <= 64, "a line is a sum and its counts");
-_Static_assert(255u << RUN_SHIFT <= UINT32_MAX, "a run's sums fit a line's 32 bits");
+#define BLOCK_SHIFT 8
+#define SUB_SHIFT 5
+_Static_assert(MMTB_BAN_CREATE_ALIGN == 1u << BLOCK_SHIFT, "a range starts a block");
 
 struct mmtb_ban_index {
     const mmtb_index *ix;
@@ -51,19 +45,18 @@ struct mmtb_ban_index {
     bool mover_bans, opp_bans; /* may the side carry a restriction at all */
     bool owner;                /* a first-mill sector: no restrictions, owner slots */
     uint64_t base, slots;
-    uint8_t *lines; /* created: cnt(i) per scheme 1 slot in lines (ban_index.h,
-                     * mmtb_ban_index_counts), each with the sum of its run's
-                     * counts before it; NULL when opened from block counts: cnt
-                     * is counted from the positions of a block the first time
-                     * the block is used, and kept in bcnt */
+    uint8_t *cnt;  /* cnt(i) per scheme 1 slot, or NULL (opened from block counts:
+                    * cnt is counted from the positions of a block the first time
+                    * the block is used, and kept in bcnt) */
     _Atomic(uint8_t *) *bcnt; /* opened: per block, its slots' cnt once counted, or NULL */
-    int shift;     /* log2 of the slots per block (created: a run) */
+    int shift;     /* log2 of the slots per block */
     uint64_t *blk; /* blk[k] = sum of cnt(j), j < k << shift; nblk + 1 entries */
+    uint16_t *sub; /* created: sub[i >> SUB_SHIFT] = sum of cnt(j) over the slots j of
+                    * i's block before i's run of 2^SUB_SHIFT (a rank sums at most
+                    * that many bytes) */
     uint64_t nblk; /* (base >> shift) + 1 */
     int8_t gmap[MMTB_MAX_SYMS][MMTB_MAX_BANS]; /* image of an edge code under g */
 };
-
-static uint64_t prefix(const mmtb_ban_index *bx, uint64_t i);
 
 /* The live restrictions of both sides of (m, o): F into f, T into t. */
 static void live_pair(const mmtb_ban_index *bx, uint32_t m, uint32_t o, int8_t *f, int *nf,
@@ -85,7 +78,7 @@ static int slot_cnt(const mmtb_ban_index *bx, uint32_t m, uint32_t o, bool canon
 }
 
 /* A block of an opened index, counted: the sums of cnt before each run of
- * 2^OPEN_SUB_SHIFT of its slots, then the cnt of each slot. */
+ * 2^BLOCK_SHIFT of its slots, then the cnt of each slot. */
 struct counted {
     const uint32_t *sub;
     const uint8_t *cnt;
@@ -96,7 +89,7 @@ struct counted {
  * False when out of memory: the caller counts the positions itself. */
 static bool block_cnt(const mmtb_ban_index *bx, uint64_t k, struct counted *out)
 {
-    size_t nsub = (size_t)1 << (bx->shift - OPEN_SUB_SHIFT), head = nsub * sizeof(uint32_t);
+    size_t nsub = (size_t)1 << (bx->shift - BLOCK_SHIFT), head = nsub * sizeof(uint32_t);
     uint8_t *c = atomic_load_explicit(&bx->bcnt[k], memory_order_acquire);
     if (!c) {
         uint64_t j0 = k << bx->shift, j1 = (k + 1) << bx->shift;
@@ -116,8 +109,8 @@ static bool block_cnt(const mmtb_ban_index *bx, uint64_t k, struct counted *out)
             sub[r] = 0;
         while (mmtb_index_iter_next(&it, &slot, &m, &o, &canon)) {
             uint64_t d = slot - j0;
-            if ((d & ((1u << OPEN_SUB_SHIFT) - 1)) == 0)
-                sub[d >> OPEN_SUB_SHIFT] = sum;
+            if ((d & ((1u << BLOCK_SHIFT) - 1)) == 0)
+                sub[d >> BLOCK_SHIFT] = sum;
             cnt[d] = (uint8_t)slot_cnt(bx, m, o, canon);
             sum += cnt[d];
         }
@@ -206,10 +199,10 @@ int mmtb_ban_index_create_begin(mmtb_ban_index **out, const mmtb_index *ix,
         *out = bx;
         return rc;
     }
-    /* read at random by every rank: on huge pages; a run more than the
-     * base needs, so that the sum before the base is read like any other */
-    bx->lines = mmtb_alloc_big(((bx->base >> RUN_SHIFT) + 1) * RUN_BYTES);
-    if (!bx->lines || alloc_blocks(bx, RUN_SHIFT) != MMTB_OK) {
+    /* read at random by every rank: on huge pages */
+    bx->cnt = mmtb_alloc_big(bx->base);
+    bx->sub = mmtb_alloc_big(((bx->base >> SUB_SHIFT) + 1) * sizeof *bx->sub);
+    if (!bx->cnt || !bx->sub || alloc_blocks(bx, BLOCK_SHIFT) != MMTB_OK) {
         mmtb_ban_index_free(bx);
         return MMTB_ERR_NOMEM;
     }
@@ -232,24 +225,16 @@ int mmtb_ban_index_create_range(mmtb_ban_index *bx, uint64_t lo, uint64_t hi)
     uint32_t m, o, run = 0;
     bool canon;
     while (mmtb_index_iter_next(&it, &slot, &m, &o, &canon)) {
-        uint32_t d = (uint32_t)(slot & RUN_MASK);
-        if (d == 0)
+        if ((slot & ((1u << BLOCK_SHIFT) - 1)) == 0)
             run = 0;
-        uint8_t *at = (uint8_t *)mmtb_ban_count_at(bx->lines, slot);
-        if (d % MMTB_BAN_LINE == 0)
-            memcpy(at - 4, &run, 4);
+        if ((slot & ((1u << SUB_SHIFT) - 1)) == 0)
+            bx->sub[slot >> SUB_SHIFT] = (uint16_t)run;
         int c = slot_cnt(bx, m, o, canon);
         if (c > 255)
             return MMTB_ERR_UNSUPPORTED;
-        *at = (uint8_t)c;
-        bx->blk[slot >> RUN_SHIFT] += (uint64_t)c;
+        bx->cnt[slot] = (uint8_t)c;
+        bx->blk[slot >> BLOCK_SHIFT] += (uint64_t)c;
         run += (uint32_t)c;
-    }
-    /* the line of the base, when the base starts it: its sum is read */
-    uint32_t d = (uint32_t)(hi & RUN_MASK);
-    if (hi == bx->base && d % MMTB_BAN_LINE == 0) {
-        uint32_t sum = d ? run : 0;
-        memcpy((uint8_t *)mmtb_ban_count_at(bx->lines, hi) - 4, &sum, 4);
     }
     return MMTB_OK;
 }
@@ -265,6 +250,13 @@ void mmtb_ban_index_create_end(mmtb_ban_index *bx)
         sum += own;
     }
     bx->slots = base + sum;
+    /* the run starting at base: prefix(base) reads it */
+    if (base % (1u << SUB_SHIFT) == 0) {
+        uint32_t run = 0;
+        for (uint64_t j = base & ~(uint64_t)((1u << BLOCK_SHIFT) - 1); j < base; j++)
+            run += bx->cnt[j];
+        bx->sub[base >> SUB_SHIFT] = (uint16_t)run;
+    }
 }
 
 int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmtb_sector s)
@@ -289,14 +281,14 @@ uint64_t mmtb_ban_index_blocks(const mmtb_ban_index *bx, int log2)
 
 int mmtb_ban_index_block_counts(const mmtb_ban_index *bx, int log2, uint32_t *out)
 {
-    if (bx->owner || !bx->lines || log2 < MMTB_BAN_MIN_BLOCK_LOG2 ||
+    if (bx->owner || !bx->cnt || log2 < MMTB_BAN_MIN_BLOCK_LOG2 ||
         log2 > MMTB_BAN_MAX_BLOCK_LOG2)
         return MMTB_ERR_INVALID;
-    uint64_t n = mmtb_ban_index_blocks(bx, log2), at = 0;
+    uint64_t n = mmtb_ban_index_blocks(bx, log2);
+    int d = log2 - bx->shift;
     for (uint64_t k = 0; k < n; k++) {
-        uint64_t hi = (k + 1) << log2, next = prefix(bx, hi < bx->base ? hi : bx->base);
-        out[k] = (uint32_t)(next - at);
-        at = next;
+        uint64_t hi = (k + 1) << d;
+        out[k] = (uint32_t)(bx->blk[hi < bx->nblk ? hi : bx->nblk] - bx->blk[k << d]);
     }
     return MMTB_OK;
 }
@@ -395,7 +387,8 @@ void mmtb_ban_index_free(mmtb_ban_index *bx)
 {
     if (!bx)
         return;
-    free(bx->lines);
+    free(bx->cnt);
+    free(bx->sub);
     free(bx->blk);
     for (uint64_t k = 0; bx->bcnt && k < bx->nblk; k++)
         free(atomic_load_explicit(&bx->bcnt[k], memory_order_relaxed));
@@ -414,8 +407,8 @@ uint64_t mmtb_ban_index_base(const mmtb_ban_index *bx)
 }
 
 /* The sum of the bytes a[0..n): eight at a time, each word's bytes added
- * in pairs, then the pairs' 16-bit sums by a multiply (n < MMTB_BAN_LINE,
- * so no 16-bit lane overflows: at most 255 * 2 * 8 per lane). */
+ * in pairs, then the pairs' 16-bit sums by a multiply (n < 2^BLOCK_SHIFT,
+ * so no 16-bit lane overflows: at most 255 * 2 * 32 per lane). */
 static uint64_t byte_sum(const uint8_t *a, uint64_t n)
 {
     uint64_t lanes = 0, k = 0, sum = 0;
@@ -430,35 +423,21 @@ static uint64_t byte_sum(const uint8_t *a, uint64_t n)
     return sum;
 }
 
-/* The line of slot i in a created index, and its slot's place in it. */
-static inline const uint8_t *line_of(const mmtb_ban_index *bx, uint64_t i, uint32_t *at)
-{
-    uint32_t d = (uint32_t)(i & RUN_MASK);
-    *at = d % MMTB_BAN_LINE;
-    return bx->lines + (((i >> RUN_SHIFT) * MMTB_BAN_RUN_LINES + d / MMTB_BAN_LINE) << 6);
-}
-
-static inline uint32_t line_sum(const uint8_t *line)
-{
-    uint32_t sum;
-    memcpy(&sum, line, 4);
-    return sum;
-}
-
 /* sum_{j < i} cnt(j): the block's prefix plus the slots before i in it,
- * from the stored (one line) or the block's counted cnt, or counted here. */
+ * from the stored or the block's counted cnt, or counted here. */
 static uint64_t prefix(const mmtb_ban_index *bx, uint64_t i)
 {
     uint64_t k = i >> bx->shift, sum = bx->blk[k], j0 = k << bx->shift;
     struct counted b;
-    if (bx->lines) {
-        uint32_t at;
-        const uint8_t *line = line_of(bx, i, &at);
-        return sum + line_sum(line) + byte_sum(line + 4, at);
+    if (bx->sub) {
+        uint64_t r0 = i & ~(uint64_t)((1u << SUB_SHIFT) - 1);
+        return sum + bx->sub[i >> SUB_SHIFT] + byte_sum(bx->cnt + r0, i - r0);
     }
+    if (bx->cnt)
+        return sum + byte_sum(bx->cnt + j0, i - j0);
     if (block_cnt(bx, k, &b)) {
-        uint64_t d = i - j0, r0 = d & ~(uint64_t)((1u << OPEN_SUB_SHIFT) - 1);
-        sum += b.sub[d >> OPEN_SUB_SHIFT];
+        uint64_t d = i - j0, r0 = d & ~(uint64_t)((1u << BLOCK_SHIFT) - 1);
+        sum += b.sub[d >> BLOCK_SHIFT];
         for (uint64_t j = r0; j < d; j++)
             sum += b.cnt[j];
         return sum;
@@ -494,9 +473,9 @@ static inline int code_pos(const uint64_t set[2], int c)
 static inline void prefix_fetch(const mmtb_ban_index *bx, uint64_t i)
 {
     __builtin_prefetch(&bx->blk[i >> bx->shift]);
-    if (bx->lines) {
-        uint32_t at;
-        __builtin_prefetch(line_of(bx, i, &at));
+    if (bx->sub) {
+        __builtin_prefetch(&bx->sub[i >> SUB_SHIFT]);
+        __builtin_prefetch(&bx->cnt[i & ~(uint64_t)((1u << SUB_SHIFT) - 1)]);
     }
 }
 
@@ -619,8 +598,8 @@ uint64_t mmtb_ban_index_first(const mmtb_ban_index *bx, uint64_t i)
 
 int mmtb_ban_index_states(const mmtb_ban_index *bx, uint64_t i)
 {
-    if (bx->lines)
-        return *mmtb_ban_count_at(bx->lines, i);
+    if (bx->cnt)
+        return bx->cnt[i];
     uint32_t m, o;
     mmtb_index_unrank(bx->ix, bx->s, i, &m, &o);
     return slot_cnt(bx, m, o, mmtb_index_slot_is_canonical(bx->ix, bx->s, i));
@@ -642,47 +621,13 @@ static uint64_t block_of(const mmtb_ban_index *bx, uint64_t r)
 
 const uint8_t *mmtb_ban_index_counts(const mmtb_ban_index *bx)
 {
-    return bx->lines;
-}
-
-/* The scheme 1 slot owning state r (slot base + r) of a created index,
- * from the run lo whose sum before it is at most r: the last line of the
- * run whose sum is at most r, then the slot in it; *acc the sum before
- * that slot. */
-static uint64_t owner_in_run(const mmtb_ban_index *bx, uint64_t lo, uint64_t r, uint64_t *acc)
-{
-    const uint8_t *run = bx->lines + lo * RUN_BYTES;
-    uint64_t in = r - bx->blk[lo];
-    /* the lines holding slots: the last run's stop before the base */
-    uint32_t a = 0, b = MMTB_BAN_RUN_LINES, tail = (uint32_t)(bx->base & RUN_MASK);
-    if (lo == bx->base >> RUN_SHIFT)
-        b = (tail + MMTB_BAN_LINE - 1) / MMTB_BAN_LINE;
-    while (b - a > 1) {
-        uint32_t mid = a + (b - a) / 2;
-        if (line_sum(run + ((size_t)mid << 6)) <= in)
-            a = mid;
-        else
-            b = mid;
-    }
-    const uint8_t *line = run + ((size_t)a << 6);
-    uint64_t sum = bx->blk[lo] + line_sum(line);
-    uint32_t k = 0;
-    while (sum + line[4 + k] <= r)
-        sum += line[4 + k++];
-    *acc = sum;
-    return (lo << RUN_SHIFT) + (uint64_t)a * MMTB_BAN_LINE + k;
+    return bx->cnt;
 }
 
 uint64_t mmtb_ban_index_owner(const mmtb_ban_index *bx, uint64_t slot, uint64_t *first)
 {
-    uint64_t r = slot - bx->base, lo = block_of(bx, r), acc;
-    if (bx->lines) {
-        uint64_t i = owner_in_run(bx, lo, r, &acc);
-        *first = bx->base + acc;
-        return i;
-    }
-    uint64_t i = lo << bx->shift;
-    acc = bx->blk[lo];
+    uint64_t r = slot - bx->base, lo = block_of(bx, r);
+    uint64_t i = lo << bx->shift, acc = bx->blk[lo];
     for (int c; acc + (uint64_t)(c = mmtb_ban_index_states(bx, i)) <= r; i++)
         acc += (uint64_t)c;
     *first = bx->base + acc;
@@ -711,11 +656,8 @@ void mmtb_ban_index_unrank(const mmtb_ban_index *bx, uint64_t slot, uint32_t *mo
     /* The last block whose prefix is <= r, then the slot inside it. */
     uint64_t lo = block_of(bx, r);
     uint64_t i = lo << bx->shift, acc = bx->blk[lo];
-    struct counted cb;
-    if (bx->lines) {
-        i = owner_in_run(bx, lo, r, &acc);
-        mmtb_index_unrank(bx->ix, bx->s, i, mover, opp);
-    } else if (block_cnt(bx, lo, &cb)) {
+    struct counted cb = {NULL, bx->cnt ? bx->cnt + i : NULL};
+    if (cb.cnt || block_cnt(bx, lo, &cb)) {
         const uint64_t j0 = i;
         while (acc + cb.cnt[i - j0] <= r)
             acc += cb.cnt[i++ - j0];

@@ -57,7 +57,7 @@ int mmtb_ban_index_create(mmtb_ban_index **out, const mmtb_index *ix, struct mmt
  * do nothing.  mmtb_ban_index_create is _begin, one _range over
  * [0, base) and _end.
  */
-#define MMTB_BAN_CREATE_ALIGN (1u << MMTB_BAN_RUN_LOG2)
+#define MMTB_BAN_CREATE_ALIGN 256u
 int mmtb_ban_index_create_begin(mmtb_ban_index **out, const mmtb_index *ix,
                                 struct mmtb_sector s);
 int mmtb_ban_index_create_range(mmtb_ban_index *bx, uint64_t lo, uint64_t hi);
@@ -194,58 +194,9 @@ uint64_t mmtb_ban_index_rank_state_stab(const mmtb_ban_index *bx, const struct m
 uint64_t mmtb_ban_index_first(const mmtb_ban_index *bx, uint64_t i);
 int mmtb_ban_index_states(const mmtb_ban_index *bx, uint64_t i);
 
-/*
- * The states of every scheme 1 slot of a created index (mmtb_ban_index_states
- * of each, a byte a slot), or NULL for an index opened from a count table.
- * The bytes lie in lines of 64 so that a rank's sum of the counts before
- * its slot reads one line: runs of 2^MMTB_BAN_RUN_LOG2 slots, each
- * MMTB_BAN_RUN_LINES lines; a line holds the sum of the counts of its run
- * before it (32 bits, little or big endian as the machine) and then the
- * counts of MMTB_BAN_LINE slots (the run's last line fewer).  Read them
- * with mmtb_ban_count_at, or in slot order with a cursor.
- */
+/* The states of every scheme 1 slot (mmtb_ban_index_states of each, a
+ * byte a slot), or NULL for an index opened from a count table. */
 const uint8_t *mmtb_ban_index_counts(const mmtb_ban_index *bx);
-
-#define MMTB_BAN_RUN_LOG2 13
-#define MMTB_BAN_LINE 60
-#define MMTB_BAN_RUN_LINES \
-    (((1u << MMTB_BAN_RUN_LOG2) + MMTB_BAN_LINE - 1) / MMTB_BAN_LINE)
-
-/* The count of slot i in counts (mmtb_ban_index_counts). */
-static inline const uint8_t *mmtb_ban_count_at(const uint8_t *counts, uint64_t i)
-{
-    uint32_t d = (uint32_t)(i & ((1u << MMTB_BAN_RUN_LOG2) - 1));
-    uint64_t line = (i >> MMTB_BAN_RUN_LOG2) * MMTB_BAN_RUN_LINES + d / MMTB_BAN_LINE;
-    return counts + (line << 6) + 4 + d % MMTB_BAN_LINE;
-}
-
-/* The counts in slot order from slot i on: *c.p is slot c.i's. */
-struct mmtb_ban_cursor {
-    const uint8_t *counts, *p;
-    uint64_t i;
-    uint32_t left; /* counts left in p's line, p's included */
-};
-
-static inline void mmtb_ban_cursor_at(struct mmtb_ban_cursor *c, const uint8_t *counts,
-                                      uint64_t i)
-{
-    uint32_t d = (uint32_t)(i & ((1u << MMTB_BAN_RUN_LOG2) - 1));
-    uint32_t line_end = (d / MMTB_BAN_LINE + 1) * MMTB_BAN_LINE;
-    c->counts = counts;
-    c->i = i;
-    c->p = mmtb_ban_count_at(counts, i);
-    c->left = (line_end < (1u << MMTB_BAN_RUN_LOG2) ? line_end : (1u << MMTB_BAN_RUN_LOG2)) - d;
-}
-
-static inline void mmtb_ban_cursor_next(struct mmtb_ban_cursor *c)
-{
-    if (--c->left) {
-        c->i++;
-        c->p++;
-    } else {
-        mmtb_ban_cursor_at(c, c->counts, c->i + 1);
-    }
-}
 
 /* The scheme 1 slot owning slot >= base of an index with restrictions,
  * with the first slot of its states in *first. */

@@ -436,14 +436,14 @@ static uint64_t init_unit_by_opp(struct job *j, int mi, uint64_t c, struct bans_
         uint64_t first[BY_OPP_GROUP];
         for (int g = 0; g < ng; g++) {
             first[g] = mmtb_ban_index_first(me->bx, r[g].slot0);
-            if (*mmtb_ban_count_at(cnt, r[g].slot0))
+            if (cnt[r[g].slot0])
                 __builtin_prefetch(&me->st[first[g]], 1);
         }
         for (int g = 0; g < ng; g++) {
             uint64_t i = r[g].slot0;
             int k = init_stones(j, mi, i, first[g], r[g].rm, r[g].ro, nstab[g],
                                 place_hint_for(j, &r[g], &ph, &block_of), b, ta);
-            if (k < 0 || k != *mmtb_ban_count_at(cnt, i)) {
+            if (k < 0 || k != cnt[i]) {
                 if (k >= 0)
                     __atomic_store_n(&j->why, "a position's restriction states differ from "
                                               "the index's", __ATOMIC_RELAXED);
@@ -683,9 +683,7 @@ static bool unit_marks(const uint8_t *st, const uint8_t *cnt, uint64_t lo, uint6
     bool any = false;
     memset(marks, 0, CHUNK / 8);
     for (int pass = 0; pass < 2; pass++) {
-        uint64_t r0 = pass ? flo : lo, r1 = pass ? fhi : hi, first = flo;
-        struct mmtb_ban_cursor c;
-        mmtb_ban_cursor_at(&c, cnt, lo);
+        uint64_t r0 = pass ? flo : lo, r1 = pass ? fhi : hi, i = lo, first = flo;
         for (uint64_t r = r0; r < r1; r++) {
             if ((r & 7) == 0 && r + 8 <= r1) { /* skip 8 bytes holding neither */
                 uint64_t w, x, y;
@@ -702,9 +700,9 @@ static bool unit_marks(const uint8_t *st, const uint8_t *cnt, uint64_t lo, uint6
                 continue;
             uint64_t owner = r;
             if (pass) { /* the scheme 1 slot whose states hold r */
-                for (; first + *c.p <= r; mmtb_ban_cursor_next(&c))
-                    first += *c.p;
-                owner = c.i;
+                while (first + cnt[i] <= r)
+                    first += cnt[i++];
+                owner = i;
             }
             marks[(owner - lo) >> 6] |= (uint64_t)1 << ((owner - lo) & 63);
             any = true;
@@ -731,15 +729,13 @@ void bans_level_unit(struct job *j, const struct member *me, const struct member
     /* the marked stones in slot order: a walk reaches each from the last */
     struct mmtb_index_iter it;
     bool walking = false;
-    uint64_t first = flo;
-    struct mmtb_ban_cursor at;
-    mmtb_ban_cursor_at(&at, cnt, lo);
+    uint64_t at = lo, first = flo;
     int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
     for (int w = 0; w < (int)(CHUNK / 64); w++)
         for (uint64_t bits = b->marks[w]; bits; bits &= bits - 1) {
             uint64_t i = lo + (uint64_t)w * 64 + (uint64_t)__builtin_ctzll(bits), slot;
-            for (; at.i < i; mmtb_ban_cursor_next(&at))
-                first += *at.p;
+            for (; at < i; at++)
+                first += cnt[at];
             if (!walking)
                 mmtb_index_iter_start(&it, j->ix, me->s, i, hi);
             else
@@ -748,7 +744,7 @@ void bans_level_unit(struct job *j, const struct member *me, const struct member
             uint32_t M, O;
             bool canonical;
             mmtb_index_iter_next(&it, &slot, &M, &O, &canonical);
-            int K = *at.p + 1, n = -1, nf = 0, nt = 0;
+            int K = cnt[i] + 1, n = -1, nf = 0, nt = 0;
             uint64_t fs[2] = {0, 0}; /* set with the stones' work below */
             for (int k = 0; k < K; k++) {
                 uint64_t s = k ? first + (uint64_t)k - 1 : i;

@@ -531,7 +531,8 @@ static int stones_check(const struct mmtb_variant *v, const struct held *h,
     /* the stones' own rank begun, its reads in flight while the successors
      * are worked out */
     struct mmtb_ban_rank self;
-    mmtb_ban_index_rank_begin(me->bx, M, O, &self); /* fetches its count's line too */
+    mmtb_ban_index_rank_begin(me->bx, M, O, &self);
+    __builtin_prefetch(&mmtb_ban_index_counts(me->bx)[self.slot0]);
     int term = succ_terminal(v, me->s, M, O);
     int n = term == MMTB_NOT_TERMINAL ? stone_succs(v, h, me->s, M, O, nt, b) : 0;
     if (n < 0) {
