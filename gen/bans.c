@@ -45,8 +45,6 @@ struct bpred {
 /* The move back to it: what belongs to the move, not to the stones. */
 struct bmove {
     int8_t from, to, earned;
-    int16_t spent; /* the code of the move, which no restriction of its mover there
-                    * can forbid (it is the move made), or -1 */
     const struct bpred *p;
 };
 
@@ -300,18 +298,23 @@ static void tally(struct job *j, struct init_tally *ta, int mi, uint64_t slot, i
 
 /*
  * The states of one canonical position of member mi: scheme 1 slot i, its
- * states with restrictions from `first` on, its stones (M, O) the slot's
- * representative, nstab the order of its stabilizer.  Returns the number
- * of states with restrictions it has (K - 1), or a negative status.
+ * states with restrictions from `first` on (`counted` of them by the
+ * index), its stones (M, O) the slot's representative, nstab the order of
+ * its stabilizer.  Returns the number of states with restrictions it has
+ * (K - 1), or a negative status.
  */
-static int init_stones(struct job *j, int mi, uint64_t i, uint64_t first, uint32_t M, uint32_t O,
-                       int nstab, const struct place_hint *ph, struct bans_scratch *b,
-                       struct init_tally *ta)
+static int init_stones(struct job *j, int mi, uint64_t i, uint64_t first, int counted, uint32_t M,
+                       uint32_t O, int nstab, const struct place_hint *ph,
+                       struct bans_scratch *b, struct init_tally *ta)
 {
     struct member *me = &j->m[mi];
     int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
-    int nf, nt;
-    succ_live_lists(j->v, me->s, M, O, F, &nf, T, &nt);
+    int nf = 0, nt = 0;
+    /* none counted: neither side has a live restriction (the lists and
+     * the index's counts come from the same mmtb_live_bans; where there
+     * are some, the caller compares the two) */
+    if (counted)
+        succ_live_lists(j->v, me->s, M, O, F, &nf, T, &nt);
     int K = (nf + 1) * (nt + 1);
     struct mmtb_ban_rank self;
     if (nstab > 1) /* some states are images of others: the least is kept */
@@ -351,6 +354,7 @@ static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
     struct member *me = &j->m[mi];
     uint64_t base = mmtb_ban_index_base(me->bx), lo = c * CHUNK;
     uint64_t hi = lo + CHUNK < base ? lo + CHUNK : base, first = me->bfirst[c];
+    const uint8_t *cnt = mmtb_ban_index_counts(me->bx);
     struct mmtb_index_iter it;
     mmtb_index_iter_start(&it, j->ix, me->s, lo, hi);
     uint64_t i;
@@ -361,9 +365,12 @@ static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
             me->st[i] = ST_UNUSED;
             continue;
         }
-        int r = init_stones(j, mi, i, first, M, O, it.nstab, NULL, b, ta);
-        if (r < 0) {
-            ta->fail = r;
+        int r = init_stones(j, mi, i, first, cnt[i], M, O, it.nstab, NULL, b, ta);
+        if (r < 0 || r != cnt[i]) {
+            if (r >= 0)
+                __atomic_store_n(&j->why, "a position's restriction states differ from "
+                                          "the index's", __ATOMIC_RELAXED);
+            ta->fail = r < 0 ? r : MMTB_ERR_INVALID;
             return;
         }
         first += (uint64_t)r;
@@ -441,7 +448,7 @@ static uint64_t init_unit_by_opp(struct job *j, int mi, uint64_t c, struct bans_
         }
         for (int g = 0; g < ng; g++) {
             uint64_t i = r[g].slot0;
-            int k = init_stones(j, mi, i, first[g], r[g].rm, r[g].ro, nstab[g],
+            int k = init_stones(j, mi, i, first[g], cnt[i], r[g].rm, r[g].ro, nstab[g],
                                 place_hint_for(j, &r[g], &ph, &block_of), b, ta);
             if (k < 0 || k != cnt[i]) {
                 if (k >= 0)
@@ -533,8 +540,6 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
         uint32_t Oq = b->pm[k]; /* the opponent before its move; M is unchanged */
         succ_move_ends(Oq, O, &m->from, &m->to);
         m->earned = (int8_t)succ_earned_in(v, Oq, holes_o, m->from, m->to);
-        m->spent = (int16_t)(v->adj[m->from] & (1u << m->to) ? succ_edge_code(v, m->from, m->to)
-                                                             : -1);
         uint64_t key = ((uint64_t)Oq << 32 | M) + 1;
         struct pcache *e = &b->pc[(key * 0x9E3779B97F4A7C15ull) >> (64 - PCACHE_BITS)];
         if (e->key == key && e->pa == pa) {
@@ -614,8 +619,10 @@ static int state_preds(struct job *j, const struct member *pa, const uint64_t fs
          * move spends (the restriction the move spends is not one it could
          * carry) */
         uint64_t q[2] = {p->qf[0], p->qf[1]};
-        if (m->spent >= 0)
-            q[m->spent >> 6] &= ~((uint64_t)1 << (m->spent & 63));
+        if ((q[0] | q[1]) && (v->adj[m->from] & (1u << m->to))) {
+            int spent = succ_edge_code(v, m->from, m->to); /* a slide, not a flight */
+            q[spent >> 6] &= ~((uint64_t)1 << (spent & 63));
+        }
         int nq = 1 + __builtin_popcountll(q[0]) + __builtin_popcountll(q[1]);
         if (np + nq * nts > SLOTS_CAP) {
             __atomic_store_n(&j->rule_err, MMTB_ERR_UNSUPPORTED, __ATOMIC_RELAXED);
@@ -752,7 +759,11 @@ void bans_level_unit(struct job *j, const struct member *me, const struct member
                 if (x != want_loss && x != want_win)
                     continue;
                 if (n < 0) { /* the first state decided here: the stones' work */
-                    succ_live_lists(v, me->s, M, O, F, &nf, T, &nt);
+                    /* the index counted their states, K = (nf + 1) * (nt + 1)
+                     * (the init checked it against the live lists): with one,
+                     * neither side has a live restriction */
+                    if (K > 1)
+                        succ_live_lists(v, me->s, M, O, F, &nf, T, &nt);
                     mmtb_code_set(F, nf, fs);
                     n = stone_preds(j, me, pa, M, O, fs, b);
                 }
