@@ -7,6 +7,8 @@
 #    nothing left; a third records a sitting with nothing to do.
 # 2. The tables of the resumed run are those of an uninterrupted run (cmp).
 # 3. Bad usage exits 1 and writes no log line.
+# 4. A second sitting of a log while the first still runs exits 1 and writes
+#    no line.
 set -uo pipefail
 scripts=$1 gen=$2
 fail() { echo "sitting_test: FAIL: $*" >&2; exit 1; }
@@ -60,4 +62,24 @@ done
 "$scripts/sitting" bad.log -- "$gen" "${job[@]}" -o t --plan >/dev/null 2>&1
 [ $? = 1 ] || fail "--plan in the command did not exit 1"
 [ ! -s bad.log ] || fail "bad usage wrote to the log: $(cat bad.log)"
+# 4. one sitting of a log at a time
+setsid "$scripts/sitting" busy.log -- "$gen" -v nine --start 5,5 --threads 1 --quiet -o busy \
+    >/dev/null 2>&1 &
+leader=$!
+for _ in $(seq 1200); do
+    grep -q '^start' busy.log 2>/dev/null && break
+    sleep 0.05
+done
+grep -q '^start' busy.log || fail "the first sitting of busy.log wrote no start line in 60 s"
+"$scripts/sitting" busy.log -- "$gen" -v nine --start 5,5 --threads 1 --quiet -o busy \
+    >second.out 2>&1
+rc=$?
+ended=$(grep -c '^end' busy.log)
+kill -KILL -- -"$leader" 2>/dev/null
+wait "$leader" 2>/dev/null
+[ $rc = 1 ] || fail "a second sitting beside the first exited $rc, not 1"
+[ "$ended" = 0 ] || fail "the first sitting ended before the second was tried: the job is too small"
+grep -q 'another sitting of busy.log is still running' second.out ||
+    fail "the second sitting did not say why: $(cat second.out)"
+[ "$(wc -l <busy.log)" = 1 ] || fail "the second sitting wrote to the log: $(cat busy.log)"
 echo "sitting_test: ok"
