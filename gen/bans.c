@@ -301,7 +301,7 @@ static void tally(struct job *j, struct init_tally *ta, int mi, uint64_t slot, i
  * states with restrictions from `first` on (`counted` of them by the
  * index), its stones (M, O) the slot's representative, nstab the order of
  * its stabilizer.  Returns the number of states with restrictions it has
- * (K - 1), or a negative status.
+ * (K - 1, which must be `counted`), or a negative status.
  */
 static int init_stones(struct job *j, int mi, uint64_t i, uint64_t first, int counted, uint32_t M,
                        uint32_t O, int nstab, const struct place_hint *ph,
@@ -311,11 +311,16 @@ static int init_stones(struct job *j, int mi, uint64_t i, uint64_t first, int co
     int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
     int nf = 0, nt = 0;
     /* none counted: neither side has a live restriction (the lists and
-     * the index's counts come from the same mmtb_live_bans; where there
-     * are some, the caller compares the two) */
+     * the index's counts come from the same mmtb_live_bans); where there
+     * are some, the lists must give as many states as the index holds */
     if (counted)
         succ_live_lists(j->v, me->s, M, O, F, &nf, T, &nt);
     int K = (nf + 1) * (nt + 1);
+    if (K - 1 != counted) {
+        __atomic_store_n(&j->why, "a position's restriction states differ from the index's",
+                         __ATOMIC_RELAXED);
+        return MMTB_ERR_INVALID;
+    }
     struct mmtb_ban_rank self;
     if (nstab > 1) /* some states are images of others: the least is kept */
         mmtb_ban_index_rank_stones(me->bx, M, O, &self);
@@ -366,11 +371,8 @@ static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
             continue;
         }
         int r = init_stones(j, mi, i, first, cnt[i], M, O, it.nstab, NULL, b, ta);
-        if (r < 0 || r != cnt[i]) {
-            if (r >= 0)
-                __atomic_store_n(&j->why, "a position's restriction states differ from "
-                                          "the index's", __ATOMIC_RELAXED);
-            ta->fail = r < 0 ? r : MMTB_ERR_INVALID;
+        if (r < 0) {
+            ta->fail = r;
             return;
         }
         first += (uint64_t)r;
@@ -450,11 +452,8 @@ static uint64_t init_unit_by_opp(struct job *j, int mi, uint64_t c, struct bans_
             uint64_t i = r[g].slot0;
             int k = init_stones(j, mi, i, first[g], cnt[i], r[g].rm, r[g].ro, nstab[g],
                                 place_hint_for(j, &r[g], &ph, &block_of), b, ta);
-            if (k < 0 || k != cnt[i]) {
-                if (k >= 0)
-                    __atomic_store_n(&j->why, "a position's restriction states differ from "
-                                              "the index's", __ATOMIC_RELAXED);
-                ta->fail = k < 0 ? k : MMTB_ERR_INVALID;
+            if (k < 0) {
+                ta->fail = k;
                 return seen;
             }
             seen++;
