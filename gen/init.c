@@ -306,10 +306,13 @@ static bool fold_placements(const struct job *j, struct place_block *pb, struct 
  * First step for one canonical position (slot of member mi): terminal
  * values, the count of in-pair successors, and the external successors
  * ranked with their look-ups started.  A position decided without
- * look-ups (no move, an immediate win) is settled here.
+ * look-ups (no move, an immediate win) is settled here.  pf, when not
+ * NULL, is the fold of all the position's placements, taken by a block
+ * pass (a variant whose stones may slide while others are in hand): only
+ * the slides are generated then.
  */
 static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, uint32_t opp,
-                        struct place_block *pb, struct init_scratch *is)
+                        struct place_block *pb, struct init_scratch *is, const struct fold *pf)
 {
     const struct mmtb_variant *v = j->v;
     struct member *me = &j->m[mi];
@@ -338,23 +341,31 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
     int nin = 0;
     uint32_t placed = 0;
     int n;
-    if (pb && pb->base != UINT64_MAX)
+    if (pf)
+        n = succ_generate_slides(v, me->s, mover, opp, sc, &nin);
+    else if (pb && pb->base != UINT64_MAX)
         n = succ_generate_placed(v, me->s, mover, opp, sc, me->partner >= 0 ? &nin : NULL,
                                  &placed);
     else
         n = me->partner >= 0 ? succ_generate_counted(v, me->s, mover, opp, sc, &nin)
                              : succ_generate(v, me->s, mover, opp, sc);
-    if (n + nin == 0 && !placed) {
+    if (n + nin == 0 && !placed && !pf) {
         is->pos[p].state = st_decided(j, false, 0);
         is->pos[p].depth = 0;
         return;
     }
-    /* the quiet placements read from their block, folded into at most
-     * three successors of known value */
+    /* the quiet placements read from their block (or all of them, pf),
+     * folded into at most three successors of known value */
     int qwin = 0, qloss = 0;
     bool qdraw = false;
-    if (placed) {
+    if (placed)
         fold_placed(j, pb, mover, opp, placed, is->rq, &qwin, &qdraw, &qloss);
+    else if (pf) {
+        qwin = (int)pf->bw;
+        qdraw = pf->dr;
+        qloss = (int)pf->wl;
+    }
+    if (placed || pf) {
         if (qwin == 1) {
             is->pos[p].state = st_decided(j, true, 1);
             is->pos[p].depth = 1;
@@ -663,7 +674,7 @@ static int split_gather(struct job *j, int mi, uint64_t b0, uint64_t b1, struct 
                     continue;
                 }
                 is->npos = is->next = 0;
-                init_gather(j, mi, i, mover, opp, NULL, is);
+                init_gather(j, mi, i, mover, opp, NULL, is, NULL);
                 int n = is->pos[0].n > 0 ? is->pos[0].n : 0;
                 if (!grow((void **)&mine->pos, &mine->cappos, mine->npos + 1, sizeof *mine->pos) ||
                     !grow((void **)&mine->ext, &mine->capext, mine->next + (size_t)n,
@@ -1190,6 +1201,13 @@ static bool block_pass(struct walker *w, uint64_t slot0, bool *ok)
         mmtb_index_rank_stab_many(j->ix, j->m[w->mi].s, gm, go, ng, gs, gst);
         for (int k = 0; k < ng; k++) {
             struct pacc *a = &ga[k];
+            if (!pb->fast) { /* the placements folded; the slides as usual */
+                struct fold f = {a->bw != 0xffff ? a->bw : 0u, a->wl, a->dr != 0};
+                init_gather(j, w->mi, gs[k], gm[k], O, NULL, is, &f);
+                if (is->npos >= INIT_GROUP || is->next + MMTB_MAX_MOVES > INIT_EXT_CAP)
+                    *ok = walker_settle(w) && *ok;
+                continue;
+            }
             if (w->wait && succ_captures_wait(j->v, j->m[w->mi].s, gm[k], O))
                 block_waiting(w, gm[k], O, a);
             int q = is->npos++;
@@ -1239,7 +1257,7 @@ static uint64_t walk_by_opponent(struct walker *w, struct mmtb_index_iter *it, b
         for (int k = 0; k < ng; k++) {
             if (go[k] != pb->o)
                 place_block_enter(w, go[k]);
-            init_gather(j, w->mi, gs[k], gm[k], go[k], pb, w->is);
+            init_gather(j, w->mi, gs[k], gm[k], go[k], pb, w->is, NULL);
             seen++;
             if (w->is->npos >= INIT_GROUP || w->is->next + MMTB_MAX_MOVES > INIT_EXT_CAP)
                 *ok = walker_settle(w) && *ok;
@@ -1261,7 +1279,7 @@ static void walk_own(struct walker *w, struct mmtb_index_iter *it, bool *ok)
             me->st[i] = ST_UNUSED;
             continue;
         }
-        init_gather(w->j, w->mi, i, mover, opp, NULL, w->is);
+        init_gather(w->j, w->mi, i, mover, opp, NULL, w->is, NULL);
         if (w->is->npos >= INIT_GROUP || w->is->next + MMTB_MAX_MOVES > INIT_EXT_CAP)
             *ok = walker_settle(w) && *ok;
     }
@@ -1313,16 +1331,23 @@ static bool place_block_deps(const struct job *j, const struct member *me, struc
 }
 
 /* The size of a block of O in the walk of member me when block_pass can
- * take its blocks (pure placement, no rule that ends or empties a
- * position before its moves, the captures' sector read by blocks), else
- * 0. */
+ * take its blocks (the quiet placements' and the captures' sectors read by
+ * blocks, no rule that ends a position before its moves), else 0.  Of
+ * those rules only first_mill_wins can end a placing position: the full
+ * board (full_board_draw) needs both hands empty, and a side with a stone
+ * in hand and a free point is never blocked (both_trapped_draw).  Where
+ * stones may slide while others are in hand, the block pass folds the
+ * placements and each position's slides are generated as usual; not
+ * where captures may wait (block_waiting is for pure placements). */
 static uint64_t block_pass_size(const struct job *j, const struct member *me)
 {
     const struct mmtb_variant *v = j->v;
     struct mmtb_sector qt;
     struct place_block pb;
-    if (j->no_blocks || !place_block_of(j, me, &qt, &pb) || v->first_mill_wins ||
-        v->full_board_draw || v->both_trapped_draw)
+    bool pure = place_block_of(j, me, &qt, &pb);
+    if (j->no_blocks || !pb.d || v->first_mill_wins)
+        return 0;
+    if (!pure && (!v->place_or_move || (v->place_captures && !v->trapped_capture)))
         return 0;
     int nf = v->npoints - me->s.b;
     if (nf <= me->s.w || (me->s.b > 0 && v->place_captures && !pb.capwin && !pb.cd))

@@ -115,14 +115,14 @@ static inline int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, 
 /* always inlined, so that each caller's target (popcnt below) applies */
 static inline __attribute__((always_inline)) int
 generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uint32_t opp,
-         struct succ *out, int *nquiet, uint32_t *qopp, uint32_t *placed)
+         struct succ *out, int *nquiet, uint32_t *qopp, uint32_t *placed, bool slides_only)
 {
     uint32_t empty = v->full & ~(mover | opp);
     int n = 0;
     /* trapped-capture no: no capture while the opponent has no move */
     bool cap_ok = v->trapped_capture || !blocked(v, sector_partner(s), opp, mover);
 
-    if (s.w_hand > 0) {
+    if (s.w_hand > 0 && !slides_only) {
         struct mmtb_sector qt = {s.b, (uint8_t)(s.w + 1), s.b_hand, (uint8_t)(s.w_hand - 1)};
         struct mmtb_sector ct = qt;
         ct.w = (uint8_t)(s.b - 1);
@@ -155,7 +155,7 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
             }
         }
     }
-    if (n == 0 && (!nquiet || *nquiet == 0) && (!placed || *placed == 0) &&
+    if (!slides_only && n == 0 && (!nquiet || *nquiet == 0) && (!placed || *placed == 0) &&
         v->nomove == MMTB_NOMOVE_PASSES) {
         struct mmtb_sector qt = {s.b, s.w, s.b_hand, s.w_hand};
         if (nquiet) {
@@ -172,7 +172,7 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
 int succ_generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
                   uint32_t opp, struct succ *out)
 {
-    return generate(v, s, mover, opp, out, NULL, NULL, NULL);
+    return generate(v, s, mover, opp, out, NULL, NULL, NULL, false);
 }
 
 /* The init pass calls this for every position: where the CPU has a
@@ -185,7 +185,7 @@ int succ_generate_counted(const struct mmtb_variant *v, struct mmtb_sector s, ui
                           uint32_t opp, struct succ *out, int *nquiet)
 {
     *nquiet = 0;
-    return generate(v, s, mover, opp, out, nquiet, NULL, NULL);
+    return generate(v, s, mover, opp, out, nquiet, NULL, NULL, false);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -197,7 +197,17 @@ int succ_generate_placed(const struct mmtb_variant *v, struct mmtb_sector s, uin
     *placed = 0;
     if (nquiet)
         *nquiet = 0;
-    return generate(v, s, mover, opp, out, nquiet, NULL, placed);
+    return generate(v, s, mover, opp, out, nquiet, NULL, placed, false);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+int succ_generate_slides(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                         uint32_t opp, struct succ *out, int *nquiet)
+{
+    *nquiet = 0;
+    return generate(v, s, mover, opp, out, nquiet, NULL, NULL, true);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -234,7 +244,7 @@ int succ_quiet_succs(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
                      uint32_t opp, struct succ *scratch, uint32_t *out_opp)
 {
     int nquiet = 0;
-    generate(v, s, mover, opp, scratch, &nquiet, out_opp, NULL);
+    generate(v, s, mover, opp, scratch, &nquiet, out_opp, NULL, false);
     return nquiet;
 }
 

@@ -65,6 +65,17 @@ int succ_generate_placed(const struct mmtb_variant *v, struct mmtb_sector s, uin
                          uint32_t opp, struct succ *out, int *nquiet, uint32_t *placed);
 
 /*
+ * As succ_generate_counted, but without the placements, for a position of
+ * a variant whose stones may slide while others are in hand
+ * (v->place_or_move) that has a placement (a stone in hand and a free
+ * point; so it never passes): its slides, the quiet ones counted in
+ * *nquiet, the others (captures, immediate wins) written.  Returns their
+ * count.
+ */
+int succ_generate_slides(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover,
+                         uint32_t opp, struct succ *out, int *nquiet);
+
+/*
  * The placements of (mover, opp) in sector s (s.w_hand > 0) of a variant
  * whose stones in hand cannot slide (!v->place_or_move), as masks: *quiet
  * the empty points where a placement removes nothing, *closers those where

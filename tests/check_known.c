@@ -938,6 +938,21 @@ START_TEST(init_walk_same_tables)
     const struct game wait[] = {{path, 6, 6, 0}};
     same_tables_for(wait, 1, &g_walk, walk, 3);
     unlink(path);
+    /* a board that fills when placement ends, a draw there (Morabaraba's
+     * rule): six's board with eight stones a side */
+    char fpath[] = "/tmp/mmtb-known-six-full-XXXXXX";
+    fd = mkstemp(fpath);
+    ck_assert_int_ge(fd, 0);
+    f = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(f);
+    const char *stones = strstr(text, "\nstones 6\n");
+    ck_assert_ptr_nonnull(stones);
+    fprintf(f, "%.*s\nstones 8\n%s\nfull-board-draw yes\n", (int)(stones - text), text,
+            stones + strlen("\nstones 6\n"));
+    ck_assert_int_eq(fclose(f), 0);
+    const struct game full[] = {{fpath, 8, 8, 0}};
+    same_tables_for(full, 1, &g_walk, walk, 3);
+    unlink(fpath);
 }
 END_TEST
 

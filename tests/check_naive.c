@@ -961,8 +961,9 @@ static void agree_shah_game(const char *text, int stones, struct shah_seen *seen
 
 /* The whole-game oracle against the tables of variant `name` solved from
  * the empty board with w_hand, b_hand stones in hand: every state it
- * reaches, value and depth to win, probed through libmmtb. */
-static void agree_game(const char *name, int w_hand, int b_hand)
+ * reaches, value and depth to win, probed through libmmtb.  Returns how
+ * many of those states hold a full board with no stone in hand. */
+static uint64_t agree_game(const char *name, int w_hand, int b_hand)
 {
     struct mmtb_variant *v = load(name);
     char err[512] = "", dir[128], tdir[192];
@@ -984,13 +985,14 @@ static void agree_game(const char *name, int w_hand, int b_hand)
     ck_assert_int_eq(mmtb_tb_open(&tb, tdir, NULL), MMTB_OK);
     mmtb_ctx *ctx = NULL;
     ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, (size_t)16 << 20), MMTB_OK);
-    uint64_t bad = 0, decided = 0, n = naive_game_states(g);
+    uint64_t bad = 0, decided = 0, full = 0, n = naive_game_states(g);
     int deepest = 0;
     for (uint64_t i = 0; i < n; i++) {
         struct mmtb_pos p;
         int wdl, dtw;
         naive_game_state(g, i, &p, &wdl, &dtw);
         decided += wdl != MMTB_DRAW;
+        full += p.hand[0] == 0 && p.hand[1] == 0 && (p.stones[0] | p.stones[1]) == v->full;
         deepest = wdl != MMTB_DRAW && dtw > deepest ? dtw : deepest;
         state_agrees(v, ctx, &p, wdl, dtw, &bad);
     }
@@ -1004,6 +1006,7 @@ static void agree_game(const char *name, int w_hand, int b_hand)
     ck_assert_uint_gt(decided, 0);
     ck_assert_msg(bad == 0, "%s: %llu of %llu states disagree with the whole-game oracle", name,
                   (unsigned long long)bad, (unsigned long long)n);
+    return full;
 }
 
 /* Depth to win across captures and placements, from the empty board. */
@@ -1013,6 +1016,43 @@ START_TEST(test_agree_games_from_the_start)
     agree_game("three-diag", 3, 3);
     agree_game("six", 4, 3);
     agree_game("nine", 3, 3);
+}
+END_TEST
+
+/* Stones that may slide while others are in hand (Lasker): the init folds
+ * the placements by blocks and generates each position's slides. */
+START_TEST(test_agree_lasker_from_the_start)
+{
+    agree_game("lasker", 3, 3);
+}
+END_TEST
+
+/* A game whose board fills when placement ends, a draw there
+ * (Morabaraba's rule) on twelve points, six stones a side: its placement
+ * sectors go through the init's block passes like any plain game's. */
+static const char grid_full[] =
+    "name grid-full\nstones 6\nflying off\nremoval standard\nfull-board-draw yes\n"
+    "point a1 0 0\npoint b1 1 0\npoint c1 2 0\npoint d1 3 0\n"
+    "point a2 0 1\npoint b2 1 1\npoint c2 2 1\npoint d2 3 1\n"
+    "point a3 0 2\npoint b3 1 2\npoint c3 2 2\npoint d3 3 2\n"
+    "line a1 b1 c1 d1\nline a2 b2 c2 d2\nline a3 b3 c3 d3\n"
+    "line a1 a2 a3\nline b1 b2 b3\nline c1 c2 c3\nline d1 d2 d3\n"
+    "mill a1 b1 c1\nmill b1 c1 d1\nmill a2 b2 c2\nmill b2 c2 d2\nmill a3 b3 c3\nmill b3 c3 d3\n"
+    "mill a1 a2 a3\nmill b1 b2 b3\nmill c1 c2 c3\nmill d1 d2 d3\n";
+
+START_TEST(test_agree_full_board_game)
+{
+    char dir[128], path[192];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/grid-full.txt", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(grid_full, f);
+    ck_assert_int_eq(fclose(f), 0);
+    uint64_t full = agree_game(path, 6, 6);
+    fprintf(stderr, "grid-full: %llu states with a full board\n", (unsigned long long)full);
+    ck_assert_uint_gt(full, 0);
+    remove_tree(dir);
 }
 END_TEST
 
@@ -1218,6 +1258,7 @@ static Suite *naive_suite(void)
     tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
     tcase_add_test(tc, test_agree_shah_small);
     tcase_add_test(tc, test_agree_shah_game_full_board);
+    tcase_add_test(tc, test_agree_full_board_game);
     tcase_add_test(tc, test_agree_shah_game_empty_point);
     suite_add_tcase(s, tc);
 
@@ -1233,6 +1274,7 @@ static Suite *naive_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_game_oracle_dtw);
     tcase_add_test(tc, test_agree_games_from_the_start);
+    tcase_add_test(tc, test_agree_lasker_from_the_start);
 #if !defined(__SANITIZE_ADDRESS__)
     tcase_add_test(tc, test_nine_known_3_5);
 #endif
