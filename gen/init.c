@@ -356,21 +356,14 @@ static void init_gather(struct job *j, int mi, uint64_t slot, uint32_t mover, ui
     }
     /* the quiet placements read from their block (or all of them, pf),
      * folded into at most three successors of known value */
-    int qwin = 0, qloss = 0;
-    bool qdraw = false;
+    int qwin = pf ? (int)pf->bw : 0, qloss = pf ? (int)pf->wl : 0;
+    bool qdraw = pf && pf->dr;
     if (placed)
         fold_placed(j, pb, mover, opp, placed, is->rq, &qwin, &qdraw, &qloss);
-    else if (pf) {
-        qwin = (int)pf->bw;
-        qdraw = pf->dr;
-        qloss = (int)pf->wl;
-    }
-    if (placed || pf) {
-        if (qwin == 1) {
-            is->pos[p].state = st_decided(j, true, 1);
-            is->pos[p].depth = 1;
-            return;
-        }
+    if (qwin == 1) {
+        is->pos[p].state = st_decided(j, true, 1);
+        is->pos[p].depth = 1;
+        return;
     }
     /* Placements that remove nothing all lead to positions of one sector
      * whose side to move is our opponent: those are ranked together.  So
