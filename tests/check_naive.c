@@ -804,6 +804,17 @@ START_TEST(test_agree_twelve_nine_reclose)
 }
 END_TEST
 
+/* Twelve points in four columns and three rows, each row and column a
+ * line, every three points in a row a mill. */
+#define GRID_BOARD                                                                                 \
+    "point a1 0 0\npoint b1 1 0\npoint c1 2 0\npoint d1 3 0\n"                                     \
+    "point a2 0 1\npoint b2 1 1\npoint c2 2 1\npoint d2 3 1\n"                                     \
+    "point a3 0 2\npoint b3 1 2\npoint c3 2 2\npoint d3 3 2\n"                                     \
+    "line a1 b1 c1 d1\nline a2 b2 c2 d2\nline a3 b3 c3 d3\n"                                       \
+    "line a1 a2 a3\nline b1 b2 b3\nline c1 c2 c3\nline d1 d2 d3\n"                                 \
+    "mill a1 b1 c1\nmill b1 c1 d1\nmill a2 b2 c2\nmill b2 c2 d2\nmill a3 b3 c3\nmill b3 c3 d3\n"   \
+    "mill a1 a2 a3\nmill b1 b2 b3\nmill c1 c2 c3\nmill d1 d2 d3\n"
+
 /*
  * Shah's whole game against the whole-game oracle (testlib_naive_game.c):
  * Shah's keys on two small boards, from the empty board.  "grid-shah" is a
@@ -819,14 +830,7 @@ END_TEST
  */
 static const char grid_shah[] =
     "name grid-shah\nstones 6\nflying off\nremoval any\nplace-captures no\nno-move pass\n"
-    "first-mill-removal yes\ntrapped-capture no\nboth-trapped draw\n"
-    "point a1 0 0\npoint b1 1 0\npoint c1 2 0\npoint d1 3 0\n"
-    "point a2 0 1\npoint b2 1 1\npoint c2 2 1\npoint d2 3 1\n"
-    "point a3 0 2\npoint b3 1 2\npoint c3 2 2\npoint d3 3 2\n"
-    "line a1 b1 c1 d1\nline a2 b2 c2 d2\nline a3 b3 c3 d3\n"
-    "line a1 a2 a3\nline b1 b2 b3\nline c1 c2 c3\nline d1 d2 d3\n"
-    "mill a1 b1 c1\nmill b1 c1 d1\nmill a2 b2 c2\nmill b2 c2 d2\nmill a3 b3 c3\nmill b3 c3 d3\n"
-    "mill a1 a2 a3\nmill b1 b2 b3\nmill c1 c2 c3\nmill d1 d2 d3\n";
+    "first-mill-removal yes\ntrapped-capture no\nboth-trapped draw\n" GRID_BOARD;
 
 /* What the compared states of a Shah game hold (see below). */
 struct shah_seen {
@@ -1031,14 +1035,7 @@ END_TEST
  * (Morabaraba's rule) on twelve points, six stones a side: its placement
  * sectors go through the init's block passes like any plain game's. */
 static const char grid_full[] =
-    "name grid-full\nstones 6\nflying off\nremoval standard\nfull-board-draw yes\n"
-    "point a1 0 0\npoint b1 1 0\npoint c1 2 0\npoint d1 3 0\n"
-    "point a2 0 1\npoint b2 1 1\npoint c2 2 1\npoint d2 3 1\n"
-    "point a3 0 2\npoint b3 1 2\npoint c3 2 2\npoint d3 3 2\n"
-    "line a1 b1 c1 d1\nline a2 b2 c2 d2\nline a3 b3 c3 d3\n"
-    "line a1 a2 a3\nline b1 b2 b3\nline c1 c2 c3\nline d1 d2 d3\n"
-    "mill a1 b1 c1\nmill b1 c1 d1\nmill a2 b2 c2\nmill b2 c2 d2\nmill a3 b3 c3\nmill b3 c3 d3\n"
-    "mill a1 a2 a3\nmill b1 b2 b3\nmill c1 c2 c3\nmill d1 d2 d3\n";
+    "name grid-full\nstones 6\nflying off\nremoval standard\nfull-board-draw yes\n" GRID_BOARD;
 
 START_TEST(test_agree_full_board_game)
 {
