@@ -944,6 +944,14 @@ static bool walker_settle(struct walker *w)
     return ok;
 }
 
+/* After init_gather: settle when the batch may not hold one more
+ * position's successors (*ok false when out of memory). */
+static void walker_gathered(struct walker *w, bool *ok)
+{
+    if (w->is->npos >= INIT_GROUP || w->is->next + MMTB_MAX_MOVES > INIT_EXT_CAP)
+        *ok = walker_settle(w) && *ok;
+}
+
 /* The walk has come to the block of O: the quiet placements' block in
  * their sector (pb->base, UINT64_MAX when O has symmetries of its own,
  * pb->sym when those are then ranked through pb->qm) and the captures'
@@ -1197,8 +1205,7 @@ static bool block_pass(struct walker *w, uint64_t slot0, bool *ok)
             if (!pb->fast) { /* the placements folded; the slides as usual */
                 struct fold f = {a->bw != 0xffff ? a->bw : 0u, a->wl, a->dr != 0};
                 init_gather(j, w->mi, gs[k], gm[k], O, NULL, is, &f);
-                if (is->npos >= INIT_GROUP || is->next + MMTB_MAX_MOVES > INIT_EXT_CAP)
-                    *ok = walker_settle(w) && *ok;
+                walker_gathered(w, ok);
                 continue;
             }
             if (w->wait && succ_captures_wait(j->v, j->m[w->mi].s, gm[k], O))
@@ -1252,8 +1259,7 @@ static uint64_t walk_by_opponent(struct walker *w, struct mmtb_index_iter *it, b
                 place_block_enter(w, go[k]);
             init_gather(j, w->mi, gs[k], gm[k], go[k], pb, w->is, NULL);
             seen++;
-            if (w->is->npos >= INIT_GROUP || w->is->next + MMTB_MAX_MOVES > INIT_EXT_CAP)
-                *ok = walker_settle(w) && *ok;
+            walker_gathered(w, ok);
         }
     }
     return seen;
@@ -1273,8 +1279,7 @@ static void walk_own(struct walker *w, struct mmtb_index_iter *it, bool *ok)
             continue;
         }
         init_gather(w->j, w->mi, i, mover, opp, NULL, w->is, NULL);
-        if (w->is->npos >= INIT_GROUP || w->is->next + MMTB_MAX_MOVES > INIT_EXT_CAP)
-            *ok = walker_settle(w) && *ok;
+        walker_gathered(w, ok);
     }
 }
 
