@@ -655,10 +655,22 @@ int mmtb_tf_check_wdl(const uint8_t *raw, size_t n)
 
 int mmtb_tf_check_dtw(const uint8_t *raw, size_t n, int width, uint32_t max_dtw)
 {
-    for (size_t j = 0; j < n; j++)
-        if (mmtb_tf_dtw_get(raw, j, width) > max_dtw)
-            return MMTB_ERR_CORRUPT;
-    return MMTB_OK;
+    /* the largest value, then one comparison: loops the compiler vectorises */
+    unsigned top = 0;
+    if (width == 1) {
+        uint8_t m = 0;
+        for (size_t j = 0; j < n; j++)
+            m = raw[j] > m ? raw[j] : m;
+        top = m;
+    } else {
+        uint16_t m = 0;
+        for (size_t j = 0; j < n; j++) {
+            uint16_t x = (uint16_t)(raw[2 * j] | raw[2 * j + 1] << 8);
+            m = x > m ? x : m;
+        }
+        top = m;
+    }
+    return top > max_dtw ? MMTB_ERR_CORRUPT : MMTB_OK;
 }
 
 /* ------------------------------------------------------------------------ */

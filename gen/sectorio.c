@@ -16,7 +16,7 @@
 /* Code one piece read into wdl/dtw (n slots from slot lo) into code;
  * the deep depths appended to *dp.  MMTB_ERR_CORRUPT on a value whose
  * depth's parity contradicts it. */
-static int code_piece(const uint8_t *wdl, const uint16_t *dtw, uint64_t lo, uint64_t n,
+static int code_slow(const uint8_t *wdl, const uint16_t *dtw, uint64_t lo, uint64_t n,
                       uint8_t *code, struct vdeep *dp, size_t *cap)
 {
     for (uint64_t i = 0; i < n; i++) {
@@ -34,6 +34,44 @@ static int code_piece(const uint8_t *wdl, const uint16_t *dtw, uint64_t lo, uint
             dp->e = ne, *cap = nc;
         }
         dp->e[dp->n++] = (lo + i) << 16 | dtw[i];
+    }
+    return MMTB_OK;
+}
+
+/* code_slow for a piece, by runs of CODE_RUN slots coded without a branch
+ * per slot (code_run: vc_pack of a draw, an unused slot and a depth up to
+ * VC_MAX_DEPTH of the right parity); a run with a deep depth or a wrong
+ * parity goes again through code_slow, which records or reports it. */
+#define CODE_RUN 1024
+static unsigned code_run(const uint8_t *restrict wdl, const uint16_t *restrict dtw, uint64_t n,
+                         uint8_t *restrict code)
+{
+    _Static_assert(VC_MAX_DEPTH == 251, "a depth above it has d + 4 or d at 256 or more");
+    /* 16-bit arithmetic and masks, no comparison: a loop the compiler
+     * vectorises */
+    uint16_t odd = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint16_t w = wdl[i], d = dtw[i];
+        uint16_t decided = (uint16_t)-((w & 1) ^ 1); /* all ones for a win or a loss */
+        uint16_t deep = (uint16_t)(((uint16_t)(d + 4) | d) >> 8);
+        /* a win (2) has an odd depth, a loss (0) an even one */
+        odd |= (uint16_t)(decided & (((d ^ (w >> 1)) & 1) | deep));
+        code[i] = (uint8_t)(((d + 2) & decided) | ((w >> 1) & ~decided));
+    }
+    return odd;
+}
+
+static int code_piece(const uint8_t *wdl, const uint16_t *dtw, uint64_t lo, uint64_t n,
+                      uint8_t *code, struct vdeep *dp, size_t *cap)
+{
+    _Static_assert(VC_DRAW == 0 && VC_UNUSED == 1, "a draw (1) or unused slot (3) codes as w >> 1");
+    for (uint64_t r = 0; r < n; r += CODE_RUN) {
+        uint64_t e = r + CODE_RUN < n ? r + CODE_RUN : n;
+        if (code_run(wdl + r, dtw + r, e - r, code + r)) {
+            int rc = code_slow(wdl + r, dtw + r, lo + r, e - r, code + r, dp, cap);
+            if (rc != MMTB_OK)
+                return rc;
+        }
     }
     return MMTB_OK;
 }

@@ -439,6 +439,17 @@ START_TEST(pack_wdl_round_trip)
 }
 END_TEST
 
+/* Store depth x as entry i of a raw DTW block of the given width. */
+static void put_depth(uint8_t *raw, int i, int width, unsigned x)
+{
+    if (width == 1) {
+        raw[i] = (uint8_t)x;
+    } else {
+        raw[2 * i] = (uint8_t)x;
+        raw[2 * i + 1] = (uint8_t)(x >> 8);
+    }
+}
+
 START_TEST(pack_dtw_round_trip)
 {
     for (int width = 1; width <= 2; width++) {
@@ -469,6 +480,20 @@ START_TEST(pack_dtw_round_trip)
     uint8_t raw[4] = {5, 0, 7, 1}; /* 5 and 263 */
     ck_assert_int_eq(mmtb_tf_check_dtw(raw, 2, 2, 263), MMTB_OK);
     ck_assert_int_eq(mmtb_tf_check_dtw(raw, 2, 2, 262), MMTB_ERR_CORRUPT);
+    ck_assert_int_eq(mmtb_tf_check_dtw(raw, 4, 1, 7), MMTB_OK);
+    ck_assert_int_eq(mmtb_tf_check_dtw(raw, 4, 1, 6), MMTB_ERR_CORRUPT);
+    /* one value above the limit anywhere in a longer block (the checker
+     * takes the largest in vector-sized steps, then a shorter tail) */
+    uint8_t big[2 * 301];
+    for (int width = 1; width <= 2; width++)
+        for (int at = 0; at < 301; at += 3) {
+            for (int i = 0; i < 301; i++)
+                put_depth(big, i, width, (unsigned)(i % 200));
+            ck_assert_int_eq(mmtb_tf_check_dtw(big, 301, width, 199), MMTB_OK);
+            put_depth(big, at, width, 200);
+            ck_assert_int_eq(mmtb_tf_check_dtw(big, 301, width, 199), MMTB_ERR_CORRUPT);
+            ck_assert_int_eq(mmtb_tf_check_dtw(big, 301, width, 200), MMTB_OK);
+        }
     ck_assert_int_eq(mmtb_tf_dtw_width(-1, -1), 0);
     ck_assert_int_eq(mmtb_tf_dtw_width(-1, 0), 0);
     ck_assert_int_eq(mmtb_tf_dtw_width(1, -1), 1);
