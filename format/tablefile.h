@@ -191,7 +191,7 @@ static inline int mmtb_tf_has_depth(int enc, unsigned c)
  * bits 2(j mod 4) of byte j/4, unused high bits of the last byte zero.
  * wdl[i] is 0..3; an unused slot (3) is stored as a draw.
  */
-void mmtb_tf_pack_wdl(const uint8_t *wdl, size_t n, uint8_t *raw);
+void mmtb_tf_pack_wdl(const uint8_t *restrict wdl, size_t n, uint8_t *restrict raw);
 
 /* Pack the DTW values of the slots among n that have an entry in value
  * encoding enc (mmtb_tf_has_depth: the decided slots, or the losses), in

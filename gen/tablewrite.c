@@ -448,34 +448,31 @@ static void fill_checked(struct writer *w, struct scratch *sc, uint64_t first, u
     w->fill(w->fctx, first, n, sc->wdl, sc->dtw);
     if (!bs)
         return;
-    memset(bs, 0, sizeof *bs);
-    bs->max_win = bs->max_loss = -1;
+    /* counts, largest depths and the rule checks as sums and maxima, without
+     * a branch per slot (a loop the compiler vectorises) */
+    uint32_t loss = 0, draw = 0, win = 0;
+    uint16_t max_win = 0, max_loss = 0, bad = 0;
+    const uint8_t *restrict wdl = sc->wdl;
+    const uint16_t *restrict dtw = sc->dtw;
     for (uint64_t i = 0; i < n; i++) {
-        int d = sc->dtw[i];
-        switch (sc->wdl[i]) {
-        case MMTB_TF_LOSS:
-            bs->losses++;
-            if (d > bs->max_loss)
-                bs->max_loss = d;
-            break;
-        case MMTB_TF_DRAW:
-            bs->draws++;
-            if (d != 0)
-                bs->rc = MMTB_ERR_INVALID;
-            break;
-        case MMTB_TF_WIN:
-            bs->wins++;
-            if (d > bs->max_win)
-                bs->max_win = d;
-            if (d == 0)
-                bs->rc = MMTB_ERR_INVALID;
-            break;
-        case MMTB_TF_UNUSED:
-            break;
-        default:
-            bs->rc = MMTB_ERR_INVALID;
-        }
+        uint16_t c = wdl[i], d = dtw[i];
+        uint16_t is_loss = (uint16_t)-(c == MMTB_TF_LOSS), is_win = (uint16_t)-(c == MMTB_TF_WIN);
+        uint16_t is_draw = (uint16_t)-(c == MMTB_TF_DRAW);
+        loss += is_loss & 1u;
+        draw += is_draw & 1u;
+        win += is_win & 1u;
+        max_loss = (uint16_t)((is_loss & d) > max_loss ? is_loss & d : max_loss);
+        max_win = (uint16_t)((is_win & d) > max_win ? is_win & d : max_win);
+        /* a draw has depth 0, a win a depth above 0; no code above 3 */
+        bad |= (uint16_t)((is_draw & d) | (is_win & (uint16_t)(d == 0)) | (c > MMTB_TF_UNUSED));
     }
+    memset(bs, 0, sizeof *bs);
+    bs->losses = loss;
+    bs->draws = draw;
+    bs->wins = win;
+    bs->max_loss = loss ? max_loss : -1;
+    bs->max_win = win ? max_win : -1;
+    bs->rc = bad ? MMTB_ERR_INVALID : MMTB_OK;
     bs->canonical = bs->wins + bs->draws + bs->losses;
 }
 

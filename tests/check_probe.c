@@ -255,13 +255,28 @@ START_TEST(synthetic_every_position)
 }
 END_TEST
 
-/* A win in 0 plies at slot 1000: against the rules. */
+/* Draws, wins and losses that keep to the rules in the canonical slots of
+ * a sector, but one value against them at slot 1000 (kind 0: a win in 0
+ * plies, 1: a draw with a depth, 2: a code above 3; 3: none). */
+struct bad_ctx {
+    int kind;
+    const mmtb_index *ix;
+    struct mmtb_sector s;
+};
+
 static void bad_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *wdl, uint16_t *dtw)
 {
-    (void)ctx;
+    const struct bad_ctx *b = ctx;
     for (uint64_t k = 0; k < count; k++) {
-        wdl[k] = first + k == 1000 ? 2 : 1;
-        dtw[k] = 0;
+        uint64_t i = first + k;
+        wdl[k] = i % 7 == 0 ? 2 : i % 11 == 0 ? 0 : 1;
+        dtw[k] = (uint16_t)(i % 7 == 0 ? 2 * (i % 5) + 1 : i % 11 == 0 ? 2 * (i % 3) : 0);
+        if (!mmtb_index_slot_is_canonical(b->ix, b->s, i))
+            wdl[k] = 3, dtw[k] = 0;
+        if (i == 1000 && b->kind < 3) {
+            wdl[k] = (uint8_t)(b->kind == 0 ? 2 : b->kind == 1 ? 1 : 4);
+            dtw[k] = (uint16_t)(b->kind == 1 ? 6 : 0);
+        }
     }
 }
 
@@ -348,14 +363,24 @@ START_TEST(errors)
 
     /* The writer refuses values that break the rules, and leaves no file. */
     struct mmtb_sector s44 = {4, 4, 0, 0};
-    ck_assert_int_eq(mmtb_table_write_sector(dir, v, s44, mmtb_index_slots(ix, s44), bad_fill,
-                                             NULL, NULL, NULL, err, sizeof err),
-                     MMTB_ERR_INVALID);
-    ck_assert(strstr(err, "4-4.mmtb.tmp") != NULL);
-    snprintf(path, sizeof path, "%s/4-4.mmtb.tmp", dir);
-    ck_assert_int_ne(access(path, F_OK), 0);
-    snprintf(path, sizeof path, "%s/4-4.mmtb", dir);
-    ck_assert_int_ne(access(path, F_OK), 0);
+    ck_assert(mmtb_index_slot_is_canonical(ix, s44, 1000));
+    for (int kind = 0; kind < 3; kind++) {
+        struct bad_ctx bc = {kind, ix, s44};
+        ck_assert_int_eq(mmtb_table_write_sector(dir, v, s44, mmtb_index_slots(ix, s44),
+                                                 bad_fill, &bc, NULL, NULL, err, sizeof err),
+                         MMTB_ERR_INVALID);
+        ck_assert(strstr(err, "4-4.mmtb.tmp") != NULL);
+        snprintf(path, sizeof path, "%s/4-4.mmtb.tmp", dir);
+        ck_assert_int_ne(access(path, F_OK), 0);
+        snprintf(path, sizeof path, "%s/4-4.mmtb", dir);
+        ck_assert_int_ne(access(path, F_OK), 0);
+    }
+    /* the same values without the bad one are written */
+    struct bad_ctx good = {3, ix, s44};
+    ck_assert_msg(mmtb_table_write_sector(dir, v, s44, mmtb_index_slots(ix, s44), bad_fill, &good,
+                                          NULL, NULL, err, sizeof err) == MMTB_OK,
+                  "%s", err);
+    ck_assert_int_eq(access(path, F_OK), 0);
     tl_rmdir_all(dir);
     mmtb_index_free(ix);
     mmtb_variant_free(v);
