@@ -565,6 +565,28 @@ void mmtb_tf_pack_wdl(const uint8_t *restrict wdl, size_t n, uint8_t *restrict r
     }
 }
 
+void mmtb_tf_unpack_wdl(const uint8_t *restrict raw, uint64_t j, uint64_t n,
+                        uint8_t *restrict out)
+{
+    /* the slots before the first whole byte one at a time, the whole bytes
+     * four slots at once (a loop the compiler vectorises), then the rest */
+    uint64_t k = 0;
+    for (; k < n && ((j + k) & 3); k++)
+        out[k] = (uint8_t)mmtb_tf_wdl_get(raw, j + k);
+    const uint8_t *b = raw + ((j + k) >> 2);
+    uint64_t nb = (n - k) >> 2;
+    uint8_t *o = out + k;
+    for (uint64_t q = 0; q < nb; q++) {
+        uint8_t x = b[q];
+        o[4 * q] = x & 3u;
+        o[4 * q + 1] = (x >> 2) & 3u;
+        o[4 * q + 2] = (x >> 4) & 3u;
+        o[4 * q + 3] = x >> 6;
+    }
+    for (k += 4 * nb; k < n; k++)
+        out[k] = (uint8_t)mmtb_tf_wdl_get(raw, j + k);
+}
+
 size_t mmtb_tf_pack_dtw(int enc, const uint8_t *wdl, const uint16_t *dtw, size_t n, int width,
                         uint8_t *raw)
 {

@@ -193,6 +193,11 @@ static inline int mmtb_tf_has_depth(int enc, unsigned c)
  */
 void mmtb_tf_pack_wdl(const uint8_t *restrict wdl, size_t n, uint8_t *restrict raw);
 
+/* The inverse: the codes of slots [j, j + n) of a raw W/D/L block, one
+ * byte each (0..3), into out. */
+void mmtb_tf_unpack_wdl(const uint8_t *restrict raw, uint64_t j, uint64_t n,
+                        uint8_t *restrict out);
+
 /* Pack the DTW values of the slots among n that have an entry in value
  * encoding enc (mmtb_tf_has_depth: the decided slots, or the losses), in
  * slot order, width 1 or 2 bytes little-endian; the others are skipped.

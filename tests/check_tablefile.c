@@ -403,6 +403,14 @@ START_TEST(pack_wdl_round_trip)
             wdl[i] = (uint8_t)(rnd() % 4);
         mmtb_tf_pack_wdl(wdl, n, raw);
         ck_assert_int_eq(mmtb_tf_check_wdl(raw, n), MMTB_OK);
+        /* unpacked again from every start, for every length */
+        for (size_t j = 0; j < n; j++)
+            for (size_t m = 0; j + m <= n; m += 1 + m / 8) {
+                uint8_t out[300];
+                mmtb_tf_unpack_wdl(raw, j, m, out);
+                for (size_t i = 0; i < m; i++)
+                    ck_assert_uint_eq(out[i], wdl[j + i] == 3 ? MMTB_TF_DRAW : wdl[j + i]);
+            }
         uint64_t decided = 0, won = 0;
         for (size_t i = 0; i < n; i++) {
             unsigned want = wdl[i] == 3 ? MMTB_TF_DRAW : wdl[i]; /* unused: stored as draws */

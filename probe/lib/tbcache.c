@@ -363,28 +363,6 @@ int ctx_slot(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t slot, 
     return MMTB_OK;
 }
 
-/* The codes of slots [j, j + n) of a raw W/D/L block, a byte each: the
- * slots before and after whole bytes one at a time, the whole bytes four
- * slots at once (a loop the compiler vectorises). */
-static void unpack_wdl(const uint8_t *raw, uint64_t j, uint64_t n, uint8_t *out)
-{
-    uint64_t k = 0;
-    for (; k < n && ((j + k) & 3); k++)
-        out[k] = (uint8_t)mmtb_tf_wdl_get(raw, j + k);
-    const uint8_t *b = raw + ((j + k) >> 2);
-    uint64_t nb = (n - k) >> 2;
-    uint8_t *o = out + k;
-    for (uint64_t q = 0; q < nb; q++) {
-        uint8_t x = b[q];
-        o[4 * q] = x & 3u;
-        o[4 * q + 1] = (x >> 2) & 3u;
-        o[4 * q + 2] = (x >> 4) & 3u;
-        o[4 * q + 3] = x >> 6;
-    }
-    for (k += 4 * nb; k < n; k++)
-        out[k] = (uint8_t)mmtb_tf_wdl_get(raw, j + k);
-}
-
 /* Copy the codes of slots [first, first + count) out of the W/D/L blocks. */
 static int read_wdl(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t first,
                     uint64_t count, uint8_t *wdl)
@@ -397,7 +375,7 @@ static int read_wdl(mmtb_ctx *ctx, int si, const struct tb_sector *sec, uint64_t
         int rc = ctx_block(ctx, si, sec, MMTB_TF_WDL, slot >> sec->h.wdl_block_log2, &raw);
         if (rc != MMTB_OK)
             return rc;
-        unpack_wdl(raw, j, n, wdl + i);
+        mmtb_tf_unpack_wdl(raw, j, n, wdl + i);
         i += n;
     }
     return MMTB_OK;
@@ -412,19 +390,10 @@ static void spread_depths(const uint8_t *raw, uint64_t k, uint64_t need, int wid
                           const uint8_t *wdl, uint64_t n, uint16_t *dtw)
 {
     const uint64_t last = k + need - 1;
-    if (width == 1) {
-        for (uint64_t q = 0; q < n; q++) {
-            unsigned decided = wdl[q] != MMTB_TF_DRAW;
-            uint64_t e = k < last ? k : last;
-            dtw[q] = (uint16_t)(raw[e] & -decided);
-            k += decided;
-        }
-        return;
-    }
     for (uint64_t q = 0; q < n; q++) {
         unsigned decided = wdl[q] != MMTB_TF_DRAW;
         uint64_t e = k < last ? k : last;
-        dtw[q] = (uint16_t)(((unsigned)raw[2 * e] | (unsigned)raw[2 * e + 1] << 8) & -decided);
+        dtw[q] = (uint16_t)(mmtb_tf_dtw_get(raw, e, width) & -decided);
         k += decided;
     }
 }
