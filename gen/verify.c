@@ -82,6 +82,57 @@ struct pending {
  * read, so that many misses are in flight at once. */
 #define BATCH_POS 128
 #define BATCH_LOOKS ((uint32_t)1 << 16)
+#define OWN_GROUP 16 /* positions whose own slots are ranked together */
+
+/*
+ * The movers of successors prepared for ranking (mmtb_index_mover_prepare),
+ * kept by sector and mover set with the held sector they lie in.  The walk
+ * goes by the side not to move, O: the successors of one block of it have
+ * O as their mover (the moves that remove nothing) or O less one stone
+ * (the captures), so each mover is prepared once a block instead of once a
+ * successor.  Direct-mapped: an entry is replaced by the next key that
+ * maps to it.
+ */
+#define VPREP_BITS 6
+struct vprep {
+    struct vprep_e {
+        uint64_t key; /* vprep_key, 0: empty */
+        const struct held_sector *l;
+        struct mmtb_index_mover m;
+    } e[1 << VPREP_BITS];
+    struct vprep_e *last; /* the entry found last (a run of quiet moves) */
+};
+
+/* The sector's four counts and the mover set; never 0, since a sector
+ * where moves lead has stones on the board or in hand. */
+_Static_assert(sizeof(struct mmtb_sector) == 4, "a sector packs into 32 bits");
+static inline uint64_t vprep_key(struct mmtb_sector t, uint32_t mover)
+{
+    uint32_t x;
+    memcpy(&x, &t, sizeof x);
+    return (uint64_t)x << 32 | mover;
+}
+
+/* The entry of (t, mover), prepared now if it is not there; NULL when
+ * sector t is not held. */
+static inline const struct vprep_e *vprep_get(struct vprep *pc, const mmtb_index *ix,
+                                              const struct held *h, struct mmtb_sector t,
+                                              uint32_t mover)
+{
+    uint64_t key = vprep_key(t, mover);
+    if (pc->last && pc->last->key == key)
+        return pc->last;
+    struct vprep_e *e = &pc->e[((key ^ key >> 29) * 0x9e3779b97f4a7c15ull) >> (64 - VPREP_BITS)];
+    if (e->key != key) {
+        const struct held_sector *l = held_find(h, t);
+        if (!l)
+            return NULL;
+        e->key = key;
+        e->l = l;
+        mmtb_index_mover_prepare(ix, t, mover, &e->m);
+    }
+    return pc->last = e;
+}
 
 /*
  * Start deriving the position (mover, opp) of sector s into pd (whose slot
@@ -91,7 +142,7 @@ struct pending {
  * sc has room for MMTB_MAX_MOVES.
  */
 static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, struct mmtb_sector s,
-                        uint32_t mover, uint32_t opp, const struct held *h,
+                        uint32_t mover, uint32_t opp, const struct held *h, struct vprep *pc,
                         struct succ *sc, struct look *lk, uint32_t *nlk, struct pending *pd)
 {
     pd->first = *nlk;
@@ -107,45 +158,20 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
     }
     int n = succ_generate(v, s, mover, opp, sc);
     pd->nmoves = n;
-    /* The successors whose side to move is our opponent (its stones
-     * unchanged: the moves that remove nothing) in one sector are ranked
-     * together, sharing the opponent's look-up and symmetry. */
-    uint32_t qopp[MMTB_MAX_MOVES], qat[MMTB_MAX_MOVES];
-    uint64_t qr[MMTB_MAX_MOVES];
-    struct mmtb_sector qt = s;
-    int nq = 0;
-    const struct held_sector *l = NULL;
     for (int i = 0; i < n; i++) {
         if (sc[i].kind == SUCC_WIN) {
             pd->win1 = true;
             continue;
         }
-        /* successors in a row are mostly in one sector */
-        if (!l || !mmtb_sector_eq(sc[i].t, l->s))
-            l = held_find(h, sc[i].t);
-        if (!l) {
+        const struct vprep_e *e = vprep_get(pc, ix, h, sc[i].t, sc[i].mover);
+        if (!e) {
             *nlk = pd->first;
             return -1;
         }
-        uint64_t r = 0;
-        if (sc[i].mover == opp && (nq == 0 || mmtb_sector_eq(sc[i].t, qt))) {
-            qt = sc[i].t;
-            qat[nq] = *nlk;
-            qopp[nq++] = sc[i].opp;
-        } else {
-            r = mmtb_index_rank(ix, sc[i].t, sc[i].mover, sc[i].opp);
-            __builtin_prefetch(&l->code[r]);
-        }
-        lk[(*nlk)++] = (struct look){l, r};
+        uint64_t r = mmtb_index_rank_prepared(ix, &e->m, sc[i].opp);
+        __builtin_prefetch(&e->l->code[r]);
+        lk[(*nlk)++] = (struct look){e->l, r};
         pd->nl++;
-    }
-    if (nq) {
-        mmtb_index_rank_same_mover(ix, qt, opp, qopp, nq, qr);
-        for (int k = 0; k < nq; k++) {
-            struct look *x = &lk[qat[k]];
-            x->r = qr[k];
-            __builtin_prefetch(&x->l->code[x->r]);
-        }
     }
     return 0;
 }
@@ -692,6 +718,19 @@ static int verify_by_rules(const struct mmtb_variant *v, mmtb_tb *tb, const mmtb
     return rc;
 }
 
+/* Finish the np positions of a batch and count them. */
+static void derive_batch(const struct held_sector *me, struct pending *pd, int *np,
+                         const struct look *lk, uint32_t *nlk, struct vcount *vc)
+{
+    for (int k = 0; k < *np; k++) {
+        int w, d;
+        derive_end(&pd[k], lk, &w, &d);
+        vcount_add(vc, me, pd[k].slot, w, d);
+    }
+    *np = 0;
+    *nlk = 0;
+}
+
 /*
  * Plain sectors (no state beyond the stones): every canonical position of
  * sector me re-derived from its successors' stored values (held in h).
@@ -715,10 +754,11 @@ static int verify_plain(const struct mmtb_variant *v, const mmtb_index *ix, cons
         struct succ *sc = malloc(MMTB_MAX_MOVES * sizeof *sc);
         struct look *lk = malloc(BATCH_LOOKS * sizeof *lk);
         struct pending *pd = malloc(BATCH_POS * sizeof *pd);
+        struct vprep *pc = calloc(1, sizeof *pc);
         struct vcount vc = {0, 0, UINT64_MAX};
 #pragma omp for schedule(dynamic, 16)
         for (uint64_t c = 0; c < nchunks; c++) {
-            if (!sc || !lk || !pd)
+            if (!sc || !lk || !pd || !pc)
                 continue;
             uint64_t lo = c * chunk, hi = lo + chunk < wslots ? lo + chunk : wslots;
             struct mmtb_index_iter it;
@@ -728,32 +768,38 @@ static int verify_plain(const struct mmtb_variant *v, const mmtb_index *ix, cons
             bool canonical, more = true;
             int np = 0;
             while (more) {
-                more = mmtb_index_iter_next(&it, &i, &o_, &m_, &canonical);
-                if (more && canonical) {
-                    uint64_t sl = mmtb_index_rank(ix, s, m_, o_);
-                    __builtin_prefetch(&me->code[sl]);
-                    pd[np].slot = sl;
-                    visited++;
-                    if (derive_begin(v, ix, s, m_, o_, h, sc, lk, &nlk, &pd[np]) == 0)
-                        np++;
-                }
-                /* the batch is full, or could not take another position */
-                if (np && (!more || np == BATCH_POS || nlk + MMTB_MAX_MOVES > BATCH_LOOKS)) {
-                    for (int k = 0; k < np; k++) {
-                        int w, d;
-                        derive_end(&pd[k], lk, &w, &d);
-                        vcount_add(&vc, me, pd[k].slot, w, d);
+                /* a group's own slots ranked together, so that their
+                 * movers' look-ups overlap */
+                uint32_t gm[OWN_GROUP], go[OWN_GROUP];
+                uint64_t gs[OWN_GROUP];
+                int gst[OWN_GROUP], ng = 0;
+                while (ng < OWN_GROUP && (more = mmtb_index_iter_next(&it, &i, &o_, &m_,
+                                                                      &canonical)))
+                    if (canonical) {
+                        gm[ng] = m_;
+                        go[ng++] = o_;
                     }
-                    np = 0;
-                    nlk = 0;
+                if (ng)
+                    mmtb_index_rank_stab_many(ix, s, gm, go, ng, gs, gst);
+                for (int g = 0; g < ng; g++) {
+                    __builtin_prefetch(&me->code[gs[g]]);
+                    pd[np].slot = gs[g];
+                    visited++;
+                    if (derive_begin(v, ix, s, gm[g], go[g], h, pc, sc, lk, &nlk, &pd[np]) == 0)
+                        np++;
+                    /* the batch is full, or could not take another position */
+                    if (np == BATCH_POS || nlk + MMTB_MAX_MOVES > BATCH_LOOKS)
+                        derive_batch(me, pd, &np, lk, &nlk, &vc);
                 }
             }
+            derive_batch(me, pd, &np, lk, &nlk, &vc);
             if (omp_get_thread_num() == 0)
                 progress_update(prog, hi, wslots);
         }
         free(sc);
         free(lk);
         free(pd);
+        free(pc);
         vcount_merge(out, &vc);
     }
     /* one visit per orbit of s */
