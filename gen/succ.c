@@ -78,10 +78,10 @@ int succ_terminal(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m
  * a quiet outcome is counted there instead of written.
  */
 static inline int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, int to,
-                       struct mmtb_sector qt, struct mmtb_sector ct, bool may_capture,
+                       bool hole, struct mmtb_sector qt, struct mmtb_sector ct, bool may_capture,
                        struct succ *out, int n, int *nquiet, uint32_t *qopp, uint32_t *placed)
 {
-    if (mmtb_closes_mill(v, nm, to)) {
+    if (hole && mmtb_closes_mill(v, nm, to)) {
         if (v->first_mill_wins) {
             out[n++] = (struct succ){SUCC_WIN, 0, qt, opp, nm};
             return n;
@@ -121,6 +121,10 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
     int n = 0;
     /* trapped-capture no: no capture while the opponent has no move */
     bool cap_ok = v->trapped_capture || !blocked(v, sector_partner(s), opp, mover);
+    /* a move closes a mill only on a point where the mover's stones miss
+     * one of a mill (whether the stone that moved was one of them is
+     * emit's test) */
+    uint32_t holes = succ_mill_holes(v, mover) & empty;
 
     if (s.w_hand > 0 && !slides_only) {
         struct mmtb_sector qt = {s.b, (uint8_t)(s.w + 1), s.b_hand, (uint8_t)(s.w_hand - 1)};
@@ -128,8 +132,8 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
         ct.w = (uint8_t)(s.b - 1);
         for (uint32_t e = empty; e; e &= e - 1) {
             int to = __builtin_ctz(e);
-            n = emit(v, mover | (1u << to), opp, to, qt, ct, v->place_captures && cap_ok, out, n,
-                     NULL, NULL, placed);
+            n = emit(v, mover | (1u << to), opp, to, (holes >> to) & 1u, qt, ct,
+                     v->place_captures && cap_ok, out, n, NULL, NULL, placed);
         }
     }
     if (s.w_hand == 0 || v->place_or_move) {
@@ -138,9 +142,8 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
         ct.w = (uint8_t)(s.b - 1);
         bool fly = flies(v, s.w, s.w_hand);
         /* When quiet moves are only counted, those to points off every
-         * mill hole are counted by the bit, without a mill test each. */
+         * mill hole are counted by the bit. */
         bool count_only = nquiet && !qopp;
-        uint32_t holes = count_only ? succ_mill_holes(v, mover) & empty : 0;
         for (uint32_t f = mover; f; f &= f - 1) {
             int from = __builtin_ctz(f);
             uint32_t dests = fly ? empty : (v->adj[from] & empty);
@@ -151,7 +154,8 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
             for (; dests; dests &= dests - 1) {
                 int to = __builtin_ctz(dests);
                 uint32_t nm = mover ^ (1u << from) ^ (1u << to);
-                n = emit(v, nm, opp, to, qt, ct, cap_ok, out, n, nquiet, qopp, NULL);
+                n = emit(v, nm, opp, to, (holes >> to) & 1u, qt, ct, cap_ok, out, n, nquiet, qopp,
+                         NULL);
             }
         }
     }
