@@ -1246,6 +1246,48 @@ START_TEST(gen_memory_limit_reclose)
 }
 END_TEST
 
+/* The plan's time by the board: Morabaraba's and nine-diag's points have
+ * more neighbours than nine's (diagonals), so the same pairs (the same
+ * slots: one board's points and symmetries) take longer at their rates,
+ * and the two boards with diagonals alike. */
+static struct tl_jv *plan_json(const char *variant)
+{
+    char *argv[] = {GEN_BIN, "-v", (char *)variant, "--start", "4,4", "--plan", "--json",
+                    "--quiet", NULL};
+    struct tl_result r;
+    tl_run_argv(&r, NULL, argv);
+    ck_assert_msg(r.code == 0, "%s: exit %d: %s", variant, r.code, r.err);
+    struct tl_jv *j = tl_json_parse(r.out);
+    ck_assert_msg(j != NULL, "not JSON: %s", r.out);
+    tl_result_free(&r);
+    return j;
+}
+
+START_TEST(gen_plan_rates_by_board)
+{
+    struct tl_jv *nine = plan_json("nine"), *mora = plan_json("morabaraba"),
+                 *diag = plan_json("nine-diag");
+    const struct tl_jv *pn = tl_jget(nine, "pairs"), *pm = tl_jget(mora, "pairs"),
+                       *pd = tl_jget(diag, "pairs");
+    ck_assert(pn && pm && pd && pn->n > 10 && pm->n == pn->n && pd->n == pn->n);
+    for (int i = 0; i < pn->n; i++) {
+        const struct tl_jv *a = &pn->item[i], *b = &pm->item[i], *c = &pd->item[i];
+        ck_assert_uint_eq(tl_jget_u(a, "slots"), tl_jget_u(b, "slots"));
+        ck_assert_str_eq(tl_jget(a, "kind")->s, tl_jget(b, "kind")->s);
+        ck_assert_msg(tl_jget(b, "seconds")->num >= tl_jget(a, "seconds")->num,
+                      "pair %d: morabaraba %.1f s against nine %.1f s", i,
+                      tl_jget(b, "seconds")->num, tl_jget(a, "seconds")->num);
+        ck_assert(tl_jget(c, "seconds")->num == tl_jget(b, "seconds")->num);
+    }
+    ck_assert_msg(tl_jget(mora, "seconds")->num > 1.1 * tl_jget(nine, "seconds")->num,
+                  "morabaraba %.1f s, nine %.1f s", tl_jget(mora, "seconds")->num,
+                  tl_jget(nine, "seconds")->num);
+    tl_json_free(nine);
+    tl_json_free(mora);
+    tl_json_free(diag);
+}
+END_TEST
+
 /* --plan prints every pair without solving: as many pairs and slots as a
  * run of the same game then solves (the counts of these small sectors are
  * exact), nothing written where -o points, the pairs solved there marked
@@ -1527,6 +1569,7 @@ int main(void)
     tcase_add_test(tc, gen_memory_limit);
     tcase_add_test(tc, gen_memory_limit_reclose);
     tcase_add_test(tc, gen_plan);
+    tcase_add_test(tc, gen_plan_rates_by_board);
     tcase_add_test(tc, gen_split_usage);
     suite_add_tcase(s, tc);
 
