@@ -99,6 +99,7 @@ struct vprep {
         uint64_t key; /* vprep_key, 0: empty */
         const struct held_sector *l;
         struct mmtb_index_mover m;
+        uint64_t block; /* mmtb_index_plain_block of the mover */
     } e[1 << VPREP_BITS];
     struct vprep_e *last; /* the entry found last (a run of quiet moves) */
 };
@@ -130,8 +131,71 @@ static inline const struct vprep_e *vprep_get(struct vprep *pc, const mmtb_index
         e->key = key;
         e->l = l;
         mmtb_index_mover_prepare(ix, t, mover, &e->m);
+        e->block = mmtb_index_plain_block(ix, t, mover);
     }
     return pc->last = e;
+}
+
+/* Append the successor at slot r of held sector l to the batch, its read
+ * started. */
+static inline void look_push(struct look *lk, uint32_t *nlk, struct pending *pd,
+                             const struct held_sector *l, uint64_t r)
+{
+    __builtin_prefetch(&l->code[r]);
+    lk[(*nlk)++] = (struct look){l, r};
+    pd->nl++;
+}
+
+/*
+ * derive_begin's successors of a placing side (s.w_hand > 0, stones in hand
+ * that cannot slide), from the placements' masks (succ_placements): the
+ * placements that remove nothing lead to the opponent's block of their
+ * sector, where their slots follow from ours without ranking each
+ * (mmtb_index_rank_added) when that block is plain; each capture is ranked
+ * from its prepared mover.  Returns 0, -1 (a sector not held), or 1 when it
+ * leaves the position to the general path (a placement that wins at once,
+ * a capture that wins, no placement at all).
+ */
+static int derive_placements(const struct mmtb_variant *v, const mmtb_index *ix,
+                             struct mmtb_sector s, uint32_t mover, uint32_t opp,
+                             const struct held *h, struct vprep *pc, struct look *lk,
+                             uint32_t *nlk, struct pending *pd)
+{
+    uint32_t quiet, closers, removable;
+    if (succ_placements(v, s, mover, opp, &quiet, &closers, &removable))
+        return 1;
+    struct mmtb_sector qt = {s.b, (uint8_t)(s.w + 1), s.b_hand, (uint8_t)(s.w_hand - 1)};
+    struct mmtb_sector ct = {(uint8_t)(s.b - 1), (uint8_t)(s.w + 1), s.b_hand,
+                             (uint8_t)(s.w_hand - 1)};
+    if ((closers && ct.w + ct.w_hand < v->min_stones) || !(quiet | closers))
+        return 1;
+    pd->nmoves = __builtin_popcount(quiet) + __builtin_popcount(closers) *
+                                                 __builtin_popcount(removable);
+    if (quiet) {
+        const struct vprep_e *e = vprep_get(pc, ix, h, qt, opp);
+        if (!e)
+            return -1;
+        if (e->block != UINT64_MAX) {
+            uint32_t rel[MMTB_MAX_POINTS];
+            int k = mmtb_index_rank_added(ix, opp, mover, quiet, rel);
+            for (int i = 0; i < k; i++)
+                look_push(lk, nlk, pd, e->l, e->block + rel[i]);
+        } else {
+            for (uint32_t q = quiet; q; q &= q - 1)
+                look_push(lk, nlk, pd, e->l,
+                          mmtb_index_rank_prepared(ix, &e->m, mover | (q & -q)));
+        }
+    }
+    for (uint32_t c = closers; c; c &= c - 1) {
+        uint32_t nm = mover | (c & -c);
+        for (uint32_t r = removable; r; r &= r - 1) {
+            const struct vprep_e *e = vprep_get(pc, ix, h, ct, opp ^ (r & -r));
+            if (!e)
+                return -1;
+            look_push(lk, nlk, pd, e->l, mmtb_index_rank_prepared(ix, &e->m, nm));
+        }
+    }
+    return 0;
 }
 
 /*
@@ -155,6 +219,17 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
     if (term == MMTB_LOSS || term == MMTB_DRAW) {
         pd->w = term == MMTB_LOSS ? 0 : 1;
         return 0;
+    }
+    if (s.w_hand > 0 && !v->place_or_move) {
+        int rc = derive_placements(v, ix, s, mover, opp, h, pc, lk, nlk, pd);
+        if (rc <= 0) {
+            if (rc < 0)
+                *nlk = pd->first;
+            return rc;
+        }
+        /* the general path, from the start */
+        *nlk = pd->first;
+        pd->nl = 0;
     }
     int n = succ_generate(v, s, mover, opp, sc);
     pd->nmoves = n;

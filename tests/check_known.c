@@ -540,6 +540,44 @@ static void used_slots_fill(void *ctx, uint64_t first, uint64_t count, uint8_t *
     memcpy(dtw, t->dtw + first, count * sizeof *dtw);
 }
 
+/* A placing side's successors are read where they lie: with the 3-3
+ * movement sector rewritten as all draws, the sector whose last
+ * placements lead there (2-3-1-0: the side to move places its third
+ * stone) no longer derives its stored values, while the sector itself
+ * (its own values now consistent with nothing) is not asked about. */
+START_TEST(verify_reads_the_placements)
+{
+    struct gen_verify_opts vo;
+    uint64_t bad = 99;
+    char err[256] = "";
+    char *dir = solve_verified("nine", 3, 3, 0, &vo, &bad);
+    mmtb_tb *tb = NULL;
+    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
+    const struct mmtb_variant *v = mmtb_tb_variant(tb);
+    struct mmtb_sector s33 = {3, 3, 0, 0}, only[1] = {{2, 3, 1, 0}};
+    struct tamper t;
+    uint64_t slots = tamper_setup(tb, s33, 2, &t);
+    for (uint64_t i = 0; i < slots; i++) {
+        t.wdl[i] = mmtb_index_slot_is_canonical(t.ix, s33, i) ? MMTB_TF_DRAW : MMTB_TF_UNUSED;
+        t.dtw[i] = 0;
+    }
+    struct mmtb_sector_stats st;
+    ck_assert_msg(mmtb_table_write_sector(dir, v, s33, slots, used_slots_fill, &t, NULL, &st, err,
+                                          sizeof err) == MMTB_OK,
+                  "%s", err);
+    free(t.wdl);
+    free(t.dtw);
+    mmtb_tb_close(tb);
+    vo.only = only;
+    vo.n_only = 1;
+    bad = 0;
+    ck_assert_msg(mmtb_verify(&vo, err, sizeof err) == MMTB_OK, "%s", err);
+    ck_assert_uint_ge(bad, 1000);
+    remove_dir(dir);
+}
+END_TEST
+
+
 /* from_base: the first such position among the states with restrictions
  * (or the other first-mill owner), slots from mmtb_ban_index_base on. */
 static void tamper_plain(const char *variant, int wh, int bh, int max_stones, bool depth_only,
@@ -968,6 +1006,7 @@ static Suite *known_suite(void)
     tcase_add_test(tc, only_one_sector);
     tcase_add_test(tc, rerun_resumes);
     tcase_add_test(tc, verify_finds_a_wrong_value);
+    tcase_add_test(tc, verify_reads_the_placements);
     tcase_add_test(tc, verify_finds_a_wrong_value_with_more_state);
     tcase_add_test(tc, verify_paths_agree);
     tcase_add_test(tc, verify_checks_the_count_table);
