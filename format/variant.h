@@ -135,6 +135,18 @@ static inline uint32_t mmtb_sym_apply(const struct mmtb_variant *v, int g, uint3
     return t[0][m & 0xff] | t[1][(m >> 8) & 0xff] | t[2][(m >> 16) & 0xff] | t[3][m >> 24];
 }
 
+/* More than three neighbours a point on average: a board with diagonals
+ * (Morabaraba's, nine-diag's, three-diag's), whose positions have more
+ * moves and more captures than a board's without; the solver's plans
+ * (gen/plan.c, gen/pair.c) allow for it. */
+static inline bool mmtb_variant_dense(const struct mmtb_variant *v)
+{
+    int deg = 0;
+    for (int p = 0; p < v->npoints; p++)
+        deg += mmtb_popcount32(v->adj[p]);
+    return deg > 3 * v->npoints;
+}
+
 /* Mask of the points of colour-mask `own` that lie in a closed mill. */
 uint32_t mmtb_variant_in_mill(const struct mmtb_variant *v, uint32_t own);
 

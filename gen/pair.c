@@ -100,13 +100,16 @@ static void job_free(struct job *j)
  * the walk's order): 2 + 3 allowed.  Elsewhere only a position with a
  * capture keeps one, and a pure placement position has no move inside its
  * pair: 0.3 bytes a slot, above the most measured (the pairs of 10 M slots
- * or more: Lasker's 7 v 7 movement pairs 0.28, nine's 6 v 6 0.05). */
+ * or more: Lasker's 7 v 7 movement pairs 0.28, nine's 6 v 6 0.05); on a
+ * board with diagonals, where most positions have a capture, 1.3 (above
+ * the most measured, Morabaraba's whole game with depths to win: 8-8 1.24,
+ * 8-7 / 7-8 and 9-7 / 7-9 1.08, 6-6 0.50; 2026-12-03). */
 static uint64_t bucket_allowance(const struct mmtb_variant *v, struct mmtb_sector s,
                                  uint64_t slots)
 {
     if (buckets_dense(v, s))
         return 5 * slots;
-    return s.w_hand == 0 ? slots / 10 * 3 : 0;
+    return s.w_hand == 0 ? slots / 10 * (mmtb_variant_dense(v) ? 13 : 3) : 0;
 }
 
 /* pair_memory for a pair whose positions carry state: its slots counted

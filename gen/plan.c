@@ -58,22 +58,13 @@ static enum plan_kind kind_of(struct mmtb_sector s)
     return in_hand == 0 ? PLAN_MOVEMENT : in_hand == 1 ? PLAN_PLACE_ONE : PLAN_PLACE_BOTH;
 }
 
-/* More than three neighbours a point on average (a board with diagonals). */
-static bool dense_board(const struct mmtb_variant *v)
-{
-    int deg = 0;
-    for (int p = 0; p < v->npoints; p++)
-        deg += __builtin_popcount(v->adj[p]);
-    return deg > 3 * v->npoints;
-}
-
 static const struct rate *rate_of(const struct mmtb_variant *v, struct mmtb_sector s)
 {
     if (mmtb_ban_index_applies(v, s))
         return &RATE_STATE;
     if (v->place_or_move)
         return &RATE_PLACE_OR_MOVE;
-    return dense_board(v) ? &RATE_PLAIN_DIAG : &RATE_PLAIN;
+    return mmtb_variant_dense(v) ? &RATE_PLAIN_DIAG : &RATE_PLAIN;
 }
 
 static const char *const kind_name[PLAN_KINDS] = {"movement", "one side placing",

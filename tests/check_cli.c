@@ -1246,10 +1246,11 @@ START_TEST(gen_memory_limit_reclose)
 }
 END_TEST
 
-/* The plan's time by the board: Morabaraba's and nine-diag's points have
- * more neighbours than nine's (diagonals), so the same pairs (the same
- * slots: one board's points and symmetries) take longer at their rates,
- * and the two boards with diagonals alike. */
+/* The plan's time and buckets by the board: Morabaraba's and nine-diag's
+ * points have more neighbours than nine's (diagonals), so the same pairs
+ * (the same slots: one board's points and symmetries) take longer at their
+ * rates and keep more captures for later levels, the two boards with
+ * diagonals alike. */
 static struct tl_jv *plan_json(const char *variant)
 {
     char *argv[] = {GEN_BIN, "-v", (char *)variant, "--start", "4,4", "--plan", "--json",
@@ -1278,6 +1279,12 @@ START_TEST(gen_plan_rates_by_board)
                       "pair %d: morabaraba %.1f s against nine %.1f s", i,
                       tl_jget(b, "seconds")->num, tl_jget(a, "seconds")->num);
         ck_assert(tl_jget(c, "seconds")->num == tl_jget(b, "seconds")->num);
+        /* room for the buckets of a movement pair's captures: more where
+         * most positions have one */
+        if (strcmp(tl_jget(a, "kind")->s, "movement") == 0 && tl_jget_u(a, "bucket_bytes") > 0)
+            ck_assert_msg(tl_jget_u(b, "bucket_bytes") > 3 * tl_jget_u(a, "bucket_bytes"),
+                          "pair %d: buckets %llu against nine's %llu", i,
+                          tl_jget_u(b, "bucket_bytes"), tl_jget_u(a, "bucket_bytes"));
     }
     ck_assert_msg(tl_jget(mora, "seconds")->num > 1.1 * tl_jget(nine, "seconds")->num,
                   "morabaraba %.1f s, nine %.1f s", tl_jget(mora, "seconds")->num,
