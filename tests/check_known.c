@@ -334,6 +334,13 @@ static uint64_t tamper_setup(mmtb_tb *tb, struct mmtb_sector s, uint64_t part, s
     return slots;
 }
 
+/* Open the tables of dir (*tb) and read sector s into t, as tamper_setup. */
+static uint64_t open_tamper(const char *dir, struct mmtb_sector s, mmtb_tb **tb, struct tamper *t)
+{
+    ck_assert_int_eq(mmtb_tb_open(tb, dir, NULL), MMTB_OK);
+    return tamper_setup(*tb, s, 2, t);
+}
+
 /* Write t's values as sector t->s of dir (through fill; t's arrays are
  * freed), then verify: mismatches in the whole directory and in that
  * sector alone (at least one: its predecessors in the same sector were
@@ -369,15 +376,11 @@ START_TEST(verify_finds_a_wrong_value)
     uint64_t bad = 99;
     char err[256] = "";
     char *dir = solve_verified("nine", 0, 0, 3, &vo, &bad);
-
     mmtb_tb *tb = NULL;
-    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
-    const struct mmtb_variant *v = mmtb_tb_variant(tb);
-    struct mmtb_sector s33 = {3, 3, 0, 0};
     struct tamper t;
-    uint64_t slots = tamper_setup(tb, s33, 2, &t);
+    uint64_t slots = open_tamper(dir, (struct mmtb_sector){3, 3, 0, 0}, &tb, &t);
     struct mmtb_sector only[1];
-    write_and_find(dir, v, &t, slots, tamper_fill, &vo, only);
+    write_and_find(dir, mmtb_tb_variant(tb), &t, slots, tamper_fill, &vo, only);
     mmtb_tb_close(tb);
 
     /* a sector outside the game (beyond 3 stones) is refused by name */
@@ -551,19 +554,17 @@ START_TEST(verify_reads_the_placements)
     uint64_t bad = 99;
     char err[256] = "";
     char *dir = solve_verified("nine", 3, 3, 0, &vo, &bad);
-    mmtb_tb *tb = NULL;
-    ck_assert_int_eq(mmtb_tb_open(&tb, dir, NULL), MMTB_OK);
-    const struct mmtb_variant *v = mmtb_tb_variant(tb);
     struct mmtb_sector s33 = {3, 3, 0, 0}, only[1] = {{2, 3, 1, 0}};
+    mmtb_tb *tb = NULL;
     struct tamper t;
-    uint64_t slots = tamper_setup(tb, s33, 2, &t);
+    uint64_t slots = open_tamper(dir, s33, &tb, &t);
     for (uint64_t i = 0; i < slots; i++) {
         t.wdl[i] = mmtb_index_slot_is_canonical(t.ix, s33, i) ? MMTB_TF_DRAW : MMTB_TF_UNUSED;
         t.dtw[i] = 0;
     }
     struct mmtb_sector_stats st;
-    ck_assert_msg(mmtb_table_write_sector(dir, v, s33, slots, used_slots_fill, &t, NULL, &st, err,
-                                          sizeof err) == MMTB_OK,
+    ck_assert_msg(mmtb_table_write_sector(dir, mmtb_tb_variant(tb), s33, slots, used_slots_fill,
+                                          &t, NULL, &st, err, sizeof err) == MMTB_OK,
                   "%s", err);
     free(t.wdl);
     free(t.dtw);
