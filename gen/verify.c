@@ -68,12 +68,12 @@ struct look {
 };
 
 /* A position of a batch: its slot, its looks lk[first .. first + nl), and
- * what its moves already said: a move that wins at once (win1), no move
- * at all (nmoves == 0), or a value by the rules (w >= 0). */
+ * what its moves already said: a move that wins at once (win1), or a
+ * value by the rules (w >= 0); no move at all is no look and no win1. */
 struct pending {
     uint64_t slot;
     uint32_t first, nl;
-    int nmoves, w, d;
+    int w, d;
     bool win1;
 };
 
@@ -152,9 +152,9 @@ static inline void look_push(struct look *lk, uint32_t *nlk, struct pending *pd,
  * placements that remove nothing lead to the opponent's block of their
  * sector, where their slots follow from ours without ranking each
  * (mmtb_index_rank_added) when that block is plain; each capture is ranked
- * from its prepared mover.  Returns 0, -1 (a sector not held), or 1 when it
- * leaves the position to the general path (a placement that wins at once,
- * a capture that wins, no placement at all).
+ * from its prepared mover.  Returns 0, -1 (a sector not held), or 1,
+ * having added nothing, when it leaves the position to the general path (a
+ * placement that wins at once, a capture that wins, no placement at all).
  */
 static int derive_placements(const struct mmtb_variant *v, const mmtb_index *ix,
                              struct mmtb_sector s, uint32_t mover, uint32_t opp,
@@ -169,8 +169,6 @@ static int derive_placements(const struct mmtb_variant *v, const mmtb_index *ix,
                              (uint8_t)(s.w_hand - 1)};
     if ((closers && ct.w + ct.w_hand < v->min_stones) || !(quiet | closers))
         return 1;
-    pd->nmoves = __builtin_popcount(quiet) + __builtin_popcount(closers) *
-                                                 __builtin_popcount(removable);
     if (quiet) {
         const struct vprep_e *e = vprep_get(pc, ix, h, qt, opp);
         if (!e)
@@ -211,7 +209,6 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
 {
     pd->first = *nlk;
     pd->nl = 0;
-    pd->nmoves = 0;
     pd->win1 = false;
     pd->w = -1;
     pd->d = 0;
@@ -222,17 +219,12 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
     }
     if (s.w_hand > 0 && !v->place_or_move) {
         int rc = derive_placements(v, ix, s, mover, opp, h, pc, lk, nlk, pd);
-        if (rc <= 0) {
-            if (rc < 0)
-                *nlk = pd->first;
+        if (rc < 0)
+            *nlk = pd->first;
+        if (rc <= 0)
             return rc;
-        }
-        /* the general path, from the start */
-        *nlk = pd->first;
-        pd->nl = 0;
     }
     int n = succ_generate(v, s, mover, opp, sc);
-    pd->nmoves = n;
     for (int i = 0; i < n; i++) {
         if (sc[i].kind == SUCC_WIN) {
             pd->win1 = true;
@@ -243,10 +235,7 @@ static int derive_begin(const struct mmtb_variant *v, const mmtb_index *ix, stru
             *nlk = pd->first;
             return -1;
         }
-        uint64_t r = mmtb_index_rank_prepared(ix, &e->m, sc[i].opp);
-        __builtin_prefetch(&e->l->code[r]);
-        lk[(*nlk)++] = (struct look){e->l, r};
-        pd->nl++;
+        look_push(lk, nlk, pd, e->l, mmtb_index_rank_prepared(ix, &e->m, sc[i].opp));
     }
     return 0;
 }
