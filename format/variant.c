@@ -1118,12 +1118,3 @@ int mmtb_variant_point(const struct mmtb_variant *v, const char *name)
     return -1;
 }
 
-/* Union of the mills whose points all belong to `own`. */
-uint32_t mmtb_variant_in_mill(const struct mmtb_variant *v, uint32_t own)
-{
-    uint32_t r = 0;
-    for (int m = 0; m < v->nmills; m++)
-        if ((own & v->mill[m]) == v->mill[m])
-            r |= v->mill[m];
-    return r;
-}

@@ -55,7 +55,8 @@ struct mmtb_variant {
     uint8_t line_len[MMTB_MAX_LINES];
     int8_t line[MMTB_MAX_LINES][MMTB_MAX_POINTS]; /* points in order along the line */
     int nmills;
-    uint32_t mill[MMTB_MAX_MILLS];         /* each a mask of its points */
+    uint32_t mill[MMTB_MAX_MILLS];         /* each a mask of its points; 0 beyond
+                                              nmills (mmtb_variant_nmills_vec) */
     uint64_t mills_at[MMTB_MAX_POINTS];    /* bit m set when mill m contains point */
     uint64_t mills3;                       /* bit m set when mill m has 3 points */
     /* Directed edges Y->X along the lines, numbered by Y then X (the codes
@@ -147,8 +148,27 @@ static inline bool mmtb_variant_dense(const struct mmtb_variant *v)
     return deg > 3 * v->npoints;
 }
 
-/* Mask of the points of colour-mask `own` that lie in a closed mill. */
-uint32_t mmtb_variant_in_mill(const struct mmtb_variant *v, uint32_t own);
+/* The number of mills rounded up to 8, for loops that a zero mask leaves
+ * unchanged: mill[] is 0 beyond nmills (the parser's struct is zeroed), so
+ * such a loop runs whole vectors of mills and no scalar tail. */
+_Static_assert(MMTB_MAX_MILLS % 8 == 0, "the rounded count must stay within mill[]");
+static inline int mmtb_variant_nmills_vec(const struct mmtb_variant *v)
+{
+    return (v->nmills + 7) & ~7;
+}
+
+/* Mask of the points of colour-mask `own` that lie in a closed mill: the
+ * union of the mills whose points all belong to own (a zero mask adds
+ * nothing).  Inline and without a branch a mill, so that the compiler runs
+ * it over several mills at once (the solver's move generators call it for
+ * nearly every position). */
+static inline uint32_t mmtb_variant_in_mill(const struct mmtb_variant *v, uint32_t own)
+{
+    uint32_t r = 0;
+    for (int m = 0; m < mmtb_variant_nmills_vec(v); m++)
+        r |= (own & v->mill[m]) == v->mill[m] ? v->mill[m] : 0;
+    return r;
+}
 
 /* True when placing/moving a stone of `own` (which already includes it) on
  * point p closes at least one mill through p. */

@@ -70,6 +70,9 @@ int succ_terminal(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m
     return MMTB_NOT_TERMINAL;
 }
 
+/* opp's removable stones not yet known (no mask of points has all bits) */
+#define REMOVABLE_UNKNOWN UINT32_MAX
+
 /*
  * Emit the successors of one move that puts a stone of the mover on `to`,
  * the mover's new set being nm.  qt/ct are the sectors (new mover first) of
@@ -79,14 +82,18 @@ int succ_terminal(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m
  */
 static inline int emit(const struct mmtb_variant *v, uint32_t nm, uint32_t opp, int to,
                        bool hole, struct mmtb_sector qt, struct mmtb_sector ct, bool may_capture,
-                       struct succ *out, int n, int *nquiet, uint32_t *qopp, uint32_t *placed)
+                       struct succ *out, int n, int *nquiet, uint32_t *qopp, uint32_t *placed,
+                       uint32_t *removable)
 {
     if (hole && mmtb_closes_mill(v, nm, to)) {
         if (v->first_mill_wins) {
             out[n++] = (struct succ){SUCC_WIN, 0, qt, opp, nm};
             return n;
         }
-        uint32_t r = may_capture ? succ_removable(v, opp) : 0;
+        /* the same for every move of the position: found at its first mill */
+        if (may_capture && *removable == REMOVABLE_UNKNOWN)
+            *removable = succ_removable(v, opp);
+        uint32_t r = may_capture ? *removable : 0;
         if (r) {
             bool wins = ct.w + ct.w_hand < v->min_stones;
             while (r) {
@@ -125,6 +132,7 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
      * one of a mill (whether the stone that moved was one of them is
      * emit's test) */
     uint32_t holes = succ_mill_holes(v, mover) & empty;
+    uint32_t removable = REMOVABLE_UNKNOWN;
 
     if (s.w_hand > 0 && !slides_only) {
         struct mmtb_sector qt = {s.b, (uint8_t)(s.w + 1), s.b_hand, (uint8_t)(s.w_hand - 1)};
@@ -133,7 +141,7 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
         for (uint32_t e = empty; e; e &= e - 1) {
             int to = __builtin_ctz(e);
             n = emit(v, mover | (1u << to), opp, to, (holes >> to) & 1u, qt, ct,
-                     v->place_captures && cap_ok, out, n, NULL, NULL, placed);
+                     v->place_captures && cap_ok, out, n, NULL, NULL, placed, &removable);
         }
     }
     if (s.w_hand == 0 || v->place_or_move) {
@@ -155,7 +163,7 @@ generate(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t mover, uin
                 int to = __builtin_ctz(dests);
                 uint32_t nm = mover ^ (1u << from) ^ (1u << to);
                 n = emit(v, nm, opp, to, (holes >> to) & 1u, qt, ct, cap_ok, out, n, nquiet, qopp,
-                         NULL);
+                         NULL, &removable);
             }
         }
     }
@@ -262,15 +270,18 @@ int succ_quiet_preds(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
 
     if (pt.w_hand == 0 || v->place_or_move) {
         bool fly = flies(v, pt.w, pt.w_hand);
-        /* A mill-closing move is quiet only when nothing could be removed. */
-        bool mill_quiet = !v->first_mill_wins && succ_removable(v, mover) == 0;
         bool q_terminal = v->first_mill_wins && has_mill(v, mover);
         if (!q_terminal) {
-            for (uint32_t t = opp; t; t &= t - 1) {
+            /* A move to `to` closed a mill when `to` lies in a mill of opp;
+             * such a move is quiet only when nothing could be removed. */
+            uint32_t closing = mmtb_variant_in_mill(v, opp);
+            if (closing && !v->first_mill_wins && succ_removable(v, mover) == 0)
+                closing = 0;
+            /* trapped-capture yes: a closing move was never quiet */
+            uint32_t tos = v->trapped_capture ? opp & ~closing : opp;
+            for (uint32_t t = tos; t; t &= t - 1) {
                 int to = __builtin_ctz(t);
-                bool closes = !mill_quiet && mmtb_closes_mill(v, opp, to);
-                if (closes && v->trapped_capture)
-                    continue;
+                bool closes = (closing >> to) & 1u;
                 uint32_t srcs = fly ? empty : (v->adj[to] & empty);
                 for (; srcs; srcs &= srcs - 1) {
                     int from = __builtin_ctz(srcs);

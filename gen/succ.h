@@ -142,10 +142,10 @@ static inline int succ_earned_in(const struct mmtb_variant *v, uint32_t mover, u
 static inline uint32_t succ_mill_holes(const struct mmtb_variant *v, uint32_t own)
 {
     uint32_t h = 0;
-    for (int m = 0; m < v->nmills; m++) {
+    /* (a zero mask beyond nmills misses nothing) */
+    for (int m = 0; m < mmtb_variant_nmills_vec(v); m++) {
         uint32_t miss = v->mill[m] & ~own;
-        if (miss && !(miss & (miss - 1)))
-            h |= miss;
+        h |= miss && !(miss & (miss - 1)) ? miss : 0;
     }
     return h;
 }
