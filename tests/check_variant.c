@@ -294,6 +294,36 @@ START_TEST(test_in_mill)
 }
 END_TEST
 
+/* mmtb_variant_in_mill runs over the mills rounded up to 8: the masks
+ * past nmills must be 0, and the result must equal the points of own
+ * that some complete mill through them holds, on every built-in board. */
+START_TEST(test_in_mill_every_board)
+{
+    for (const char *const *n = mmtb_variant_builtin_names(); *n; n++) {
+        struct mmtb_variant *v = load(*n);
+        for (int m = v->nmills; m < mmtb_variant_nmills_vec(v); m++)
+            ck_assert_msg(v->mill[m] == 0, "%s: mill %d past nmills is not 0", *n, m);
+        uint64_t x = 0x9e3779b97f4a7c15ull;
+        for (int t = 0; t < 20000; t++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            /* dense and sparse sets both */
+            uint32_t own = (uint32_t)x & (uint32_t)(x >> 32 | (t & 1 ? x >> 20 : 0)) & v->full;
+            uint32_t want = 0;
+            for (int p = 0; p < v->npoints; p++)
+                for (int m = 0; m < v->nmills; m++)
+                    if ((v->mills_at[p] >> m & 1) && (v->mill[m] & ~own) == 0)
+                        want |= 1u << p;
+            ck_assert_msg(mmtb_variant_in_mill(v, own) == want, "%s: in_mill(%#x) = %#x, not %#x",
+                          *n, own, mmtb_variant_in_mill(v, own), want);
+            for (int p = 0; p < v->npoints; p++)
+                if (own >> p & 1)
+                    ck_assert(mmtb_closes_mill(v, own, p) == (bool)(want >> p & 1));
+        }
+        mmtb_variant_free(v);
+    }
+}
+END_TEST
+
 /* ---- symmetry ---------------------------------------------------------- */
 
 START_TEST(test_group_order)
@@ -1166,6 +1196,7 @@ static Suite *variant_suite(void)
     tcase_add_test(tc, test_board24);
     tcase_add_test(tc, test_board_small);
     tcase_add_test(tc, test_in_mill);
+    tcase_add_test(tc, test_in_mill_every_board);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("symmetry");
