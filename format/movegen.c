@@ -56,16 +56,6 @@ static inline int popc(uint32_t x)
 
 static const char *const colour_name[2] = {"white", "black"};
 
-/* Mask of the stones of `own` that lie in a complete mill. */
-static uint32_t in_mill(const struct mmtb_variant *v, uint32_t own)
-{
-    uint32_t r = 0;
-    for (int m = 0; m < v->nmills; m++)
-        if ((own & v->mill[m]) == v->mill[m])
-            r |= v->mill[m];
-    return r;
-}
-
 /* True when `own` contains a complete mill. */
 static bool has_mill(const struct mmtb_variant *v, uint32_t own)
 {
@@ -81,7 +71,7 @@ static uint32_t removable(const struct mmtb_variant *v, uint32_t opp)
 {
     if (v->removal == MMTB_REMOVE_ANY)
         return opp;
-    uint32_t free_ = opp & ~in_mill(v, opp);
+    uint32_t free_ = opp & ~mmtb_variant_in_mill(v, opp);
     if (v->removal == MMTB_REMOVE_IMMUNE)
         return free_;
     return free_ ? free_ : opp; /* standard */
@@ -575,7 +565,7 @@ void mmtb_pos_apply(const struct mmtb_variant *v, const struct mmtb_pos *p,
             /* Sliding out of one of the mover's complete mills earns a
              * restriction for the mover's next turn. */
             if (v->no_reclose && (v->adj[m->to] & BIT(m->from)) &&
-                (in_mill(v, p->stones[s]) & BIT(m->from)))
+                (mmtb_variant_in_mill(v, p->stones[s]) & BIT(m->from)))
                 earned = (int8_t)edge_encode(v, m->to, m->from);
         } else {
             q.hand[s]--;
@@ -622,7 +612,7 @@ static int add_with_bans(const struct mmtb_variant *v, const struct mmtb_pos *p,
 {
     int s = p->side, m = s ^ 1;
     int8_t earned = -1;
-    if (f >= 0 && (v->adj[t] & BIT(f)) && (in_mill(v, q.stones[m]) & BIT(f)))
+    if (f >= 0 && (v->adj[t] & BIT(f)) && (mmtb_variant_in_mill(v, q.stones[m]) & BIT(f)))
         earned = (int8_t)edge_encode(v, t, f);
     if (earned != p->ban_to)
         return n;
