@@ -861,7 +861,19 @@ static inline uint32_t next_same_popcount(uint32_t x)
     uint32_t c = x & -x, r = x + c;
     if (r == 0)
         return UINT32_MAX;
-    return (((r ^ x) >> 2) / c) | r;
+    return ((r ^ x) >> 2 >> __builtin_ctz(x)) | r; /* c is 1 << ctz(x): no division */
+}
+
+/* Move to the next slot of the walk without computing the position there. */
+static inline void iter_step(struct mmtb_index_iter *it)
+{
+    if (++it->slot >= it->end)
+        return;
+    uint32_t nx = next_same_popcount(it->x);
+    if (nx == UINT32_MAX || (it->xend && nx >= it->xend))
+        iter_seek(it, it->ci + 1, it->s.b ? (uint32_t)(((uint64_t)1 << it->s.b) - 1) : 0);
+    else
+        it->x = nx;
 }
 
 bool mmtb_index_iter_next(struct mmtb_index_iter *it, uint64_t *slot, uint32_t *mover,
@@ -876,18 +888,12 @@ bool mmtb_index_iter_next(struct mmtb_index_iter *it, uint64_t *slot, uint32_t *
     else
 #endif
         o = deposit_portable(it->x, it->empty);
-    *slot = it->slot++;
+    *slot = it->slot;
     *mover = it->mover;
     *opp = o;
     it->nstab = 1;
     *canonical = !it->stab || stab_min_count(it->ix->v, it->stab, o, &it->nstab) == o;
-    if (it->slot < it->end) {
-        uint32_t nx = next_same_popcount(it->x);
-        if (nx == UINT32_MAX || (it->xend && nx >= it->xend))
-            iter_seek(it, it->ci + 1, it->s.b ? (uint32_t)(((uint64_t)1 << it->s.b) - 1) : 0);
-        else
-            it->x = nx;
-    }
+    iter_step(it);
     return true;
 }
 
@@ -901,11 +907,8 @@ void mmtb_index_iter_skip_to(struct mmtb_index_iter *it, uint64_t slot)
         mmtb_index_iter_start(it, it->ix, it->s, slot, it->end);
         return;
     }
-    uint64_t i;
-    uint32_t m, o;
-    bool c;
-    while (it->slot < slot && mmtb_index_iter_next(it, &i, &m, &o, &c))
-        ;
+    while (it->slot < slot && it->slot < it->end)
+        iter_step(it); /* the slots passed are not looked at */
 }
 
 /* ------------------------------------------------------------------------
