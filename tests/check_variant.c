@@ -1196,7 +1196,13 @@ static Suite *variant_suite(void)
     tcase_add_test(tc, test_board24);
     tcase_add_test(tc, test_board_small);
     tcase_add_test(tc, test_in_mill);
+    suite_add_tcase(s, tc);
+
+    /* 20,000 sets on every built-in board: about 3 s alone under the
+     * sanitizers, more beside another suite */
+    tc = tcase_create("in_mill");
     tcase_add_test(tc, test_in_mill_every_board);
+    tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("symmetry");
