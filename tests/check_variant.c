@@ -1198,8 +1198,8 @@ static Suite *variant_suite(void)
     tcase_add_test(tc, test_in_mill);
     suite_add_tcase(s, tc);
 
-    /* 20,000 sets on every built-in board: about 3 s alone under the
-     * sanitizers, more beside another suite */
+    /* 20,000 sets on every built-in board: 12.7 s (7.6 s of CPU) alone
+     * under the sanitizers on 2026-12-05's machine, past the 4 s default */
     tc = tcase_create("in_mill");
     tcase_add_test(tc, test_in_mill_every_board);
     tcase_set_timeout(tc, 60);
