@@ -439,8 +439,8 @@ START_TEST(test_agree_shah_small)
                 for (uint32_t o = opp; o; o &= o - 1)
                     stuck = stuck && !(v->adj[__builtin_ctz(o)] & empty);
                 for (int k = 0; k < nm && stuck; k++) {
-                    uint32_t nmv = (mover & ~(UINT32_C(1) << mv[k].from)) |
-                                   (UINT32_C(1) << mv[k].to);
+                    uint32_t nmv =
+                        (mover & ~(UINT32_C(1) << mv[k].from)) | (UINT32_C(1) << mv[k].to);
                     if (mmtb_closes_mill(v, nmv, mv[k].to)) {
                         REQUIRE(mv[k].remove == -1);
                         trapped_mills++;
@@ -734,8 +734,8 @@ static struct naive_ban *agree_reclose(const struct mmtb_variant *v)
         if (bad++ < 10) {
             char buf[200];
             mmtb_pos_format(v, &p, buf, sizeof buf);
-            fprintf(stderr, "%s: %s: naive %s %d, tables %s %d (%s)\n", name, buf,
-                    wdl_name(wdl), dtw, wdl_name(val.wdl), val.dtw, mmtb_strerror(prc));
+            fprintf(stderr, "%s: %s: naive %s %d, tables %s %d (%s)\n", name, buf, wdl_name(wdl),
+                    dtw, wdl_name(val.wdl), val.dtw, mmtb_strerror(prc));
         }
     }
     fprintf(stderr,
@@ -884,8 +884,7 @@ static void agree_shah_game(const char *text, int stones, struct shah_seen *seen
     o.quiet = true;
     o.report = stderr;
     int rc = mmtb_solve(&o, err, sizeof err);
-    ck_assert_msg(rc == MMTB_OK, "mmtb_solve %s --start: %s (%s)", v->name, mmtb_strerror(rc),
-                  err);
+    ck_assert_msg(rc == MMTB_OK, "mmtb_solve %s --start: %s (%s)", v->name, mmtb_strerror(rc), err);
 
     mmtb_tb *tb = NULL;
     ck_assert_int_eq(mmtb_tb_open(&tb, tdir, NULL), MMTB_OK);
@@ -922,8 +921,8 @@ static void agree_shah_game(const char *text, int stones, struct shah_seen *seen
             for (int k = 0; k < nm && stuck; k++) {
                 if (mv[k].from < 0)
                     continue;
-                uint32_t nown = (p.stones[s] & ~(UINT32_C(1) << mv[k].from)) |
-                                (UINT32_C(1) << mv[k].to);
+                uint32_t nown =
+                    (p.stones[s] & ~(UINT32_C(1) << mv[k].from)) | (UINT32_C(1) << mv[k].to);
                 if (mmtb_closes_mill(v, nown, mv[k].to)) {
                     REQUIRE(mv[k].remove == -1);
                     seen->trapped_mills++;
@@ -1000,9 +999,11 @@ static uint64_t agree_game(const char *name, int w_hand, int b_hand)
         deepest = wdl != MMTB_DRAW && dtw > deepest ? dtw : deepest;
         state_agrees(v, ctx, &p, wdl, dtw, &bad);
     }
-    fprintf(stderr, "%s --start %d,%d: %llu states probed, %llu won or lost, deepest %d; "
-            "%llu disagree\n", name, w_hand, b_hand, (unsigned long long)n,
-            (unsigned long long)decided, deepest, (unsigned long long)bad);
+    fprintf(stderr,
+            "%s --start %d,%d: %llu states probed, %llu won or lost, deepest %d; "
+            "%llu disagree\n",
+            name, w_hand, b_hand, (unsigned long long)n, (unsigned long long)decided, deepest,
+            (unsigned long long)bad);
     mmtb_ctx_free(ctx);
     mmtb_tb_close(tb);
     naive_game_free(g);
@@ -1097,7 +1098,15 @@ static struct gkey game_key(const struct mmtb_pos *p, uint64_t index)
     return k;
 }
 
-static int cmp_gkey(const void *a, const void *b)
+/* Without AddressSanitizer's shadow load: bsearch's probes into millions of
+ * keys land on random pages, and the shadow byte of each is a second TLB
+ * miss (six-nofly 4,4's move-by-move check: 38 s with it, under the
+ * sanitizers on a machine slow at those, 2026-12-05). */
+#if defined(__SANITIZE_ADDRESS__)
+__attribute__((no_sanitize("address")))
+#endif
+static int
+cmp_gkey(const void *a, const void *b)
 {
     const struct gkey *x = a, *y = b;
     if (x->stones != y->stones)

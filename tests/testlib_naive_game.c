@@ -32,12 +32,21 @@
 
 enum { G_OPEN = 0, G_WIN, G_LOSS, G_DRAW };
 
+/* A state's key: the two colours' stones, then hands, side and Shah's
+ * first-mill owner (everything the oracle tells states apart by). */
+struct gslot {
+    uint64_t stones;
+    uint32_t rest;
+    uint32_t index1;
+};
+
 struct naive_game {
     const struct mmtb_variant *v;
     struct mmtb_pos *pos;
     uint64_t n, cap;
-    /* hash of the states: index + 1, 0 empty */
-    uint32_t *slot;
+    /* hash of the states, each slot with its state's key (one random
+     * access a look-up, not two): index + 1, 0 empty */
+    struct gslot *slot;
     uint64_t mask;
     /* forward edges (CSR): target << 1 | removes */
     uint64_t *first;
@@ -48,33 +57,36 @@ struct naive_game {
     double seconds;
 };
 
-static uint64_t key_hash(const struct mmtb_pos *p)
+static struct gslot slot_key(const struct mmtb_pos *p)
 {
-    uint64_t a = (uint64_t)p->stones[0] | (uint64_t)p->stones[1] << 32;
-    uint64_t b = (uint64_t)p->hand[0] | (uint64_t)p->hand[1] << 8 | (uint64_t)p->side << 16 |
-                 (uint64_t)p->first_mill << 17;
-    uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
-    return h ^ (h >> 31);
+    struct gslot k;
+    k.stones = (uint64_t)p->stones[0] | (uint64_t)p->stones[1] << 32;
+    k.rest = (uint32_t)p->hand[0] | (uint32_t)p->hand[1] << 8 | (uint32_t)p->side << 16 |
+             (uint32_t)p->first_mill << 17;
+    k.index1 = 0;
+    return k;
 }
 
-static bool same(const struct mmtb_pos *a, const struct mmtb_pos *b)
+static uint64_t key_hash(const struct gslot *k)
 {
-    return a->stones[0] == b->stones[0] && a->stones[1] == b->stones[1] &&
-           a->hand[0] == b->hand[0] && a->hand[1] == b->hand[1] && a->side == b->side &&
-           a->first_mill == b->first_mill;
+    uint64_t h = k->stones * 0x9e3779b97f4a7c15ull ^
+                 (k->rest + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 31);
 }
 
 static bool grow_hash(struct naive_game *g)
 {
     uint64_t size = (g->mask + 1) * 2;
-    uint32_t *s = calloc(size, sizeof *s);
+    struct gslot *s = calloc(size, sizeof *s);
     if (!s)
         return false;
-    for (uint64_t i = 0; i < g->n; i++) {
-        uint64_t h = key_hash(&g->pos[i]) & (size - 1);
-        while (s[h])
+    for (uint64_t i = 0; i <= g->mask; i++) {
+        if (!g->slot[i].index1)
+            continue;
+        uint64_t h = key_hash(&g->slot[i]) & (size - 1);
+        while (s[h].index1)
             h = (h + 1) & (size - 1);
-        s[h] = (uint32_t)(i + 1);
+        s[h] = g->slot[i];
     }
     free(g->slot);
     g->slot = s;
@@ -85,10 +97,11 @@ static bool grow_hash(struct naive_game *g)
 /* The index of state p, added when new; -1 when out of memory. */
 static int64_t intern(struct naive_game *g, const struct mmtb_pos *p)
 {
-    uint64_t h = key_hash(p) & g->mask;
-    for (; g->slot[h]; h = (h + 1) & g->mask)
-        if (same(&g->pos[g->slot[h] - 1], p))
-            return g->slot[h] - 1;
+    struct gslot k = slot_key(p);
+    uint64_t h = key_hash(&k) & g->mask;
+    for (; g->slot[h].index1; h = (h + 1) & g->mask)
+        if (g->slot[h].stones == k.stones && g->slot[h].rest == k.rest)
+            return g->slot[h].index1 - 1;
     if (g->n == g->cap) {
         uint64_t nc = g->cap ? 2 * g->cap : 4096;
         struct mmtb_pos *np = realloc(g->pos, nc * sizeof *np);
@@ -98,7 +111,8 @@ static int64_t intern(struct naive_game *g, const struct mmtb_pos *p)
         g->cap = nc;
     }
     g->pos[g->n] = *p;
-    g->slot[h] = (uint32_t)(g->n + 1);
+    k.index1 = (uint32_t)(g->n + 1);
+    g->slot[h] = k;
     g->n++;
     if (2 * g->n > g->mask && !grow_hash(g))
         return -1;
@@ -181,8 +195,8 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, int b_hand,
-                                    char *err, size_t errlen)
+struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, int b_hand, char *err,
+                                    size_t errlen)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -195,8 +209,9 @@ struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, in
     g->mask = 4095;
     g->slot = calloc(g->mask + 1, sizeof *g->slot);
     struct mmtb_move *mv = malloc(MMTB_MAX_MOVES * sizeof *mv);
-    if (!g->slot || !mv) {
-        free(mv);
+    struct mmtb_pos *succ = malloc(MMTB_MAX_MOVES * sizeof *succ);
+    if (!g->slot || !mv || !succ) {
+        free(mv), free(succ);
         return fail(g, err, errlen, "out of memory");
     }
     struct mmtb_pos start;
@@ -204,7 +219,7 @@ struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, in
     start.hand[0] = (uint8_t)w_hand;
     start.hand[1] = (uint8_t)b_hand;
     if (intern(g, &start) < 0) {
-        free(mv);
+        free(mv), free(succ);
         return fail(g, err, errlen, "out of memory");
     }
     /* breadth first: state i's edges are the i-th run of the edge list */
@@ -224,26 +239,32 @@ struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, in
             continue;
         int n = mmtb_gen_moves(v, &p, mv);
         if (n <= 0) {
-            free(mv);
+            free(mv), free(succ);
             return fail(g, err, errlen, "a position that is not over has no move");
         }
+        /* the successors first, their slots fetched ahead: most of the
+         * build's time is these look-ups, each at a random address */
         for (int k = 0; k < n; k++) {
-            struct mmtb_pos q;
-            mmtb_pos_apply(v, &p, &mv[k], &q);
-            bool removes = mv[k].remove >= 0;
-            if (q.remove != 0 || q.side == p.side ||
-                material(&q) != material(&p) - (removes ? 1 : 0)) {
-                free(mv);
+            struct mmtb_pos *q = &succ[k];
+            mmtb_pos_apply(v, &p, &mv[k], q);
+            if (q->remove != 0 || q->side == p.side ||
+                material(q) != material(&p) - (mv[k].remove >= 0 ? 1 : 0)) {
+                free(mv), free(succ);
                 return fail(g, err, errlen, "a whole turn that does not end the turn");
             }
-            int64_t t = intern(g, &q);
-            if (t < 0 || t >= (int64_t)1 << 31 || !push_edge(g, (uint32_t)t << 1 | removes)) {
-                free(mv);
+            struct gslot key = slot_key(q);
+            __builtin_prefetch(&g->slot[key_hash(&key) & g->mask]);
+        }
+        for (int k = 0; k < n; k++) {
+            int64_t t = intern(g, &succ[k]);
+            if (t < 0 || t >= (int64_t)1 << 31 ||
+                !push_edge(g, (uint32_t)t << 1 | (mv[k].remove >= 0))) {
+                free(mv), free(succ);
                 return fail(g, err, errlen, "out of memory");
             }
         }
     }
-    free(mv);
+    free(mv), free(succ);
     if (!g->first)
         return fail(g, err, errlen, "out of memory");
     g->first[g->n] = g->nedges;
