@@ -1275,7 +1275,9 @@ static Suite *naive_suite(void)
     tcase_add_test(tc, test_agree_twelve_nine_reclose);
     suite_add_tcase(s, tc);
 
+    /* tagged: ctest runs it as a test of its own (check_naive_oracle) */
     tc = tcase_create("oracle");
+    tcase_set_tags(tc, "oracle");
     tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_game_oracle_dtw);
