@@ -20,6 +20,7 @@
 
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct bstream {
     uint8_t *b;
@@ -43,17 +44,14 @@ void buckets_free(struct job *j)
     j->bst = NULL;
 }
 
-void bucket_add(struct job *j, int level, uint64_t entry)
+/* Append entry to stream s; false when out of memory. */
+static bool stream_push(struct bstream *s, uint64_t entry)
 {
-    int t = omp_get_thread_num();
-    struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
     if (s->cap - s->n < 10) {
         size_t nc = s->cap ? 2 * s->cap : 64;
         uint8_t *nb = realloc(s->b, nc);
-        if (!nb) {
-            __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
-            return;
-        }
+        if (!nb)
+            return false;
         s->b = nb;
         s->cap = nc;
     }
@@ -64,7 +62,65 @@ void bucket_add(struct job *j, int level, uint64_t entry)
         v >>= 7;
     }
     s->b[s->n++] = (uint8_t)v;
+    return true;
+}
+
+/* The entry of the varint at b[*i] (advanced past it), after last. */
+static uint64_t stream_next(const uint8_t *b, size_t *i, uint64_t last)
+{
+    uint64_t v = 0;
+    for (int sh = 0;; sh += 7) {
+        uint8_t x = b[(*i)++];
+        v |= (uint64_t)(x & 0x7f) << sh;
+        if (!(x & 0x80))
+            break;
+    }
+    return (v & 1) ? v >> 1 : last + (v >> 1);
+}
+
+void bucket_add(struct job *j, int level, uint64_t entry)
+{
+    int t = omp_get_thread_num();
+    if (!stream_push(&j->bst[(size_t)t * MAX_LEVELS + level], entry)) {
+        __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+        return;
+    }
     raise_last_level(j, level);
+}
+
+const uint8_t *buckets_stream(const struct job *j, int level, int t, size_t *n)
+{
+    const struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
+    *n = s->n;
+    return s->b;
+}
+
+int buckets_restore(struct job *j, int level, int t, uint8_t *b, size_t n)
+{
+    struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
+    /* the bytes must be whole varints: a cut one would read past them */
+    if (n && (b[n - 1] & 0x80)) {
+        free(b);
+        return MMTB_ERR_CORRUPT;
+    }
+    uint64_t last = 0;
+    if (!s->n) {
+        for (size_t i = 0; i < n;)
+            last = stream_next(b, &i, last);
+        free(s->b);
+        *s = (struct bstream){b, n, n, last};
+        return MMTB_OK;
+    }
+    /* another stream is there already (the saving run had more threads):
+     * these entries coded again after its own */
+    int rc = MMTB_OK;
+    for (size_t i = 0; i < n && rc == MMTB_OK;) {
+        last = stream_next(b, &i, last);
+        if (!stream_push(s, last))
+            rc = MMTB_ERR_NOMEM;
+    }
+    free(b);
+    return rc;
 }
 
 bool buckets_any(const struct job *j, int level)
@@ -94,14 +150,7 @@ void buckets_scatter(struct job *j, int level, int stream, int mi, struct bucket
     size_t i = c->i;
     uint64_t last = c->last;
     while (i < end) {
-        uint64_t v = 0;
-        for (int sh = 0;; sh += 7) {
-            uint8_t b = s->b[i++];
-            v |= (uint64_t)(b & 0x7f) << sh;
-            if (!(b & 0x80))
-                break;
-        }
-        last = (v & 1) ? v >> 1 : last + (v >> 1);
+        last = stream_next(s->b, &i, last);
         if ((int)((last >> 1) & 1) != mi)
             continue;
         /* is_win: a lost outside successor, won here; else one of the

@@ -42,6 +42,10 @@ static const char usage_gen[] =
     "      --level N            zstd level of both planes (default: 15 for W/D/L, 6 for depths)\n"
     "      --dtw-level N        zstd level of the depth plane only (12: a few % smaller,\n"
     "                           the write about twice as slow)\n"
+    "      --checkpoint MIN     save a pair's progress through its levels to DIR every\n"
+    "                           MIN minutes (default 30; 0: at every level; off:\n"
+    "                           never), so that a rerun of a killed run goes on from\n"
+    "                           there instead of the pair's start\n"
     "      --quiet              no progress display and no per-sector lines\n"
     "      --json               print the summary as one JSON object\n"
     "      --plan               print each pair's slots, memory, expected bytes on disk\n"
@@ -337,6 +341,18 @@ int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FIL
                 say(msg, "%s: --split: expected a number of slots such as 1 or 50M, got '%s'\n",
                     cmd, val);
                 return 1;
+            }
+        } else if (!strcmp(a, "--checkpoint") && val) {
+            char *end;
+            double m = strtod(argv[++i], &end);
+            if (!strcmp(val, "off")) {
+                o->checkpoint_minutes = -1;
+            } else if (end == val || *end || !(m >= 0 && m <= 1e6)) {
+                say(msg, "%s: --checkpoint: expected minutes such as 30, 0 or off, got '%s'\n",
+                    cmd, val);
+                return 1;
+            } else {
+                o->checkpoint_minutes = m > 0 ? m : 1e-9; /* 0: at every level */
             }
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = true;

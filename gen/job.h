@@ -220,6 +220,15 @@ struct job {
     struct pred_scratch *ps; /* per thread */
     struct bans_scratch **bs; /* per thread, for bans.c's levels */
     struct split *sp;        /* NULL: this process holds the whole pair */
+    struct {
+        const char *dir;  /* the table directory (checkpoint.c) */
+        char name[96];    /* NAME.ckpt: the members' sector names */
+        double every;     /* seconds between saves; <= 0: none */
+        double last;      /* when the pair began, or was last saved or restored */
+        int kill_after;   /* tests: SIGKILL right after this many saves (0: never) */
+        int saves;
+        bool quiet, verbose;
+    } ckpt;
 };
 
 /* ------------------------------------------------------ shared helpers */
@@ -382,6 +391,14 @@ void buckets_scatter(struct job *j, int level, int stream, int mi, struct bucket
                      struct updbuf *bufs);
 void buckets_drop(struct job *j, int level);
 uint64_t buckets_bytes(const struct job *j, uint64_t *written);
+/* For checkpoint.c: thread t's stream of a level, its bytes (*n of them);
+ * and a saved stream's bytes b (malloc'd, n of them; taken, and freed when
+ * not kept) put back as thread t's stream (appended, coded again, when t
+ * holds one of that level already: the saving run had more threads).
+ * buckets_restore returns MMTB_OK, MMTB_ERR_NOMEM, or MMTB_ERR_CORRUPT
+ * when the bytes end inside an entry. */
+const uint8_t *buckets_stream(const struct job *j, int level, int t, size_t *n);
+int buckets_restore(struct job *j, int level, int t, uint8_t *b, size_t n);
 
 /* A bucket entry of a position held back (settle_state's defer): level
  * (1..MAX_LEVELS-1) and is_win in 16 bits, never 0.  buckets_add_codes:
@@ -523,9 +540,32 @@ void bans_level_slot(struct job *j, const struct member *me, const struct member
  * (once the members are set).  Returns MMTB_OK or MMTB_ERR_NOMEM. */
 int levels_setup(struct job *j);
 
-/* levels.c: resolve the in-pair moves level by level.  Returns MMTB_OK,
- * MMTB_ERR_NOMEM or MMTB_ERR_UNSUPPORTED (a depth beyond MAX_DEPTH). */
-int levels_pass(struct job *j);
+/* levels.c: resolve the in-pair moves level by level, from level 0, or
+ * from level `from` of a job restored from its checkpoint (from >= 0;
+ * -1: a job fresh from its init pass); saves the job at a level's start
+ * when its checkpoint is due.  Returns MMTB_OK, MMTB_ERR_NOMEM or
+ * MMTB_ERR_UNSUPPORTED (a depth beyond MAX_DEPTH). */
+int levels_pass(struct job *j, int from);
+
+/*
+ * checkpoint.c: a pair's level state saved in the table directory as
+ * NAME.ckpt and restored from it.  ckpt_setup: after job_setup, names the
+ * file and starts the interval (every seconds; <= 0: never saved).
+ * ckpt_due: whether a save is due (never for a split pair).  ckpt_save:
+ * the job as it is at the start of level `level`; a failure is reported on
+ * stderr (unless quiet) and ends the saves, never the solve.  ckpt_load:
+ * the job from NAME.ckpt, after job_setup and before anything is solved:
+ * MMTB_OK with the level to go on from in *level, MMTB_ERR_MISSING when
+ * there is none, another status when it is of another pair, variant or
+ * version, or damaged (reported; the job's arrays are then overwritten in
+ * part, and the caller sets the job up again).  ckpt_remove: the file (and
+ * a save's NAME.ckpt.tmp a kill left), before the pair's tables are written.
+ */
+void ckpt_setup(struct job *j, const char *dir, double every, int kill_after, bool quiet);
+bool ckpt_due(const struct job *j);
+void ckpt_save(struct job *j, int level);
+int ckpt_load(struct job *j, int *level);
+void ckpt_remove(const struct job *j);
 
 /* levels.c: each member's deep positions in slot order for the writer
  * (member.deep), checked against the state bytes.  Returns MMTB_OK,

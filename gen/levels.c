@@ -781,11 +781,15 @@ static void flag_init_depth(struct member *me, unsigned d)
             me->flag_cur[c] = 1;
 }
 
+static int levels_from(struct job *j, int from);
+
 /* The levels in order, from 0 to the deepest one with work: the buckets of
  * the level, then each member's decided positions, then the flags of the
  * next level. */
-int levels_pass(struct job *j)
+int levels_pass(struct job *j, int from)
 {
+    if (from >= 0)
+        return levels_from(j, from);
     if (j->sp) {
         /* every rank goes through the same levels */
         uint64_t m[2] = {(uint64_t)j->any_inpair, (uint64_t)j->last_level};
@@ -802,7 +806,16 @@ int levels_pass(struct job *j)
     for (int mi = 0; mi < j->nm; mi++)
         if (init_marks(j, mi) != MMTB_OK)
             return MMTB_ERR_NOMEM;
-    for (int d = 0; d <= j->last_level; d++) {
+    return levels_from(j, 0);
+}
+
+/* The levels from level `from` on (a level's start is where the job may
+ * be saved, and where a restored one goes on). */
+static int levels_from(struct job *j, int from)
+{
+    for (int d = from; d <= j->last_level; d++) {
+        if (ckpt_due(j))
+            ckpt_save(j, d);
         if (d >= (int)MAX_DEPTH)
             return MMTB_ERR_UNSUPPORTED; /* depth beyond what the deep lists hold */
         if (d >= (int)j->deep_from && j->deep[d].n > 1)

@@ -340,6 +340,26 @@ static void report_phases(const struct job *j, const char *tag, const double t[4
     }
 }
 
+/* The job of a pair, set up (its message in err), with its checkpoint named. */
+static int pair_setup(struct job *j, const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
+                      const mmtb_index *ix, const struct mmtb_sector *ss, int nss, bool split,
+                      struct progress *prog, const char *tag, char *err, size_t errlen)
+{
+    memset(j, 0, sizeof *j);
+    j->prog = prog;
+    int rc = job_setup(j, o, v, ix, ss, nss, split, tag, err, errlen);
+    if (rc == MMTB_ERR_NOMEM)
+        snprintf(err, errlen, "out of memory");
+    if (rc != MMTB_OK)
+        return rc;
+    double every = o->checkpoint_minutes < 0    ? -1.0
+                   : o->checkpoint_minutes == 0 ? 60.0 * CKPT_MINUTES
+                                                : 60.0 * o->checkpoint_minutes;
+    ckpt_setup(j, o->outdir, every, o->checkpoint_kill, o->quiet);
+    j->ckpt.verbose = o->verbose;
+    return MMTB_OK;
+}
+
 /* Solve one pair (or a lone sector) and write it: the job's memory, then
  * the stages in order, with their phase times for --verbose. */
 int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
@@ -348,17 +368,37 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                char *err, size_t errlen)
 {
     struct job j;
-    memset(&j, 0, sizeof j);
-    j.prog = prog;
     double t[4] = {0, 0, 0, 0}; /* load, init, levels, write */
     char label[96];
-    int rc = job_setup(&j, o, v, ix, ss, nss, split, tag, err, errlen);
-    if (rc != MMTB_OK) {
-        if (rc == MMTB_ERR_NOMEM)
-            snprintf(err, errlen, "out of memory");
+    int from = -1; /* the level a checkpoint restores the job at */
+    int rc = pair_setup(&j, o, v, ix, ss, nss, split, prog, tag, err, errlen);
+    if (rc != MMTB_OK)
         goto out;
-    }
     t[0] = progress_now();
+    int lrc = ckpt_load(&j, &from);
+    if (lrc == MMTB_OK) {
+        if (bans_job(&j) && bans_setup(&j) != MMTB_OK) {
+            snprintf(err, errlen, "out of memory");
+            rc = MMTB_ERR_NOMEM;
+            goto out;
+        }
+        if (o->verbose)
+            fprintf(stderr, "%s: restored from %s/%s at level %d\n", tag, o->outdir,
+                    j.ckpt.name, from);
+        if (o->resumed)
+            (*o->resumed)++;
+        t[1] = t[2] = progress_now();
+        goto levels;
+    }
+    if (lrc != MMTB_ERR_MISSING) {
+        /* a checkpoint that did not fit may have overwritten some of the
+         * job: set up afresh */
+        job_free(&j);
+        rc = pair_setup(&j, o, v, ix, ss, nss, split, prog, tag, err, errlen);
+        if (rc != MMTB_OK)
+            goto out;
+        t[0] = progress_now();
+    }
     /* the solved sectors are re-filed for walks in the members' own order */
     bool own_order = true;
     for (int i = 0; i < nss; i++)
@@ -379,10 +419,11 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
         stage_error(&j, rc, false, tag, err, errlen);
         goto out;
     }
+    t[2] = progress_now();
+levels:
     snprintf(label, sizeof label, "%s levels", tag);
     progress_phase(prog, label);
-    t[2] = progress_now();
-    rc = levels_pass(&j);
+    rc = levels_pass(&j, from);
     if (rc != MMTB_OK) {
         stage_error(&j, rc, true, tag, err, errlen);
         goto out;
@@ -397,6 +438,10 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     t[3] = progress_now();
     snprintf(label, sizeof label, "%s write", tag);
     progress_phase(prog, label);
+    /* removed before the write, not after: a kill between the last rename
+     * and the removal would leave the checkpoint of a pair that no rerun
+     * solves again (a kill in the write costs the pair instead) */
+    ckpt_remove(&j);
     rc = write_members(&j, o, ss, stats, tag, err, errlen);
     if (rc == MMTB_OK && o->verbose)
         report_phases(&j, tag, t);

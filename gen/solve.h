@@ -51,6 +51,8 @@ struct mmtb_transport {
     int (*serve_reply)(void *ctx, const void *resp, size_t len, char *err, size_t errlen);
 };
 
+#define CKPT_MINUTES 30 /* mmtb_solve_opts.checkpoint_minutes's default */
+
 struct mmtb_solve_opts {
     const char *variant; /* built-in name or descriptor file */
     const char *outdir;  /* table directory (created if needed) */
@@ -84,6 +86,15 @@ struct mmtb_solve_opts {
     bool plan;           /* print each pair's slots, memory, bytes on disk and time
                           * (--plan), solve nothing; outdir may be NULL, else its
                           * solved sectors are marked */
+    double checkpoint_minutes; /* a pair's levels are saved to outdir (NAME.ckpt) at
+                                * a level's start once this many minutes have passed
+                                * since the pair began or was last saved, and a rerun
+                                * goes on from there; 0: CKPT_MINUTES; < 0: never
+                                * saved (a checkpoint found is still taken up) */
+    int checkpoint_kill;       /* tests: the process kills itself (SIGKILL) right
+                                * after the run's Nth save, as a killed run would */
+    int *resumed;              /* if not NULL: incremented for each pair restored
+                                * from its checkpoint */
     const struct mmtb_transport *transport; /* NULL: this process solves everything */
     uint64_t split_slots; /* with a transport that can split: pairs of at least this
                            * many slots are solved by all ranks together, each

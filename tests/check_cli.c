@@ -1145,6 +1145,52 @@ START_TEST(gen_memory_limit)
 }
 END_TEST
 
+/* --checkpoint: 0 saves every level of a pair (said with --verbose), the
+ * files are those of a run that never saves (off) and no NAME.ckpt stays
+ * once the pair is written; a malformed value is bad usage.  (Kills and
+ * resumes: check_checkpoint.) */
+START_TEST(gen_checkpoint_option)
+{
+    char dir[] = "/tmp/check_cli_ckpt_XXXXXX";
+    char out[600], off[700], a[800], b[800], ck[800];
+    tmp_out(dir, out, sizeof out);
+    snprintf(off, sizeof off, "%s-off", out);
+    struct tl_result r;
+    char *every[] = {GEN_BIN, "-v", "nine", "--max-stones", "3", "-o", out, "--quiet",
+                     "--verbose", "--checkpoint", "0", NULL};
+    tl_run_argv(&r, NULL, every);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "3-3.ckpt: level 1 saved") != NULL, "%s", r.err);
+    tl_result_free(&r);
+    char *never[] = {GEN_BIN, "-v", "nine", "--max-stones", "3", "-o", off, "--quiet",
+                     "--verbose", "--checkpoint", "off", NULL};
+    tl_run_argv(&r, NULL, never);
+    ck_assert_msg(r.code == 0 && !strstr(r.err, "saved"), "exit %d: %s", r.code, r.err);
+    tl_result_free(&r);
+    struct stat sb;
+    snprintf(ck, sizeof ck, "%s/3-3.ckpt", out);
+    ck_assert_msg(stat(ck, &sb) != 0, "%s left behind", ck);
+    snprintf(a, sizeof a, "%s/3-3.mmtb", out);
+    snprintf(b, sizeof b, "%s/3-3.mmtb", off);
+    size_t la, lb;
+    uint8_t *x = tl_read_file(a, &la), *y = tl_read_file(b, &lb);
+    ck_assert_msg(la == lb && !memcmp(x, y, la), "%s and %s differ", a, b);
+    free(x);
+    free(y);
+    const char *bad[] = {"soon", "-5", "", "3x"};
+    for (int i = 0; i < 4; i++) {
+        char val[16];
+        snprintf(val, sizeof val, "%s", bad[i]);
+        char *argv[] = {GEN_BIN, "-v", "nine", "-o", out, "--checkpoint", val, NULL};
+        tl_run_argv(&r, NULL, argv);
+        ck_assert_msg(r.code == 1 && strstr(r.err, "--checkpoint") != NULL, "'%s': exit %d: %s",
+                      bad[i], r.code, r.err);
+        tl_result_free(&r);
+    }
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
 /* --split is for mmtb-gen-mpi: mmtb-gen refuses it as bad usage before
  * creating anything; a malformed count is bad usage too. */
 START_TEST(gen_split_usage)
@@ -1574,6 +1620,7 @@ int main(void)
     tcase_add_test(tc, gen_plan_counts_buckets);
     tcase_add_test(tc, gen_refuses_a_start_below_min_stones);
     tcase_add_test(tc, gen_memory_limit);
+    tcase_add_test(tc, gen_checkpoint_option);
     tcase_add_test(tc, gen_memory_limit_reclose);
     tcase_add_test(tc, gen_plan);
     tcase_add_test(tc, gen_plan_rates_by_board);

@@ -2,7 +2,9 @@
  * check_crash.c - crash safety of mmtb-gen, run as users run it: SIGKILL at
  * random moments (seeded, spread over the measured length of a clean run)
  * and reruns into the same directory must end in files byte-identical to a
- * clean run, and no kill may leave a file that passes the whole-file check
+ * clean run (the runs save their pairs' levels every 0.12 s, --checkpoint,
+ * so that kills land in saves and reruns go on from them), and no kill may
+ * leave a file that passes the whole-file check
  * while incomplete; a read-only directory, missing child tables and a full
  * disk (a small tmpfs, when this process may mount one) give an error
  * naming the file and a non-zero exit, and a rerun after space is freed
@@ -45,12 +47,15 @@ static double now(void)
 /* argv of mmtb-gen -v nine ARGS -o OUT --quiet --threads 2 (static storage). */
 static char **gen_argv(const char *a1, const char *a2, const char *out)
 {
-    static char *argv[12];
+    static char *argv[14];
     static char b1[32], b2[32], o[600];
     snprintf(b1, sizeof b1, "%s", a1);
     snprintf(b2, sizeof b2, "%s", a2);
     snprintf(o, sizeof o, "%s", out);
-    char *v[] = {GEN_BIN, "-v", "nine", b1, b2, "-o", o, "--quiet", "--threads", "2", NULL};
+    /* a pair's levels saved every 0.12 s (--checkpoint, gen/checkpoint.c), so
+     * that kills land in saves too, and reruns go on from them */
+    char *v[] = {GEN_BIN,   "-v", "nine", b1,           b2,     "-o", o, "--quiet",
+                 "--threads", "2", "--checkpoint", "0.002", NULL};
     memcpy(argv, v, sizeof v);
     return argv;
 }
@@ -432,7 +437,7 @@ END_TEST
 /* argv of mmtb-gen verify -t DIR --ledger L --json --threads 2 (static). */
 static char **verify_argv(const char *dir, const char *ledger)
 {
-    static char *argv[12];
+    static char *argv[14];
     static char d[600], l[600];
     snprintf(d, sizeof d, "%s", dir);
     snprintf(l, sizeof l, "%s", ledger);

@@ -1,0 +1,276 @@
+/*
+ * check_checkpoint.c - a pair killed in its levels goes on from its
+ * checkpoint (gen/checkpoint.c): the solver, saving at every level, kills
+ * itself right after the run's Nth save (mmtb_solve_opts.checkpoint_kill, as a
+ * killed session would), and a rerun into the same directory with another
+ * thread count must take the checkpoint up (opts.resumed), leave no
+ * NAME.ckpt behind, and write files byte-identical to a run never stopped.
+ * A checkpoint damaged (a byte flipped, the file cut short) or of another
+ * pair is set aside and the pair solved from its start, with the same
+ * files.  Covers the plain path (nine), the deep lists (a small deep_from)
+ * and the positions with re-close restrictions (twelve).
+ *
+ * Every solve runs in a child process: the test's own process never enters
+ * an OpenMP region, so its forks stay safe.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mmtb.h"
+#include "solve.h"
+#include "testlib_util.h"
+
+static char tdir[256];
+
+struct run {
+    const char *variant;
+    int max_stones;
+    int deep_from;
+};
+
+/* Solve r into dir in a child process: its wait status.  The child exits
+ * with the number of pairs restored from a checkpoint, or 100 when the
+ * solve failed. */
+static int solve_child(const struct run *r, const char *dir, int threads, double minutes,
+                       int kill_after)
+{
+    pid_t p = fork();
+    ck_assert_int_ge(p, 0);
+    if (p == 0) {
+        struct mmtb_solve_opts o;
+        memset(&o, 0, sizeof o);
+        o.variant = r->variant;
+        o.outdir = dir;
+        o.max_stones = r->max_stones;
+        o.deep_from = r->deep_from;
+        o.threads = threads;
+        o.quiet = true;
+        o.checkpoint_minutes = minutes;
+        o.checkpoint_kill = kill_after;
+        int resumed = 0;
+        o.resumed = &resumed;
+        char err[512];
+        if (mmtb_solve(&o, err, sizeof err) != MMTB_OK) {
+            fprintf(stderr, "solve %s into %s: %s\n", r->variant, dir, err);
+            _exit(100);
+        }
+        _exit(resumed < 100 ? resumed : 99);
+    }
+    int st;
+    while (waitpid(p, &st, 0) < 0)
+        ck_assert_int_eq(errno, EINTR);
+    return st;
+}
+
+/* The sorted names of dir's files (at most 64); their number. */
+static int list_files(const char *dir, char names[][64])
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open %s: %s", dir, strerror(errno));
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        ck_assert_int_lt(n, 64);
+        snprintf(names[n++], 64, "%.63s", e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, 64, (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+/* dir holds the same files as ref, byte for byte (and so no checkpoint). */
+static void same_files(const char *ref, const char *dir)
+{
+    static char a[64][64], b[64][64];
+    int na = list_files(ref, a), nb = list_files(dir, b);
+    for (int i = 0; i < nb; i++)
+        ck_assert_msg(!strstr(b[i], ".ckpt"), "%s/%s left behind", dir, b[i]);
+    ck_assert_int_eq(na, nb);
+    for (int i = 0; i < na; i++) {
+        ck_assert_str_eq(a[i], b[i]);
+        char pa[600], pb[600];
+        snprintf(pa, sizeof pa, "%.400s/%.63s", ref, a[i]);
+        snprintf(pb, sizeof pb, "%.400s/%.63s", dir, b[i]);
+        size_t la, lb;
+        uint8_t *x = tl_read_file(pa, &la), *y = tl_read_file(pb, &lb);
+        ck_assert_msg(la == lb && !memcmp(x, y, la), "%s differs from %s", pb, pa);
+        free(x);
+        free(y);
+    }
+}
+
+/* The name of the one checkpoint in dir (into name); false when none. */
+static bool find_ckpt(const char *dir, char name[64])
+{
+    static char f[64][64];
+    int n = list_files(dir, f), found = 0;
+    for (int i = 0; i < n; i++)
+        if (strlen(f[i]) > 5 && !strcmp(f[i] + strlen(f[i]) - 5, ".ckpt")) {
+            snprintf(name, 64, "%s", f[i]);
+            found++;
+        }
+    ck_assert_int_le(found, 1);
+    return found == 1;
+}
+
+/* A run killed right after its kill_after-th save: the directory, with the
+ * checkpoint's name in ck. */
+static void killed_run(const struct run *r, const char *dir, int kill_after, char ck[64])
+{
+    tl_rmdir_all(dir);
+    int st = solve_child(r, dir, 2, 1e-9, kill_after);
+    ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+                  "%s: the run was to kill itself after save %d (status %d)", r->variant,
+                  kill_after, st);
+    ck_assert_msg(find_ckpt(dir, ck), "%s: killed after a save, yet no checkpoint in %s",
+                  r->variant, dir);
+}
+
+static void reference(const struct run *r, char *ref, size_t len)
+{
+    snprintf(ref, len, "%s/ref-%s-%d", tdir, r->variant, r->deep_from);
+    struct stat sb;
+    if (stat(ref, &sb) == 0)
+        return;
+    int st = solve_child(r, ref, 2, -1, 0);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "reference run of %s: status %d",
+                  r->variant, st);
+}
+
+/* Killed after save k, resumed with `threads`: the checkpoint taken up,
+ * the same files. */
+static void resume_case(const struct run *r, int k, int threads)
+{
+    char ref[300], dir[300], ck[64];
+    reference(r, ref, sizeof ref);
+    snprintf(dir, sizeof dir, "%s/k-%s-%d-%d", tdir, r->variant, r->deep_from, k);
+    killed_run(r, dir, k, ck);
+    int st = solve_child(r, dir, threads, 0, 0);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1,
+                  "%s killed after save %d: the rerun restored %d pairs (status %d), not 1",
+                  r->variant, k, WIFEXITED(st) ? WEXITSTATUS(st) : -1, st);
+    same_files(ref, dir);
+    tl_rmdir_all(dir);
+}
+
+static const struct run nine4 = {"nine", 4, 0}, nine4_deep = {"nine", 4, 3},
+                        twelve4 = {"twelve", 4, 0};
+
+START_TEST(nine_resumes)
+{
+    /* (at every level: 3-3 saves 27 times, 4-3 with 3-4 34 times, 4-4 10) */
+    resume_case(&nine4, 29, 3);
+    resume_case(&nine4, 66, 1);
+}
+END_TEST
+
+START_TEST(nine_deep_lists_resume)
+{
+    resume_case(&nine4_deep, 40, 1);
+}
+END_TEST
+
+START_TEST(twelve_resumes)
+{
+    /* (3-3 saves 25 times, 4-3 with 3-4 29 times, 4-4 46) */
+    resume_case(&twelve4, 58, 3);
+}
+END_TEST
+
+/* A checkpoint damaged at byte `at` (flipped; or, cut, the file ends
+ * there): set aside, the pair solved from its start, the same files. */
+static void damaged_case(const struct run *r, int k, bool cut, double where)
+{
+    char ref[300], dir[300], ck[64], path[400];
+    reference(r, ref, sizeof ref);
+    snprintf(dir, sizeof dir, "%s/d-%s-%d", tdir, r->variant, k);
+    killed_run(r, dir, k, ck);
+    snprintf(path, sizeof path, "%s/%s", dir, ck);
+    size_t len;
+    uint8_t *b = tl_read_file(path, &len);
+    size_t at = (size_t)((double)len * where);
+    ck_assert_uint_lt(at, len);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    if (!cut)
+        b[at] ^= 0x10;
+    ck_assert_uint_eq(fwrite(b, 1, cut ? at : len, f), cut ? at : len);
+    fclose(f);
+    free(b);
+    int st = solve_child(r, dir, 2, -1, 0);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                  "%s: a damaged checkpoint (%s at %zu) was taken up or failed the run (status %d)",
+                  r->variant, cut ? "cut" : "flipped", at, st);
+    same_files(ref, dir);
+    tl_rmdir_all(dir);
+}
+
+START_TEST(damaged_checkpoint_set_aside)
+{
+    damaged_case(&nine4, 31, false, 0.5);
+    damaged_case(&nine4, 31, false, 0.999);
+    damaged_case(&nine4, 31, true, 0.7);
+}
+END_TEST
+
+/* The checkpoint of one pair under the name of another, not yet solved:
+ * that pair is solved from its start; the true one is still taken up. */
+START_TEST(checkpoint_of_another_pair)
+{
+    char ref[300], dir[300], ck[64], from[400], to[400];
+    reference(&nine4, ref, sizeof ref);
+    snprintf(dir, sizeof dir, "%s/other", tdir);
+    killed_run(&nine4, dir, 3, ck);
+    /* nine up to 4 v 4 ends with the lone sector 4-4 */
+    ck_assert_str_ne(ck, "4-4.ckpt");
+    snprintf(from, sizeof from, "%s/%s", dir, ck);
+    snprintf(to, sizeof to, "%s/4-4.ckpt", dir);
+    size_t len;
+    uint8_t *b = tl_read_file(from, &len);
+    FILE *f = fopen(to, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(b, 1, len, f), len);
+    fclose(f);
+    free(b);
+    int st = solve_child(&nine4, dir, 2, -1, 0);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1,
+                  "restored %d pairs (status %d), not only the pair the checkpoint is of",
+                  WIFEXITED(st) ? WEXITSTATUS(st) : -1, st);
+    same_files(ref, dir);
+    tl_rmdir_all(dir);
+}
+END_TEST
+
+static Suite *checkpoint_suite(void)
+{
+    Suite *s = suite_create("checkpoint");
+    TCase *tc = tcase_create("resume");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, nine_resumes);
+    tcase_add_test(tc, nine_deep_lists_resume);
+    tcase_add_test(tc, twelve_resumes);
+    tcase_add_test(tc, damaged_checkpoint_set_aside);
+    tcase_add_test(tc, checkpoint_of_another_pair);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    snprintf(tdir, sizeof tdir, "/tmp/check_checkpoint_XXXXXX");
+    if (!mkdtemp(tdir)) {
+        fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+        return EXIT_FAILURE;
+    }
+    return tl_run_suite(checkpoint_suite(), tdir, "check_checkpoint");
+}
