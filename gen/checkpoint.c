@@ -178,6 +178,15 @@ static uint64_t nchunks_of(const struct member *me)
     return (me->slots + CHUNK - 1) / CHUNK;
 }
 
+void ckpt_file_name(const struct mmtb_sector *ss, int nss, char *buf, size_t len)
+{
+    char a[40] = "", b[40] = "";
+    mmtb_tf_sector_name(ss[0], a, sizeof a);
+    if (nss > 1)
+        mmtb_tf_sector_name(ss[1], b, sizeof b);
+    snprintf(buf, len, "%s%s%s.ckpt", a, nss > 1 ? "+" : "", b);
+}
+
 void ckpt_setup(struct job *j, const char *dir, double every, int kill_after, bool quiet)
 {
     j->ckpt.dir = dir;
@@ -185,11 +194,8 @@ void ckpt_setup(struct job *j, const char *dir, double every, int kill_after, bo
     j->ckpt.kill_after = kill_after;
     j->ckpt.quiet = quiet;
     j->ckpt.last = progress_now();
-    char a[40] = "", b[40] = "";
-    mmtb_tf_sector_name(j->m[0].s, a, sizeof a);
-    if (j->nm > 1)
-        mmtb_tf_sector_name(j->m[1].s, b, sizeof b);
-    snprintf(j->ckpt.name, sizeof j->ckpt.name, "%s%s%s.ckpt", a, j->nm > 1 ? "+" : "", b);
+    struct mmtb_sector ss[2] = {j->m[0].s, j->m[j->nm > 1].s};
+    ckpt_file_name(ss, j->nm, j->ckpt.name, sizeof j->ckpt.name);
 }
 
 bool ckpt_due(const struct job *j)
@@ -438,6 +444,26 @@ int ckpt_load(struct job *j, int *level)
     *level = h.level;
     j->ckpt.last = progress_now();
     return MMTB_OK;
+}
+
+int ckpt_peek(const char *dir, const struct mmtb_sector *ss, int nss)
+{
+    char name[96], path[4200];
+    ckpt_file_name(ss, nss, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct ck_in in = {open(path, O_RDONLY), ZSTD_createDCtx(), malloc(CKPT_IO), {NULL, 0, 0},
+                       1, false, MMTB_OK};
+    struct ckpt_head h;
+    bool ok = in.fd >= 0 && in.z && in.buf && get(&in, &h, sizeof h) &&
+              !memcmp(h.magic, CKPT_MAGIC, 8) && h.version == CKPT_VERSION &&
+              h.endian == CKPT_ENDIAN && h.nm == (uint32_t)nss && h.level >= 0;
+    for (int i = 0; ok && i < nss; i++)
+        ok = !memcmp(&h.s[i], &ss[i], sizeof ss[i]);
+    if (in.fd >= 0)
+        close(in.fd);
+    ZSTD_freeDCtx(in.z);
+    free(in.buf);
+    return ok ? h.level : -1;
 }
 
 void ckpt_remove(const struct job *j)

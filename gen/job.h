@@ -562,6 +562,12 @@ int levels_pass(struct job *j, int from);
  * a save's NAME.ckpt.tmp a kill left), before the pair's tables are written.
  */
 void ckpt_setup(struct job *j, const char *dir, double every, int kill_after, bool quiet);
+/* The checkpoint's file name of the pair ss[0..nss): "9-8+8-9.ckpt".  And
+ * the level a checkpoint of that pair in dir goes on from, read from its
+ * header only (the rest is checked when it is restored), or -1 when there
+ * is none of this version (--plan). */
+void ckpt_file_name(const struct mmtb_sector *ss, int nss, char *buf, size_t len);
+int ckpt_peek(const char *dir, const struct mmtb_sector *ss, int nss);
 bool ckpt_due(const struct job *j);
 void ckpt_save(struct job *j, int level);
 int ckpt_load(struct job *j, int *level);

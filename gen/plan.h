@@ -18,6 +18,7 @@ struct plan_row {
     struct mmtb_sector s[2];
     int nss;
     bool have;           /* already solved in the directory */
+    int ckpt_level;      /* the level its checkpoint there goes on from, or -1 */
     struct pair_mem pm;  /* what it needs on top of the process's base */
 };
 

@@ -399,6 +399,8 @@ static int print_plan(const struct mmtb_solve_opts *o, const struct mmtb_variant
         rows[p].have = P[p].have;
         for (int k = 0; k < P[p].nss; k++)
             rows[p].s[k] = list[P[p].first + k];
+        rows[p].ckpt_level =
+            o->outdir && !P[p].have ? ckpt_peek(o->outdir, rows[p].s, P[p].nss) : -1;
         pair_need(o, v, ix, list, &P[p], 1, &rows[p].pm);
     }
     int over = plan_print(o->report ? o->report : stdout, o->json, v, swh, sbh, rows, np,

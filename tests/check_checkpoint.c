@@ -7,7 +7,8 @@
  * NAME.ckpt behind, and write files byte-identical to a run never stopped.
  * A checkpoint damaged (a byte flipped, the file cut short) or of another
  * pair is set aside and the pair solved from its start, with the same
- * files.  Covers the plain path (nine), the deep lists (a small deep_from)
+ * files; --plan says which pair a checkpoint goes on from.  Covers the
+ * plain path (nine), the deep lists (a small deep_from)
  * and the positions with re-close restrictions (twelve).
  *
  * Every solve runs in a child process: the test's own process never enters
@@ -69,6 +70,46 @@ static int solve_child(const struct run *r, const char *dir, int threads, double
     while (waitpid(p, &st, 0) < 0)
         ck_assert_int_eq(errno, EINTR);
     return st;
+}
+
+/* --plan --json of r on dir, in a child process: how many pairs it says a
+ * checkpoint goes on from (a "checkpoint_level" not null). */
+static int plan_checkpoints(const struct run *r, const char *dir)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s.plan", dir);
+    pid_t p = fork();
+    ck_assert_int_ge(p, 0);
+    if (p == 0) {
+        struct mmtb_solve_opts o;
+        memset(&o, 0, sizeof o);
+        o.variant = r->variant;
+        o.outdir = dir;
+        o.max_stones = r->max_stones;
+        o.plan = true;
+        o.json = true;
+        o.quiet = true;
+        o.report = fopen(path, "w");
+        char err[512];
+        int rc = o.report ? mmtb_solve(&o, err, sizeof err) : MMTB_ERR_IO;
+        _exit(rc == MMTB_OK && fclose(o.report) == 0 ? 0 : 1);
+    }
+    int st;
+    while (waitpid(p, &st, 0) < 0)
+        ck_assert_int_eq(errno, EINTR);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "--plan on %s: status %d", dir, st);
+    size_t len;
+    char *t = (char *)tl_read_file(path, &len);
+    t[len] = 0;
+    int n = 0, pairs = 0;
+    for (const char *q = t; (q = strstr(q, "\"checkpoint_level\":")); q++) {
+        pairs++;
+        n += q[19] != 'n';
+    }
+    ck_assert_msg(pairs > 0, "no checkpoint_level in the plan: %s", t);
+    free(t);
+    unlink(path);
+    return n;
 }
 
 /* The sorted names of dir's files (at most 64); their number. */
@@ -155,6 +196,7 @@ static void resume_case(const struct run *r, int k, int threads)
     reference(r, ref, sizeof ref);
     snprintf(dir, sizeof dir, "%s/k-%s-%d-%d", tdir, r->variant, r->deep_from, k);
     killed_run(r, dir, k, ck);
+    ck_assert_int_eq(plan_checkpoints(r, dir), 1);
     int st = solve_child(r, dir, threads, 0, 0);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1,
                   "%s killed after save %d: the rerun restored %d pairs (status %d), not 1",
