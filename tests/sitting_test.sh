@@ -5,7 +5,9 @@
 #    replaced) leaves a start line and no end; the next sitting of the same
 #    command records the cut with what was left, resumes, and ends with
 #    nothing left; a third records a sitting with nothing to do.
-# 2. The tables of the resumed run are those of an uninterrupted run (cmp).
+# 2. The tables of the resumed run are those of an uninterrupted run (cmp);
+#    a sitting cut in a pair's levels records that pair's checkpoint in the
+#    next sitting's cut line, and goes on from it to the same tables.
 # 3. Bad usage exits 1 and writes no log line.
 # 4. A second sitting of a log while the first still runs exits 1 and writes
 #    no line.
@@ -39,7 +41,7 @@ cut=$(sed -n 's/^cut\tsitting=1\t.*\tslots_left=\([0-9]*\)$/\1/p' run.log)
 [ "$cut" -lt "$left1" ] || fail "sitting 1 solved nothing before its cut ($cut of $left1 left)"
 grep -q $'^start\tsitting=2\t.*\tcmd=[^\t]*mmtb-gen -v nine --start 4,4' run.log ||
     fail "sitting 2's start line lacks its command: $(cat run.log)"
-grep -q $'^end\tsitting=2\t.*\trc=0\t.*\tpeak_rss_kib=[1-9][0-9]*\tpairs_left=0\tslots_left=0$' run.log ||
+grep -q $'^end\tsitting=2\t.*\trc=0\t.*\tpeak_rss_kib=[1-9][0-9]*\tckpt=-\tpairs_left=0\tslots_left=0$' run.log ||
     fail "sitting 2's end line: $(grep '^end' run.log)"
 "$scripts/sitting" run.log -- "$gen" "${job[@]}" -o t || fail "sitting 3 exited $?"
 [ "$(grep -c '^start' run.log)" = 3 ] && [ "$(grep -c '^end' run.log)" = 2 ] &&
@@ -53,6 +55,28 @@ for f in whole/*.mmtb; do
     cmp -s "$f" "t/$(basename "$f")" || fail "$(basename "$f") differs from the uninterrupted run's"
 done
 [ "$(ls t | grep -c '\.mmtb$')" = "$(ls whole | grep -c '\.mmtb$')" ] || fail "sector counts differ"
+
+# 2b. a sitting cut in a pair's levels (a save at every level): the next
+# sitting's cut line names the pair and the level its checkpoint goes on from
+ckjob=(-v nine --max-stones 4 --threads 1 --quiet --checkpoint 0)
+setsid "$scripts/sitting" ck.log -- "$gen" "${ckjob[@]}" -o ck >/dev/null 2>&1 &
+leader=$!
+for _ in $(seq 1200); do
+    ls ck 2>/dev/null | grep -q '\.ckpt$' && break
+    sleep 0.05
+done
+kill -KILL -- -"$leader" 2>/dev/null
+wait "$leader" 2>/dev/null
+ck=$(ls ck 2>/dev/null | grep '\.ckpt$')
+[ -n "$ck" ] || fail "no checkpoint in 60 s (or the run ended first): $(ls ck)"
+"$scripts/sitting" ck.log -- "$gen" "${ckjob[@]}" -o ck || fail "the resumed sitting exited $?"
+grep -q $'^cut\tsitting=1\t.*\tckpt='"${ck%.ckpt}"$'@[0-9][0-9]*\tpairs_left=' ck.log ||
+    fail "the cut line does not name $ck's pair and level: $(cat ck.log)"
+grep -q $'^end\tsitting=2\t.*\tckpt=-\tpairs_left=0' ck.log || fail "sitting 2's end: $(cat ck.log)"
+"$gen" -v nine --max-stones 4 --threads 1 --quiet -o ckwhole || fail "the whole run exited $?"
+for f in ckwhole/*.mmtb; do
+    cmp -s "$f" "ck/$(basename "$f")" || fail "$(basename "$f") after the checkpoint differs"
+done
 
 # 3. bad usage
 "$scripts/sitting" bad.log "$gen" -v nine >/dev/null 2>&1
