@@ -2,7 +2,7 @@
  * check_crash.c - crash safety of mmtb-gen, run as users run it: SIGKILL at
  * random moments (seeded, spread over the measured length of a clean run)
  * and reruns into the same directory must end in files byte-identical to a
- * clean run (the runs save their pairs' levels every 0.12 s, --checkpoint,
+ * clean run (the runs save their pairs' levels every 0.6 s, --checkpoint,
  * so that kills land in saves and reruns go on from them), and no kill may
  * leave a file that passes the whole-file check
  * while incomplete; a read-only directory, missing child tables and a full
@@ -52,10 +52,10 @@ static char **gen_argv(const char *a1, const char *a2, const char *out)
     snprintf(b1, sizeof b1, "%s", a1);
     snprintf(b2, sizeof b2, "%s", a2);
     snprintf(o, sizeof o, "%s", out);
-    /* a pair's levels saved every 0.12 s (--checkpoint, gen/checkpoint.c), so
+    /* a pair's levels saved every 0.6 s (--checkpoint, gen/checkpoint.c), so
      * that kills land in saves too, and reruns go on from them */
     char *v[] = {GEN_BIN,   "-v", "nine", b1,           b2,     "-o", o, "--quiet",
-                 "--threads", "2", "--checkpoint", "0.002", NULL};
+                 "--threads", "2", "--checkpoint", "0.01", NULL};
     memcpy(argv, v, sizeof v);
     return argv;
 }
