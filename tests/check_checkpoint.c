@@ -16,7 +16,6 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,6 +39,33 @@ struct run {
     const char *only; /* a sector: only it and what it needs (NULL: all) */
 };
 
+/* o set for r on dir (only: storage for its sector); false when r's
+ * sector name does not parse. */
+static bool run_opts(struct mmtb_solve_opts *o, const struct run *r, const char *dir,
+                     struct mmtb_sector *only)
+{
+    memset(o, 0, sizeof *o);
+    o->variant = r->variant;
+    o->outdir = dir;
+    o->max_stones = r->max_stones;
+    o->deep_from = r->deep_from;
+    o->quiet = true;
+    if (!r->only)
+        return true;
+    o->only = only;
+    o->n_only = 1;
+    return mmtb_tf_sector_name_parse(r->only, strlen(r->only), only) == MMTB_OK;
+}
+
+/* The wait status of child p. */
+static int wait_child(pid_t p)
+{
+    int st;
+    while (waitpid(p, &st, 0) < 0)
+        ck_assert_int_eq(errno, EINTR);
+    return st;
+}
+
 /* Solve r into dir in a child process: its wait status.  The child exits
  * with the number of pairs restored from a checkpoint, or 100 when the
  * solve failed. */
@@ -50,20 +76,10 @@ static int solve_child(const struct run *r, const char *dir, int threads, double
     ck_assert_int_ge(p, 0);
     if (p == 0) {
         struct mmtb_solve_opts o;
-        memset(&o, 0, sizeof o);
-        o.variant = r->variant;
-        o.outdir = dir;
-        o.max_stones = r->max_stones;
-        o.deep_from = r->deep_from;
         struct mmtb_sector only;
-        if (r->only) {
-            if (mmtb_tf_sector_name_parse(r->only, strlen(r->only), &only) != MMTB_OK)
-                _exit(100);
-            o.only = &only;
-            o.n_only = 1;
-        }
+        if (!run_opts(&o, r, dir, &only))
+            _exit(100);
         o.threads = threads;
-        o.quiet = true;
         o.checkpoint_minutes = minutes;
         o.checkpoint_kill = kill_after;
         int resumed = 0;
@@ -75,10 +91,7 @@ static int solve_child(const struct run *r, const char *dir, int threads, double
         }
         _exit(resumed < 100 ? resumed : 99);
     }
-    int st;
-    while (waitpid(p, &st, 0) < 0)
-        ck_assert_int_eq(errno, EINTR);
-    return st;
+    return wait_child(p);
 }
 
 /* --plan --json of r on dir, in a child process: how many pairs it says a
@@ -91,28 +104,17 @@ static int plan_checkpoints(const struct run *r, const char *dir)
     ck_assert_int_ge(p, 0);
     if (p == 0) {
         struct mmtb_solve_opts o;
-        memset(&o, 0, sizeof o);
-        o.variant = r->variant;
-        o.outdir = dir;
-        o.max_stones = r->max_stones;
         struct mmtb_sector only;
-        if (r->only) {
-            if (mmtb_tf_sector_name_parse(r->only, strlen(r->only), &only) != MMTB_OK)
-                _exit(1);
-            o.only = &only;
-            o.n_only = 1;
-        }
+        if (!run_opts(&o, r, dir, &only))
+            _exit(1);
         o.plan = true;
         o.json = true;
-        o.quiet = true;
         o.report = fopen(path, "w");
         char err[512];
         int rc = o.report ? mmtb_solve(&o, err, sizeof err) : MMTB_ERR_IO;
         _exit(rc == MMTB_OK && fclose(o.report) == 0 ? 0 : 1);
     }
-    int st;
-    while (waitpid(p, &st, 0) < 0)
-        ck_assert_int_eq(errno, EINTR);
+    int st = wait_child(p);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "--plan on %s: status %d", dir, st);
     size_t len;
     char *t = (char *)tl_read_file(path, &len);
@@ -128,28 +130,11 @@ static int plan_checkpoints(const struct run *r, const char *dir)
     return n;
 }
 
-/* The sorted names of dir's files (at most 64); their number. */
-static int list_files(const char *dir, char names[][64])
-{
-    DIR *d = opendir(dir);
-    ck_assert_msg(d != NULL, "cannot open %s: %s", dir, strerror(errno));
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        ck_assert_int_lt(n, 64);
-        snprintf(names[n++], 64, "%.63s", e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, 64, (int (*)(const void *, const void *))strcmp);
-    return n;
-}
-
 /* dir holds the same files as ref, byte for byte (and so no checkpoint). */
 static void same_files(const char *ref, const char *dir)
 {
     static char a[64][64], b[64][64];
-    int na = list_files(ref, a), nb = list_files(dir, b);
+    int na = tl_list_files(ref, a, 64), nb = tl_list_files(dir, b, 64);
     for (int i = 0; i < nb; i++)
         ck_assert_msg(!strstr(b[i], ".ckpt"), "%s/%s left behind", dir, b[i]);
     ck_assert_int_eq(na, nb);
@@ -170,7 +155,7 @@ static void same_files(const char *ref, const char *dir)
 static bool find_ckpt(const char *dir, char name[64])
 {
     static char f[64][64];
-    int n = list_files(dir, f), found = 0;
+    int n = tl_list_files(dir, f, 64), found = 0;
     for (int i = 0; i < n; i++)
         if (strlen(f[i]) > 5 && !strcmp(f[i] + strlen(f[i]) - 5, ".ckpt")) {
             snprintf(name, 64, "%s", f[i]);

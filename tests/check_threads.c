@@ -7,7 +7,6 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,23 +19,6 @@
 #define MAXFILES 64
 
 static char tdir[256];
-
-/* The sorted names of the files in dir; their number. */
-static int list_files(const char *dir, char names[][64])
-{
-    DIR *d = opendir(dir);
-    ck_assert_msg(d != NULL, "cannot open %s: %s", dir, strerror(errno));
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        ck_assert_int_lt(n, MAXFILES);
-        snprintf(names[n++], 64, "%.63s", e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, 64, (int (*)(const void *, const void *))strcmp);
-    return n;
-}
 
 /* Solve `-v nine A1 A2` with 1, 2 and 3 threads; compare every file of the
  * 2- and 3-thread runs with the 1-thread run's.  Returns the files compared. */
@@ -54,10 +36,10 @@ static int same_for_threads(const char *a1, const char *a2, const char *tag)
         ck_assert_msg(tl_wait(pid) == 0, "mmtb-gen %s %s --threads %d failed", a1, a2, t);
     }
     static char names[3][MAXFILES][64];
-    int n = list_files(out[0], names[0]);
+    int n = tl_list_files(out[0], names[0], MAXFILES);
     ck_assert_int_ge(n, 2); /* at least one sector file and the MANIFEST */
     for (int t = 1; t < 3; t++) {
-        ck_assert_int_eq(list_files(out[t], names[t]), n);
+        ck_assert_int_eq(tl_list_files(out[t], names[t], MAXFILES), n);
         for (int i = 0; i < n; i++) {
             ck_assert_str_eq(names[t][i], names[0][i]);
             char p0[600], p1[600];

@@ -6,6 +6,7 @@
 
 #include <check.h>
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,22 @@ void tl_make_tmpdir(char *buf, size_t len, const char *tag)
 {
     snprintf(buf, len, "/tmp/mmtb-%s-XXXXXX", tag);
     ck_assert_ptr_nonnull(mkdtemp(buf));
+}
+
+int tl_list_files(const char *dir, char names[][64], int cap)
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open %s: %s", dir, strerror(errno));
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        ck_assert_int_lt(n, cap);
+        snprintf(names[n++], 64, "%.63s", e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, 64, (int (*)(const void *, const void *))strcmp);
+    return n;
 }
 
 void tl_rmdir_all(const char *dir)

@@ -18,6 +18,11 @@ struct mmtb_variant *tl_load_variant(const char *name);
 /* Create a fresh directory /tmp/mmtb-TAG-XXXXXX into buf. */
 void tl_make_tmpdir(char *buf, size_t len, const char *tag);
 
+/* The names of the files in dir (not those starting with "."), sorted, into
+ * names (at most cap of them; more fails the test, as does a directory that
+ * cannot be opened); their number. */
+int tl_list_files(const char *dir, char names[][64], int cap);
+
 /* Remove a directory and the files in it (not recursive). */
 void tl_rmdir_all(const char *dir);
 
