@@ -2,8 +2,10 @@
  * pair.c - one sector pair (or a lone sector) from start to finish: the
  * job's memory, its stages in order (deps.c, init.c, levels.c), the phase
  * times of --verbose, and the writing of its tables through tablewrite.c,
- * which reads the state bytes through fill_values.  Knows nothing of the
- * order of the pairs (schedule.c).
+ * which reads the state bytes through fill_values.  A pair with a
+ * checkpoint in the directory (checkpoint.c) is restored from it and goes
+ * straight to its levels.  Knows nothing of the order of the pairs
+ * (schedule.c).
  */
 #include "job.h"
 
