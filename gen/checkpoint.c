@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -112,6 +113,24 @@ struct ck_in {
     bool eof;
     int rc;
 };
+
+/* A checkpoint file opened for reading (in->fd < 0 when it cannot be, errno
+ * saying why), and its buffers released. */
+static void in_open(struct ck_in *in, const char *path)
+{
+    *in = (struct ck_in){-1, ZSTD_createDCtx(), malloc(CKPT_IO), {NULL, 0, 0}, 1, false, MMTB_OK};
+    in->fd = open(path, O_RDONLY);
+    if (in->fd >= 0 && (!in->z || !in->buf))
+        in->rc = MMTB_ERR_NOMEM;
+}
+
+static void in_close(struct ck_in *in)
+{
+    if (in->fd >= 0)
+        close(in->fd);
+    ZSTD_freeDCtx(in->z);
+    free(in->buf);
+}
 
 /* Read exactly n bytes of the frame into p; false (and i->rc) when the file
  * is damaged, ends early or cannot be read. */
@@ -204,12 +223,23 @@ bool ckpt_due(const struct job *j)
            progress_now() - j->ckpt.last >= j->ckpt.every;
 }
 
-static void say(const struct job *j, const char *fmt, const char *what, const char *why)
+/* The checkpoint's path in the job's directory (+ suffix). */
+static void ckpt_path(const struct job *j, const char *suffix, char *buf, size_t len)
 {
-    if (!j->ckpt.quiet) {
-        fprintf(stderr, fmt, j->ckpt.dir, j->ckpt.name, what, why);
-        fputc('\n', stderr);
-    }
+    snprintf(buf, len, "%s/%s%s", j->ckpt.dir, j->ckpt.name, suffix);
+}
+
+/* A line on stderr about the checkpoint, "DIR/NAME: ...", unless quiet. */
+__attribute__((format(printf, 2, 3))) static void say(const struct job *j, const char *fmt, ...)
+{
+    if (j->ckpt.quiet)
+        return;
+    fprintf(stderr, "%s/%s: ", j->ckpt.dir, j->ckpt.name);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
 }
 
 static void save_body(struct job *j, struct ck_out *o, int level)
@@ -266,9 +296,9 @@ static void save_body(struct job *j, struct ck_out *o, int level)
 
 void ckpt_save(struct job *j, int level)
 {
-    char path[4200], tmp[4210];
-    snprintf(path, sizeof path, "%s/%s", j->ckpt.dir, j->ckpt.name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    char path[4200], tmp[4200];
+    ckpt_path(j, "", path, sizeof path);
+    ckpt_path(j, ".tmp", tmp, sizeof tmp);
     double t0 = progress_now();
     struct ck_out o = {-1, ZSTD_createCCtx(), malloc(CKPT_IO), MMTB_OK, 0};
     if (!o.z || !o.buf)
@@ -302,8 +332,8 @@ void ckpt_save(struct job *j, int level)
     if (o.rc != MMTB_OK) {
         unlink(tmp);
         /* the solve goes on; only its saves stop */
-        say(j, "%s/%s: cannot save the pair's progress (%s%s); going on without checkpoints",
-            o.rc == MMTB_ERR_IO ? strerror(err) : mmtb_strerror(o.rc), "");
+        say(j, "cannot save the pair's progress (%s); going on without checkpoints",
+            o.rc == MMTB_ERR_IO ? strerror(err) : mmtb_strerror(o.rc));
         j->ckpt.every = -1;
         return;
     }
@@ -374,21 +404,34 @@ static int load_body(struct job *j, struct ck_in *in, const struct ckpt_head *h)
     return MMTB_OK;
 }
 
+/* What makes header h not a checkpoint of this version for the pair
+ * ss[0..nss), or NULL when it is one. */
+static const char *head_pair_why(const struct ckpt_head *h, const struct mmtb_sector *ss, int nss)
+{
+    if (memcmp(h->magic, CKPT_MAGIC, 8))
+        return "not a checkpoint";
+    if (h->version != CKPT_VERSION || h->endian != CKPT_ENDIAN)
+        return "written by another version of mmtb-gen";
+    if (h->nm != (uint32_t)nss || h->level < 0 || h->level >= (int32_t)MAX_DEPTH ||
+        h->last_level < h->level)
+        return "of another pair or variant";
+    for (int i = 0; i < nss; i++)
+        if (memcmp(&h->s[i], &ss[i], sizeof ss[i]))
+            return "of another pair";
+    return NULL;
+}
+
 /* Whether the header belongs to this job (same build format, variant,
  * pair and depth path); why says what differs. */
 static bool head_fits(const struct job *j, const struct ckpt_head *h, const char **why)
 {
-    *why = NULL;
-    if (memcmp(h->magic, CKPT_MAGIC, 8))
-        *why = "not a checkpoint";
-    else if (h->version != CKPT_VERSION || h->endian != CKPT_ENDIAN)
-        *why = "written by another version of mmtb-gen";
-    else if (h->nm != (uint32_t)j->nm || h->text_len != j->v->text_len ||
-             h->deep_from != j->deep_from || h->nthreads == 0 || h->level < 0 ||
-             h->level >= (int32_t)MAX_DEPTH || h->last_level < h->level)
+    struct mmtb_sector ss[2] = {j->m[0].s, j->m[j->nm > 1].s};
+    *why = head_pair_why(h, ss, j->nm);
+    if (!*why &&
+        (h->text_len != j->v->text_len || h->deep_from != j->deep_from || h->nthreads == 0))
         *why = "of another pair or variant";
     for (int i = 0; !*why && i < j->nm; i++)
-        if (memcmp(&h->s[i], &j->m[i].s, sizeof h->s[i]) || h->slots[i] != j->m[i].slots)
+        if (h->slots[i] != j->m[i].slots)
             *why = "of another pair";
     return !*why;
 }
@@ -399,22 +442,21 @@ int ckpt_load(struct job *j, int *level)
     if (!j->ckpt.dir || j->sp)
         return MMTB_ERR_MISSING;
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s", j->ckpt.dir, j->ckpt.name);
-    struct ck_in in = {
-        open(path, O_RDONLY), ZSTD_createDCtx(), malloc(CKPT_IO), {NULL, 0, 0}, 1, false, MMTB_OK};
+    ckpt_path(j, "", path, sizeof path);
+    struct ck_in in;
+    in_open(&in, path);
     if (in.fd < 0) {
         int e = errno;
-        ZSTD_freeDCtx(in.z);
-        free(in.buf);
+        in_close(&in);
         if (e == ENOENT)
             return MMTB_ERR_MISSING;
-        say(j, "%s/%s: cannot read it (%s%s); solving the pair from its start", strerror(e), "");
+        say(j, "cannot read it (%s); solving the pair from its start", strerror(e));
         return MMTB_ERR_IO;
     }
     struct ckpt_head h;
     const char *why = NULL;
     char *text = NULL;
-    int rc = in.z && in.buf ? MMTB_OK : MMTB_ERR_NOMEM;
+    int rc = in.rc;
     if (rc == MMTB_OK && !get(&in, &h, sizeof h))
         rc = in.rc;
     if (rc == MMTB_OK && !head_fits(j, &h, &why))
@@ -430,11 +472,9 @@ int ckpt_load(struct job *j, int *level)
     if (rc == MMTB_OK)
         rc = load_body(j, &in, &h);
     free(text);
-    close(in.fd);
-    ZSTD_freeDCtx(in.z);
-    free(in.buf);
+    in_close(&in);
     if (rc != MMTB_OK) {
-        say(j, "%s/%s: %s%s; solving the pair from its start",
+        say(j, "%s%s; solving the pair from its start",
             why                    ? why
             : rc == MMTB_ERR_NOMEM ? "out of memory reading it"
                                    : "damaged",
@@ -451,18 +491,11 @@ int ckpt_peek(const char *dir, const struct mmtb_sector *ss, int nss)
     char name[96], path[4200];
     ckpt_file_name(ss, nss, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    struct ck_in in = {open(path, O_RDONLY), ZSTD_createDCtx(), malloc(CKPT_IO), {NULL, 0, 0},
-                       1, false, MMTB_OK};
+    struct ck_in in;
+    in_open(&in, path);
     struct ckpt_head h;
-    bool ok = in.fd >= 0 && in.z && in.buf && get(&in, &h, sizeof h) &&
-              !memcmp(h.magic, CKPT_MAGIC, 8) && h.version == CKPT_VERSION &&
-              h.endian == CKPT_ENDIAN && h.nm == (uint32_t)nss && h.level >= 0;
-    for (int i = 0; ok && i < nss; i++)
-        ok = !memcmp(&h.s[i], &ss[i], sizeof ss[i]);
-    if (in.fd >= 0)
-        close(in.fd);
-    ZSTD_freeDCtx(in.z);
-    free(in.buf);
+    bool ok = in.fd >= 0 && get(&in, &h, sizeof h) && !head_pair_why(&h, ss, nss);
+    in_close(&in);
     return ok ? h.level : -1;
 }
 
@@ -470,12 +503,11 @@ void ckpt_remove(const struct job *j)
 {
     if (!j->ckpt.dir || j->sp)
         return;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", j->ckpt.dir, j->ckpt.name);
+    char path[4200], tmp[4200];
+    ckpt_path(j, "", path, sizeof path);
+    ckpt_path(j, ".tmp", tmp, sizeof tmp); /* (a save cut by a kill leaves it) */
     bool gone = unlink(path) == 0;
-    /* (a save cut by a kill leaves its .tmp) */
-    snprintf(path + strlen(path), sizeof path - strlen(path), ".tmp");
-    gone = unlink(path) == 0 || gone;
+    gone = unlink(tmp) == 0 || gone;
     if (gone)
         mmtb_table_sync_dir(j->ckpt.dir);
 }
