@@ -1147,7 +1147,8 @@ END_TEST
 
 /* --checkpoint: 0 saves every level of a pair (said with --verbose), the
  * files are those of a run that never saves (off) and no NAME.ckpt stays
- * once the pair is written; a malformed value is bad usage.  (Kills and
+ * once the pair is written; a save that fails is said once and the run
+ * goes on to the same files; a malformed value is bad usage.  (Kills and
  * resumes: check_checkpoint.) */
 START_TEST(gen_checkpoint_option)
 {
@@ -1177,6 +1178,27 @@ START_TEST(gen_checkpoint_option)
     ck_assert_msg(la == lb && !memcmp(x, y, la), "%s and %s differ", a, b);
     free(x);
     free(y);
+    /* a save that cannot be written (its .tmp name taken by a directory)
+     * is said once and ends the saves, not the run: the same bytes */
+    char unw[700], blocker[800], c[800];
+    snprintf(unw, sizeof unw, "%s-unwritable", out);
+    ck_assert_int_eq(mkdir(unw, 0755), 0);
+    snprintf(blocker, sizeof blocker, "%s/3-3.ckpt.tmp", unw);
+    ck_assert_int_eq(mkdir(blocker, 0755), 0);
+    char *blocked[] = {GEN_BIN, "-v", "nine", "--max-stones", "3", "-o", unw, "--checkpoint",
+                       "0", NULL};
+    tl_run_argv(&r, NULL, blocked);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    const char *said = strstr(r.err, "3-3.ckpt: cannot save the pair's progress");
+    ck_assert_msg(said && !strstr(said + 20, "cannot save"), "%s", r.err);
+    tl_result_free(&r);
+    snprintf(c, sizeof c, "%s/3-3.mmtb", unw);
+    size_t lc;
+    uint8_t *z = tl_read_file(c, &lc);
+    x = tl_read_file(b, &lb);
+    ck_assert_msg(lc == lb && !memcmp(x, z, lc), "%s and %s differ", c, b);
+    free(x);
+    free(z);
     const char *bad[] = {"soon", "-5", "", "3x"};
     for (int i = 0; i < 4; i++) {
         char val[16];
