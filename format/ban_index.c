@@ -354,8 +354,13 @@ uint64_t mmtb_ban_index_count(const mmtb_index *ix, struct mmtb_sector s, uint64
     bx.opp_bans = s.b_hand == 0 || v->place_or_move;
     if (!bx.mover_bans && !bx.opp_bans)
         return base;
-    /* all of it, or WINDOWS windows spread evenly over the slots */
-    enum { WINDOWS = 64 };
+    /* all of it, or WINDOWS short windows spread evenly over the slots: a
+     * sector's restriction counts change with its stones along the index,
+     * so many short windows follow them better than a few long ones (on
+     * twelve-nine's large sectors, 4,096 windows of 64 slots came within
+     * 0.8 % of the exact count where 64 windows of 65,536 were up to 5 %
+     * off) */
+    enum { WINDOWS = 4096 };
     uint64_t nw = base <= visit ? 1 : WINDOWS, w = base <= visit ? base : visit / WINDOWS;
     if (w == 0)
         w = 1;

@@ -247,7 +247,7 @@ int deps_load_held(struct job *j, const char *dir, char *err, size_t errlen)
     return rc;
 }
 
-uint64_t deps_held_bytes(const struct job *j, uint64_t visit)
+uint64_t deps_held_bytes(const struct job *j)
 {
     struct job t;
     bool quiet[16];
@@ -255,7 +255,7 @@ uint64_t deps_held_bytes(const struct job *j, uint64_t visit)
     uint64_t held = 0;
     for (int i = 0; i < t.ndeps; i++) {
         struct mmtb_sector s = t.deps[i].s;
-        held += mmtb_ban_index_count(t.ix, s, visit, NULL);
+        held += plan_state_slots(t.ix, s);
         /* an index with restrictions: a byte per position of the sector */
         if (t.v->no_reclose)
             held += mmtb_index_slots(t.ix, s);

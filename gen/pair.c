@@ -114,17 +114,16 @@ static uint64_t bucket_allowance(const struct mmtb_variant *v, struct mmtb_secto
     return s.w_hand == 0 ? slots / 10 * (mmtb_variant_dense(v) ? 13 : 3) : 0;
 }
 
-/* pair_memory for a pair whose positions carry state: its slots counted
- * exactly up to 4 M positions a sector, estimated from a sample beyond;
+/* pair_memory for a pair whose positions carry state: its slots as
+ * plan_state_slots counts them;
  * the index with restrictions holds a byte per position of the sector; the
  * solved sectors are read whole (held.h), and each thread has a probe
  * context and the levels' unmove buffers. */
-#define STATE_COUNT_VISIT ((uint64_t)1 << 22)
 static void pair_memory_state(const struct job *j, struct pair_mem *out)
 {
     uint64_t nth = (uint64_t)omp_get_max_threads();
     for (int i = 0; i < j->nm; i++) {
-        uint64_t slots = mmtb_ban_index_count(j->ix, j->m[i].s, STATE_COUNT_VISIT, NULL);
+        uint64_t slots = plan_state_slots(j->ix, j->m[i].s);
         out->slots += slots;
         out->state += slots + 2 * ((slots + CHUNK - 1) / CHUNK + 1);
         if (j->v->no_reclose)
@@ -138,7 +137,7 @@ static void pair_memory_state(const struct job *j, struct pair_mem *out)
             out->buckets += slots + slots / 5;
     }
     out->work = WORK_FIXED + nth * (WORK_PER_THREAD + levels_scratch_bytes(true));
-    out->deps = deps_held_bytes(j, STATE_COUNT_VISIT) +
+    out->deps = deps_held_bytes(j) +
                 nth * (GEN_PROBE_CACHE + ((uint64_t)1 << 20));
     out->total = out->state + out->buckets + out->deps + out->work;
 }
