@@ -101,11 +101,13 @@ static bool partners_linked(const struct mmtb_variant *v, struct mmtb_sector s)
            v->nomove == MMTB_NOMOVE_PASSES;
 }
 
-/* True when the directory already holds a valid table of sector s. */
+/* True when the directory already holds a valid table of sector s: one
+ * that opens and whose every byte is as its writer hashed it (the writer
+ * checked its values before; a changed byte, cut or bit rot, fails). */
 static bool already_solved(const mmtb_tb *tb, struct mmtb_sector s, struct mmtb_sector_stats *st)
 {
     return tb && mmtb_tb_sector_stats(tb, s, st) == MMTB_OK &&
-           mmtb_tb_verify_sector(tb, s, NULL, 0) == MMTB_OK;
+           mmtb_tb_verify_sector_hash(tb, s, NULL, 0) == MMTB_OK;
 }
 
 static void print_stats_line(FILE *f, struct mmtb_sector s, const struct mmtb_sector_stats *st,

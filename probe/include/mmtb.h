@@ -20,7 +20,8 @@
  *   4. statistics       mmtb_tb_sector_count, mmtb_tb_sector_info,
  *                       mmtb_tb_sector_key, mmtb_tb_sector_find,
  *                       mmtb_tb_sector_stats
- *   5. integrity        mmtb_tb_verify_sector; the whole-file pass and the
+ *   5. integrity        mmtb_tb_verify_sector, mmtb_tb_verify_sector_hash;
+ *                       the whole-file pass and the
  *                       detail of a failed probe: mmtb_integrity.h
  * Each function's comment is its contract: what its parameters must be,
  * what it returns (a status of mmtb_common.h or a count), and whether it
@@ -324,6 +325,18 @@ int mmtb_tb_sector_stats(const mmtb_tb *tb, struct mmtb_sector s, struct mmtb_se
  * (may be NULL).  Thread-safe.
  */
 int mmtb_tb_verify_sector(const mmtb_tb *tb, struct mmtb_sector s, char *err, size_t errlen);
+
+/*
+ * The lighter check: every byte of the sector file read and hashed against
+ * its whole-file checksum (the footer's, which the manifest records),
+ * nothing decompressed.  Any change to a file since it was written fails
+ * it; what it does not re-check is the values the writer checked before it
+ * hashed the file.  About four times faster than mmtb_tb_verify_sector;
+ * what a solver uses to trust the files of an earlier run.  Returns MMTB_OK
+ * or the error, with a message in err (may be NULL).  Thread-safe.
+ */
+int mmtb_tb_verify_sector_hash(const mmtb_tb *tb, struct mmtb_sector s, char *err,
+                               size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /*
- * tbintegrity.c - the integrity entry points, mmtb_tb_verify_sector
- * (mmtb.h) and mmtb_tb_verify_file (mmtb_integrity.h): each makes the
+ * tbintegrity.c - the integrity entry points, mmtb_tb_verify_sector and
+ * mmtb_tb_verify_sector_hash (mmtb.h) and mmtb_tb_verify_file
+ * (mmtb_integrity.h): each makes the
  * sector ready through the handle (tbopen.c), then runs the whole-file pass
  * (tbverify.c).  Above both, so that neither has to call the other back.
  */
@@ -10,7 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-int mmtb_tb_verify_sector(const mmtb_tb *tb, struct mmtb_sector s, char *err, size_t errlen)
+/* Sector s of tb made ready (its index, or a negative status with the
+ * reason in err). */
+static int ready_sector(const mmtb_tb *tb, struct mmtb_sector s, char *err, size_t errlen)
 {
     if (err && errlen)
         err[0] = 0;
@@ -30,8 +33,23 @@ int mmtb_tb_verify_sector(const mmtb_tb *tb, struct mmtb_sector s, char *err, si
             tb_sector_detail(tb, i, err, errlen);
         return rc;
     }
+    return i;
+}
+
+int mmtb_tb_verify_sector(const mmtb_tb *tb, struct mmtb_sector s, char *err, size_t errlen)
+{
+    int i = ready_sector(tb, s, err, errlen);
+    if (i < 0)
+        return i;
     struct mmtb_verify_result res = {0};
     return tb_verify_whole(tb, i, NULL, &res, err, errlen);
+}
+
+int mmtb_tb_verify_sector_hash(const mmtb_tb *tb, struct mmtb_sector s, char *err,
+                               size_t errlen)
+{
+    int i = ready_sector(tb, s, err, errlen);
+    return i < 0 ? i : tb_hash_whole(tb, i, err, errlen);
 }
 
 /* A sector that cannot be read at all is one problem of the file as a

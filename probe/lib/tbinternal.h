@@ -110,6 +110,11 @@ struct mmtb_verify_result;
 int tb_verify_whole(const mmtb_tb *tb, int si, const struct mmtb_verify_opts *opts,
                     struct mmtb_verify_result *res, char *first, size_t firstlen);
 
+/* The file hash alone of a ready sector: every byte before the footer
+ * read and hashed against the footer's file_hash; no block decompressed.
+ * MMTB_OK, or the status with a message in err (may be NULL). */
+int tb_hash_whole(const mmtb_tb *tb, int si, char *err, size_t errlen);
+
 /* Report one problem of sector si's file as a whole (MMTB_PLANE_FILE),
  * as tb_verify_whole reports its own, for a file that cannot be read. */
 void tb_verify_report_file(const mmtb_tb *tb, int si, const struct mmtb_verify_opts *opts,

@@ -5,6 +5,7 @@
  * slots) as soon as it is in the buffer, reporting every damaged block by
  * plane and index.  Used by mmtb_tb_verify_file (mmtb-probe integrity) and
  * mmtb_tb_verify_sector (tbintegrity.c) and by MMTB_OPEN_VERIFY (tbopen.c);
+ * and the lighter pass of the file hash alone (mmtb_tb_verify_sector_hash);
  * reads through tbfile.c and calls nothing else of probe/lib.
  */
 #define _GNU_SOURCE
@@ -238,6 +239,46 @@ int tb_verify_whole(const mmtb_tb *tb, int si, const struct mmtb_verify_opts *o,
     if (rc == MMTB_ERR_NOMEM && first && firstlen)
         snprintf(first, firstlen, "%s: out of memory", r.file);
     return rc != MMTB_OK ? rc : res->status;
+}
+
+int tb_hash_whole(const mmtb_tb *tb, int si, char *err, size_t errlen)
+{
+    const struct tb_sector *sec = &tb->sec[si];
+    char file[48];
+    mmtb_tf_sector_filename(sec->s, file, sizeof file);
+    uint64_t end = sec->l.footer_off;
+    size_t cap = end < DEFAULT_READ ? (size_t)(end ? end : 1) : DEFAULT_READ;
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return MMTB_ERR_NOMEM;
+    int fd, rc = tb_file_acquire(tb, si, &fd, err, errlen);
+    if (rc != MMTB_OK) {
+        free(buf);
+        return rc;
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    struct mmtb_xxh64_state st;
+    mmtb_xxh64_init(&st, 0);
+    for (uint64_t at = 0; at < end && rc == MMTB_OK; at += cap) {
+        size_t n = end - at < cap ? (size_t)(end - at) : cap;
+        rc = mmtb_file_pread(fd, buf, n, at);
+        if (rc != MMTB_OK && err && errlen)
+            snprintf(err, errlen, "%s: %s at offset %llu", file,
+                     rc == MMTB_ERR_IO ? "read error" : "ends early", (unsigned long long)at);
+        else if (rc == MMTB_OK)
+            mmtb_xxh64_update(&st, buf, n);
+    }
+    tb_file_release(tb, si);
+    free(buf);
+    if (rc == MMTB_OK && mmtb_xxh64_digest(&st) != sec->footer.file_hash) {
+        rc = MMTB_ERR_CORRUPT;
+        if (err && errlen)
+            snprintf(err, errlen, "%s: file hash mismatch (bytes 0..%llu against the footer's)",
+                     file, (unsigned long long)end);
+    }
+    return rc;
 }
 
 void tb_verify_report_file(const mmtb_tb *tb, int si, const struct mmtb_verify_opts *o,
