@@ -574,7 +574,7 @@ bool init_by_opponent(const struct job *j, const struct member *me)
     /* a split pair's rank walks its own range (split.c); positions with
      * state are walked by bans.c (the same walk, its own test) or, Shah's,
      * in their own order */
-    return me->s.w_hand > 0 && !j->sp && !j->own_walk && !me->bx;
+    return me->s.w_hand > 0 && !j->sp && !j->own_walk && (!me->bx || j->plain_init);
 }
 
 /*
@@ -1514,7 +1514,7 @@ int init_pass(struct job *j)
 {
     if (j->sp)
         return init_pass_split(j);
-    if (job_has_state(j)) {
+    if (job_has_state(j) && !j->plain_init) {
         int rc = bans_job(j) ? bans_setup(j) : MMTB_OK;
         for (int mi = 0; mi < j->nm && rc == MMTB_OK; mi++)
             rc = bans_job(j) ? bans_init_member(j, mi) : init_member_state(j, mi);

@@ -206,6 +206,8 @@ struct job {
     uint64_t *mhist[2];    /* positions of each member decided per depth */
     uint64_t undecided[2]; /* positions of each member still counting */
     int forward;           /* -1: levels never forward, 1: whenever possible, 0: by cost */
+    bool plain_init;       /* members with restrictions that none of their positions
+                              carries: the plain init (sectors_plain_init) */
     bool own_walk;         /* tests: placement sectors initialised in their own order */
     bool no_blocks;        /* tests: no block passes in the init (init.c) */
     size_t bucket_round;   /* bytes of a bucket stream per round (buckets.c) */
@@ -286,6 +288,27 @@ static inline uint8_t st_decided(struct job *j, bool win, unsigned d)
 static inline bool st_win(uint8_t x)
 {
     return x >= ST_DEEP_LOSS ? x == ST_DEEP_WIN : ((x - ST_RESOLVED) & 1);
+}
+
+/*
+ * Sectors of the re-close rule where both sides still have stones in hand
+ * (and no stone slides while others are in hand): no position there
+ * carries a restriction (they are earned and carried only by slides), and
+ * each move is a placement, which earns none and leaves the opponent none
+ * to carry, so it leads to its successor's own scheme 1 slot even where
+ * that sector has restriction states.  Their init is the plain one
+ * (init_member_plain, with the block pass), reading the solved sectors'
+ * scheme 1 slots; their index with restrictions stays, for the writer.
+ */
+static inline bool sectors_plain_init(const struct mmtb_variant *v, const struct mmtb_sector *ss,
+                                      int nss)
+{
+    if (!v->no_reclose || v->first_mill_removal || v->place_or_move || !succ_models_bans(v))
+        return false;
+    for (int i = 0; i < nss; i++)
+        if (ss[i].w_hand == 0 || ss[i].b_hand == 0)
+            return false;
+    return true;
 }
 
 /* Does the job's first member carry state?  (Both do, or neither.) */
@@ -619,6 +642,8 @@ struct pair_mem {
                       * an allowance per thread, from measurements */
     uint64_t total;
     uint64_t slots;  /* the members' slots (with restrictions, if any) */
+    bool plain_init; /* restrictions that none of its positions carries: the
+                      * plain init (sectors_plain_init) */
 };
 
 /*

@@ -160,15 +160,20 @@ void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     j.nm = nss;
     for (int i = 0; i < nss; i++)
         j.m[i].s = ss[i];
-    if (mmtb_ban_index_applies(v, ss[0])) {
+    j.plain_init = !o->state_init && sectors_plain_init(v, ss, nss);
+    out->plain_init = j.plain_init;
+    if (mmtb_ban_index_applies(v, ss[0]) && !j.plain_init) {
         pair_memory_state(&j, out);
         return;
     }
     for (int i = 0; i < nss; i++) {
         j.m[i].slots = mmtb_index_slots(ix, ss[i]);
         out->slots += j.m[i].slots;
-        /* st, flag_cur and flag_next (pair_solve) */
+        /* st, flag_cur and flag_next (pair_solve); with restrictions, the
+         * index's byte a position too */
         out->state += j.m[i].slots + 2 * ((j.m[i].slots + CHUNK - 1) / CHUNK + 1);
+        if (j.plain_init)
+            out->state += j.m[i].slots;
         out->buckets += bucket_allowance(v, ss[i], j.m[i].slots);
     }
     bool own_order = true;
@@ -212,6 +217,7 @@ static int job_setup(struct job *j, const struct mmtb_solve_opts *o, const struc
     j->nm = nss;
     j->own_walk = o->init_walk < 0;
     j->no_blocks = o->init_walk > 0;
+    j->plain_init = !o->state_init && sectors_plain_init(v, ss, nss);
     j->bucket_round = o->bucket_round > 0 ? (size_t)o->bucket_round : BUCKET_ROUND;
     j->deep_from =
         o->deep_from > 0 && o->deep_from < (int)ST_DEEP_FROM ? (unsigned)o->deep_from : ST_DEEP_FROM;
@@ -404,8 +410,9 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     bool own_order = true;
     for (int i = 0; i < nss; i++)
         own_order = own_order && !init_by_opponent(&j, &j.m[i]);
-    rc = job_has_state(&j) ? deps_load_held(&j, o->outdir, err, errlen)
-                           : deps_load(&j, o->outdir, own_order && o->swap_deps >= 0, err, errlen);
+    bool held = job_has_state(&j) && !j.plain_init;
+    rc = held ? deps_load_held(&j, o->outdir, err, errlen)
+              : deps_load(&j, o->outdir, own_order && o->swap_deps >= 0, err, errlen);
     if (rc != MMTB_OK)
         goto out;
     snprintf(label, sizeof label, "%s init", tag);
@@ -414,7 +421,7 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     rc = init_pass(&j);
     j.bucket_peak = buckets_bytes(&j, &j.bucket_written); /* their peak: the levels drain them */
     /* the solved sectors are not read again: released before the levels */
-    if (job_has_state(&j))
+    if (held)
         deps_free(&j);
     if (rc != MMTB_OK) {
         stage_error(&j, rc, false, tag, err, errlen);

@@ -78,6 +78,9 @@ struct mmtb_solve_opts {
                           * order, 0: grouped by the opponent's stones, a block
                           * of them at a time where it can, 1: grouped, one
                           * position at a time */
+    bool state_init;     /* tests: the re-close rule's placement sectors with both
+                          * hands full initialised as every sector with restrictions
+                          * (gen/bans.c), not the plain way (sectors_plain_init) */
     int bucket_round;    /* tests: bytes of each bucket stream the levels take
                           * per round (buckets.c); 0: 1 MiB */
     uint64_t memory_limit; /* bytes a process may hold (0: no limit): a pair that

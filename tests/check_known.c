@@ -33,6 +33,9 @@ static int g_swap;
 static int g_walk;
 /* Bytes of a bucket stream the levels take per round (mmtb_solve_opts.bucket_round). */
 static int g_round;
+/* The re-close rule's sectors with both hands full through the state init
+ * (mmtb_solve_opts.state_init). */
+static int g_state;
 
 /* Solve a game into a fresh temporary directory; returns its path (static
  * storage per call site is not needed: the caller frees). */
@@ -53,6 +56,7 @@ static char *solve_into(const char *variant, int wh, int bh, int max_stones, con
     o.swap_deps = g_swap;
     o.init_walk = g_walk;
     o.bucket_round = g_round;
+    o.state_init = g_state != 0;
     o.quiet = true;
     struct mmtb_sector sec;
     if (only) {
@@ -995,6 +999,20 @@ START_TEST(init_walk_same_tables)
 }
 END_TEST
 
+/* The placement sectors of the re-close rule where both sides still have
+ * stones in hand carry no restriction, and go the plain way (job.h,
+ * sectors_plain_init): the same bytes as through the init of positions
+ * with restrictions (gen/bans.c), the two implementations checking each
+ * other, the immune rule and nine stones on the diagonal board included. */
+START_TEST(reclose_plain_init_same_tables)
+{
+    static const struct game games[] = {
+        {"twelve-nine", 4, 4, 0}, {"twelve", 3, 3, 0}, {"twelve-immune", 3, 3, 0}};
+    static const int way[] = {0, 1};
+    same_tables_for(games, sizeof games / sizeof games[0], &g_state, way, 2);
+}
+END_TEST
+
 static Suite *known_suite(void)
 {
     Suite *s = suite_create("known");
@@ -1018,6 +1036,7 @@ static Suite *known_suite(void)
     tcase_add_test(tc, forward_backward_same_tables);
     tcase_add_test(tc, swapped_deps_same_tables);
     tcase_add_test(tc, init_walk_same_tables);
+    tcase_add_test(tc, reclose_plain_init_same_tables);
     tcase_add_test(tc, bucket_rounds_same_tables);
     suite_add_tcase(s, tc);
     return s;

@@ -965,8 +965,10 @@ static void agree_shah_game(const char *text, int stones, struct shah_seen *seen
 /* The whole-game oracle against the tables of variant `name` solved from
  * the empty board with w_hand, b_hand stones in hand: every state it
  * reaches, value and depth to win, probed through libmmtb.  Returns how
- * many of those states hold a full board with no stone in hand. */
-static uint64_t agree_game(const char *name, int w_hand, int b_hand)
+ * many of those states hold a full board with no stone in hand; *banned
+ * (when not NULL): how many carry a re-close restriction and are won or
+ * lost. */
+static uint64_t agree_game(const char *name, int w_hand, int b_hand, uint64_t *banned)
 {
     struct mmtb_variant *v = load(name);
     char err[512] = "", dir[128], tdir[192];
@@ -988,22 +990,25 @@ static uint64_t agree_game(const char *name, int w_hand, int b_hand)
     ck_assert_int_eq(mmtb_tb_open(&tb, tdir, NULL), MMTB_OK);
     mmtb_ctx *ctx = NULL;
     ck_assert_int_eq(mmtb_ctx_create(&ctx, tb, (size_t)16 << 20), MMTB_OK);
-    uint64_t bad = 0, decided = 0, full = 0, n = naive_game_states(g);
+    uint64_t bad = 0, decided = 0, full = 0, ban = 0, n = naive_game_states(g);
     int deepest = 0;
     for (uint64_t i = 0; i < n; i++) {
         struct mmtb_pos p;
         int wdl, dtw;
         naive_game_state(g, i, &p, &wdl, &dtw);
         decided += wdl != MMTB_DRAW;
+        ban += wdl != MMTB_DRAW && (p.ban_from >= 0 || p.ban_to >= 0);
         full += p.hand[0] == 0 && p.hand[1] == 0 && (p.stones[0] | p.stones[1]) == v->full;
         deepest = wdl != MMTB_DRAW && dtw > deepest ? dtw : deepest;
         state_agrees(v, ctx, &p, wdl, dtw, &bad);
     }
     fprintf(stderr,
-            "%s --start %d,%d: %llu states probed, %llu won or lost, deepest %d; "
-            "%llu disagree\n",
-            name, w_hand, b_hand, (unsigned long long)n, (unsigned long long)decided, deepest,
-            (unsigned long long)bad);
+            "%s --start %d,%d: %llu states probed, %llu won or lost (%llu of them with a "
+            "restriction), deepest %d; %llu disagree\n",
+            name, w_hand, b_hand, (unsigned long long)n, (unsigned long long)decided,
+            (unsigned long long)ban, deepest, (unsigned long long)bad);
+    if (banned)
+        *banned = ban;
     mmtb_ctx_free(ctx);
     mmtb_tb_close(tb);
     naive_game_free(g);
@@ -1017,10 +1022,10 @@ static uint64_t agree_game(const char *name, int w_hand, int b_hand)
 /* Depth to win across captures and placements, from the empty board. */
 START_TEST(test_agree_games_from_the_start)
 {
-    agree_game("three", 3, 3);
-    agree_game("three-diag", 3, 3);
-    agree_game("six", 4, 3);
-    agree_game("nine", 3, 3);
+    agree_game("three", 3, 3, NULL);
+    agree_game("three-diag", 3, 3, NULL);
+    agree_game("six", 4, 3, NULL);
+    agree_game("nine", 3, 3, NULL);
 }
 END_TEST
 
@@ -1028,7 +1033,43 @@ END_TEST
  * the placements by blocks and generates each position's slides. */
 START_TEST(test_agree_lasker_from_the_start)
 {
-    agree_game("lasker", 3, 3);
+    agree_game("lasker", 3, 3, NULL);
+}
+END_TEST
+
+/* The re-close rule on the twelve-point grid (GRID_BOARD, below), five
+ * stones a side: a mill stands after a capture, so restrictions are
+ * earned and carried. */
+static const char grid_reclose[] =
+    "name grid-reclose\nstones 5\nflying off\nremoval standard\nno-reclose yes\n";
+
+/* The re-close rule from the empty board: its placement sectors (with both
+ * hands full, which go the plain way, and with one, whose positions carry
+ * the opponent's restrictions) and the movement phase, restrictions
+ * earned and carried across the phases.  On the grid with five stones a
+ * side; twelve-nine from 3 v 3 has the real board, but a mill there ends
+ * the game, so none of its states carries a restriction. */
+START_TEST(test_agree_reclose_from_the_start)
+{
+    char dir[128], path[192];
+    make_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/grid-reclose.txt", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(grid_reclose, f);
+    fputs(GRID_BOARD, f);
+    ck_assert_int_eq(fclose(f), 0);
+    uint64_t banned = 0;
+    agree_game(path, 5, 5, &banned);
+    ck_assert_uint_gt(banned, 0);
+    /* White with a stone fewer: it slides while Black still places, so the
+     * sectors where one side places carry the slider's restrictions */
+    agree_game(path, 4, 5, &banned);
+    ck_assert_uint_gt(banned, 0);
+    remove_tree(dir);
+#if !defined(__SANITIZE_ADDRESS__)
+    agree_game("twelve-nine", 3, 3, NULL);
+#endif
 }
 END_TEST
 
@@ -1047,7 +1088,7 @@ START_TEST(test_agree_full_board_game)
     ck_assert_ptr_nonnull(f);
     fputs(grid_full, f);
     ck_assert_int_eq(fclose(f), 0);
-    uint64_t full = agree_game(path, 6, 6);
+    uint64_t full = agree_game(path, 6, 6, NULL);
     fprintf(stderr, "grid-full: %llu states with a full board\n", (unsigned long long)full);
     ck_assert_uint_gt(full, 0);
     remove_tree(dir);
@@ -1286,6 +1327,15 @@ static Suite *naive_suite(void)
 #if !defined(__SANITIZE_ADDRESS__)
     tcase_add_test(tc, test_nine_known_3_5);
 #endif
+    suite_add_tcase(s, tc);
+
+    /* the same oracle on the re-close rule (a tcase of its own, tagged
+     * alike: ctest's check_naive_oracle runs both) */
+    tc = tcase_create("reclose_game");
+    tcase_set_tags(tc, "oracle");
+    tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_agree_reclose_from_the_start);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("nine");

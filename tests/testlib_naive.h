@@ -125,11 +125,11 @@ void naive_ban_state(const struct naive_ban *nb, uint64_t i, struct mmtb_pos *p,
 /*
  * The whole-game oracle (testlib_naive_game.c): every position reachable
  * from the start with w_hand and b_hand stones in hand (White to move) as
- * an explicit graph, hands, side and Shah's first-mill owner included, no
- * symmetry; values (DTW across captures and phases) by a retrograde
- * analysis over the reversed edges, material by material, a removal
- * carrying its target's depth + 1.  Not for variants with no_reclose.
- * Returns NULL with a message in err on failure.
+ * an explicit graph, hands, side, Shah's first-mill owner and the
+ * re-close restrictions included, no symmetry; values (DTW across captures
+ * and phases) by a retrograde analysis over the reversed edges, material
+ * by material, a removal carrying its target's depth + 1.  Returns NULL
+ * with a message in err on failure.
  */
 struct naive_game;
 struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, int b_hand,

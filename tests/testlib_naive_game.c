@@ -32,8 +32,9 @@
 
 enum { G_OPEN = 0, G_WIN, G_LOSS, G_DRAW };
 
-/* A state's key: the two colours' stones, then hands, side and Shah's
- * first-mill owner (everything the oracle tells states apart by). */
+/* A state's key: the two colours' stones, then hands, side, Shah's
+ * first-mill owner and the re-close restrictions of the two sides
+ * (everything the oracle tells states apart by). */
 struct gslot {
     uint64_t stones;
     uint32_t rest;
@@ -61,8 +62,9 @@ static struct gslot slot_key(const struct mmtb_pos *p)
 {
     struct gslot k;
     k.stones = (uint64_t)p->stones[0] | (uint64_t)p->stones[1] << 32;
-    k.rest = (uint32_t)p->hand[0] | (uint32_t)p->hand[1] << 8 | (uint32_t)p->side << 16 |
-             (uint32_t)p->first_mill << 17;
+    k.rest = (uint32_t)p->hand[0] | (uint32_t)p->hand[1] << 6 | (uint32_t)p->side << 12 |
+             (uint32_t)p->first_mill << 13 | (uint32_t)(uint8_t)p->ban_from << 15 |
+             (uint32_t)(uint8_t)p->ban_to << 23;
     k.index1 = 0;
     return k;
 }
@@ -200,8 +202,8 @@ struct naive_game *naive_game_solve(const struct mmtb_variant *v, int w_hand, in
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (v->no_reclose)
-        return fail(NULL, err, errlen, "the game oracle does not hold re-close restrictions");
+    if (v->stones > 63)
+        return fail(NULL, err, errlen, "more than 63 stones a side do not fit the oracle's key");
     struct naive_game *g = calloc(1, sizeof *g);
     if (!g)
         return fail(g, err, errlen, "out of memory");
