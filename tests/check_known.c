@@ -1007,7 +1007,7 @@ END_TEST
 START_TEST(reclose_plain_init_same_tables)
 {
     static const struct game games[] = {
-        {"twelve-nine", 4, 4, 0}, {"twelve", 3, 3, 0}, {"twelve-immune", 3, 3, 0}};
+        {"twelve-nine", 3, 3, 0}, {"twelve", 3, 3, 0}, {"twelve-immune", 3, 3, 0}};
     static const int way[] = {0, 1};
     same_tables_for(games, sizeof games / sizeof games[0], &g_state, way, 2);
 }
