@@ -1041,7 +1041,20 @@ END_TEST
  * stones a side: a mill stands after a capture, so restrictions are
  * earned and carried. */
 static const char grid_reclose[] =
-    "name grid-reclose\nstones 5\nflying off\nremoval standard\nno-reclose yes\n";
+    "name grid-reclose\nstones 5\nflying off\nremoval standard\nno-reclose yes\n" GRID_BOARD;
+
+/* A variant file `name` holding text, in a fresh temporary directory
+ * (dir, removed by the caller); its path into path. */
+static void variant_file(char *dir, size_t dlen, const char *name, const char *text, char *path,
+                         size_t plen)
+{
+    make_tmpdir(dir, dlen);
+    snprintf(path, plen, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
 
 /* The re-close rule from the empty board: its placement sectors (with both
  * hands full, which go the plain way, and with one, whose positions carry
@@ -1052,13 +1065,7 @@ static const char grid_reclose[] =
 START_TEST(test_agree_reclose_from_the_start)
 {
     char dir[128], path[192];
-    make_tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/grid-reclose.txt", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(grid_reclose, f);
-    fputs(GRID_BOARD, f);
-    ck_assert_int_eq(fclose(f), 0);
+    variant_file(dir, sizeof dir, "grid-reclose.txt", grid_reclose, path, sizeof path);
     uint64_t banned = 0;
     agree_game(path, 5, 5, &banned);
     ck_assert_uint_gt(banned, 0);
@@ -1082,12 +1089,7 @@ static const char grid_full[] =
 START_TEST(test_agree_full_board_game)
 {
     char dir[128], path[192];
-    make_tmpdir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/grid-full.txt", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(grid_full, f);
-    ck_assert_int_eq(fclose(f), 0);
+    variant_file(dir, sizeof dir, "grid-full.txt", grid_full, path, sizeof path);
     uint64_t full = agree_game(path, 6, 6, NULL);
     fprintf(stderr, "grid-full: %llu states with a full board\n", (unsigned long long)full);
     ck_assert_uint_gt(full, 0);
@@ -1324,18 +1326,10 @@ static Suite *naive_suite(void)
     tcase_add_test(tc, test_game_oracle_dtw);
     tcase_add_test(tc, test_agree_games_from_the_start);
     tcase_add_test(tc, test_agree_lasker_from_the_start);
+    tcase_add_test(tc, test_agree_reclose_from_the_start);
 #if !defined(__SANITIZE_ADDRESS__)
     tcase_add_test(tc, test_nine_known_3_5);
 #endif
-    suite_add_tcase(s, tc);
-
-    /* the same oracle on the re-close rule (a tcase of its own, tagged
-     * alike: ctest's check_naive_oracle runs both) */
-    tc = tcase_create("reclose_game");
-    tcase_set_tags(tc, "oracle");
-    tcase_add_unchecked_fixture(tc, root_setup, root_teardown);
-    tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, test_agree_reclose_from_the_start);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("nine");
