@@ -4,7 +4,8 @@
 # 1. A sitting killed with its command (the session that ends, the machine
 #    replaced) leaves a start line and no end; the next sitting of the same
 #    command records the cut with what was left, resumes, and ends with
-#    nothing left; a third records a sitting with nothing to do.
+#    nothing left; a third records a sitting with nothing to do.  The cut
+#    line gives when the cut sitting last wrote, its time and peak so far.
 # 2. The tables of the resumed run are those of an uninterrupted run (cmp);
 #    a sitting cut in a pair's levels records that pair's checkpoint in the
 #    next sitting's cut line, and goes on from it to the same tables.
@@ -39,6 +40,14 @@ left1=$(sed -n 's/^start\tsitting=1\t.*\tslots_left=\([0-9]*\)$/\1/p' run.log)
 cut=$(sed -n 's/^cut\tsitting=1\t.*\tslots_left=\([0-9]*\)$/\1/p' run.log)
 [ -n "$cut" ] || fail "no cut line for sitting 1: $(cat run.log)"
 [ "$cut" -lt "$left1" ] || fail "sitting 1 solved nothing before its cut ($cut of $left1 left)"
+# the cut line says when sitting 1 was last heard from (its output's time, not
+# sitting 2's start), how long it had run and its peak so far
+grep -q $'^cut\tsitting=1\tutc=[^\t]*\tlast_output=20[0-9-]*T[0-9:]*Z\tseconds=[0-9][0-9]*\tpeak_rss_kib=[1-9][0-9]*\tckpt=' \
+    run.log || fail "sitting 1's cut line lacks its last output, time or peak: $(grep '^cut' run.log)"
+last=$(sed -n 's/^cut\tsitting=1\t.*\tlast_output=\([^\t]*\)\t.*/\1/p' run.log)
+start2=$(sed -n 's/^start\tsitting=2\tutc=\([^\t]*\)\t.*/\1/p' run.log)
+[ "$(date -u -d "$last" +%s)" -le "$(date -u -d "$start2" +%s)" ] ||
+    fail "sitting 1's last output $last is after sitting 2's start $start2"
 grep -q $'^start\tsitting=2\t.*\tcmd=[^\t]*mmtb-gen -v nine --start 4,4' run.log ||
     fail "sitting 2's start line lacks its command: $(cat run.log)"
 grep -q $'^end\tsitting=2\t.*\trc=0\t.*\tpeak_rss_kib=[1-9][0-9]*\tckpt=-\tpairs_left=0\tslots_left=0$' run.log ||
