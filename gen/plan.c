@@ -7,6 +7,7 @@
  */
 #include "plan.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ban_index.h"
@@ -35,7 +36,17 @@
  * pairs, 2.04 M its 6-6 and 1.84 M twelve's 6-6, so 1.9 M; both placing
  * 2.99 M; 0.39 bytes a slot up to 6 v 6 with depths to win; one side
  * placing from twelve-nine's whole game, `c12f4de`'s default build, the
- * pairs 7-6-1-0 to 4-9-1-0 alone on the cores: 2.30-4.03 M, so 2.5 M).
+ * pairs 7-6-1-0 to 4-9-1-0 alone on the cores: 2.30-4.03 M, so 2.5 M;
+ * these stay for Shah's first-mill owner).  The re-close rule's (twelve,
+ * twelve-nine, twelve-immune) are refitted from twelve-nine's whole game,
+ * sittings 1-6 of 2026-12-05, on a machine that ran twelve-nine's 6-6 at
+ * 0.94 M against 2.04 M on 2026-11-29's (docs/PERFORMANCE.md, "The plan's
+ * time"): its 19 movement pairs, 25.7 G slots in 30,910 s, ran at 0.51-4.4
+ * M, faster the more one side outnumbers the other (fewer positions
+ * decided in the levels): 0.62 M x 1.28^|w - b| gives their total and each
+ * within a factor of 1.6 (least squares on the log of the rate for the
+ * factor, the total for the 0.62); one side placing 10.1 G in 7,438 s,
+ * 1.36 M.
  * Plain positions on a board with diagonals (more than three neighbours a
  * point on average: Morabaraba, nine-diag, three-diag) have more moves and
  * fewer draws, so more positions for the levels to decide: Morabaraba's
@@ -52,6 +63,8 @@ static const struct rate RATE_PLAIN = {{6.0e6, 13.6e6, 12.9e6}, 0.362};
 static const struct rate RATE_PLAIN_DIAG = {{4.2e6, 11.6e6, 12.0e6}, 0.373};
 static const struct rate RATE_PLACE_OR_MOVE = {{4.3e6, 3.5e6, 2.8e6}, 0.28};
 static const struct rate RATE_STATE = {{1.9e6, 2.5e6, 3.0e6}, 0.39};
+static const struct rate RATE_RECLOSE = {{0.62e6, 1.36e6, 3.0e6}, 0.39};
+#define RECLOSE_GAP_SPEEDUP 1.28 /* the movement rate's factor per stone of |w - b| */
 
 static enum plan_kind kind_of(struct mmtb_sector s)
 {
@@ -62,7 +75,7 @@ static enum plan_kind kind_of(struct mmtb_sector s)
 static const struct rate *rate_of(const struct mmtb_variant *v, struct mmtb_sector s)
 {
     if (mmtb_ban_index_applies(v, s))
-        return &RATE_STATE;
+        return v->no_reclose ? &RATE_RECLOSE : &RATE_STATE;
     if (v->place_or_move)
         return &RATE_PLACE_OR_MOVE;
     return mmtb_variant_dense(v) ? &RATE_PLAIN_DIAG : &RATE_PLAIN;
@@ -92,7 +105,11 @@ static struct est estimate(const struct mmtb_variant *v, const struct plan_row *
      * of phases alone on the cores (2026-12-05), as fast as Morabaraba's */
     if (r->pm.plain_init)
         rt = mmtb_variant_dense(v) ? &RATE_PLAIN_DIAG : &RATE_PLAIN;
-    e.seconds = (double)r->pm.slots / rt->slots_per_s[e.kind];
+    double rate = rt->slots_per_s[e.kind];
+    if (rt == &RATE_RECLOSE && e.kind == PLAN_MOVEMENT)
+        for (int g = abs(r->s[0].w - r->s[0].b); g > 0; g--)
+            rate *= RECLOSE_GAP_SPEEDUP;
+    e.seconds = (double)r->pm.slots / rate;
     return e;
 }
 

@@ -1363,6 +1363,46 @@ START_TEST(gen_plan_rates_by_board)
 }
 END_TEST
 
+/* The re-close games' movement pairs: the more one side outnumbers the
+ * other, the fewer positions the levels decide, and the faster a slot
+ * solved (twelve-nine's whole game, docs/PERFORMANCE.md): the plan's time
+ * a slot falls with |w - b|, and is longer than the same pair of the game
+ * without the rule (Morabaraba's board, no state). */
+static double plan_per_slot(const struct tl_jv *pairs, const char *first)
+{
+    for (int i = 0; i < pairs->n; i++) {
+        const struct tl_jv *p = &pairs->item[i], *s = tl_jget(p, "sectors");
+        if (s && s->n >= 1 && strcmp(s->item[0].s, first) == 0)
+            return tl_jget(p, "seconds")->num / (double)tl_jget_u(p, "slots");
+    }
+    ck_abort_msg("no pair %s in the plan", first);
+    return 0;
+}
+
+START_TEST(gen_plan_reclose_by_balance)
+{
+    char *argv[] = {GEN_BIN, "-v", "twelve", "--max-stones", "6", "--plan", "--json", "--quiet",
+                    NULL};
+    struct tl_result r;
+    tl_run_argv(&r, NULL, argv);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    struct tl_jv *j = tl_json_parse(r.out), *m = plan_json("morabaraba");
+    ck_assert_msg(j != NULL, "not JSON: %s", r.out);
+    const struct tl_jv *pairs = tl_jget(j, "pairs");
+    double s66 = plan_per_slot(pairs, "6-6"), s65 = plan_per_slot(pairs, "6-5"),
+           s64 = plan_per_slot(pairs, "6-4"), s63 = plan_per_slot(pairs, "6-3");
+    ck_assert_msg(s66 > s65 && s65 > s64 && s64 > s63, "per slot: 6-6 %g 6-5 %g 6-4 %g 6-3 %g",
+                  s66, s65, s64, s63);
+    /* morabaraba's plan from 4,4 holds its movement pair 4-4 */
+    ck_assert_msg(plan_per_slot(pairs, "4-4") > 2 * plan_per_slot(tl_jget(m, "pairs"), "4-4"),
+                  "twelve's 4-4 %g s a slot against morabaraba's %g",
+                  plan_per_slot(pairs, "4-4"), plan_per_slot(tl_jget(m, "pairs"), "4-4"));
+    tl_json_free(j);
+    tl_json_free(m);
+    tl_result_free(&r);
+}
+END_TEST
+
 /* --plan prints every pair without solving: as many pairs and slots as a
  * run of the same game then solves (the counts of these small sectors are
  * exact), nothing written where -o points, the pairs solved there marked
@@ -1646,6 +1686,7 @@ int main(void)
     tcase_add_test(tc, gen_memory_limit_reclose);
     tcase_add_test(tc, gen_plan);
     tcase_add_test(tc, gen_plan_rates_by_board);
+    tcase_add_test(tc, gen_plan_reclose_by_balance);
     tcase_add_test(tc, gen_split_usage);
     suite_add_tcase(s, tc);
 
