@@ -15,33 +15,142 @@
  * The levels take a level's entries as updates by partition (levels.c's
  * apply_partition), in rounds of j->bucket_round bytes of each stream, so
  * that every thread works and the updates are applied in cache.
+ *
+ * A pair too large for memory with its buckets keeps them in a file
+ * instead (buckets_spill_open): a stream's bytes are written there each
+ * time they reach j->spill_seg (SPILL_SEG by default), as a segment of its
+ * own (an entry's varint is never cut: a stream is written out after a
+ * whole entry), and the stream's coding goes on from its last entry, so a
+ * level read back (buckets_load) is the bytes it would have held.
  */
 #include "job.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#define SPILL_SEG ((size_t)1 << 20)
+
+struct bseg {
+    uint64_t off;
+    size_t len;
+};
 
 struct bstream {
     uint8_t *b;
     size_t n, cap;
     uint64_t last;
+    struct bseg *seg; /* its bytes in the file, before b's */
+    size_t nseg, segcap;
 };
 
 int buckets_setup(struct job *j)
 {
+    j->spill_fd = -1;
     j->bst = calloc((size_t)j->nthreads * MAX_LEVELS, sizeof *j->bst);
     return j->bst ? MMTB_OK : MMTB_ERR_NOMEM;
 }
 
+int buckets_spill_open(struct job *j, const char *path, size_t seg)
+{
+    j->spill_seg = seg ? seg : SPILL_SEG;
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return MMTB_ERR_IO;
+    unlink(path); /* its bytes live as long as the descriptor */
+    j->spill_fd = fd;
+    j->spill_end = 0;
+    return MMTB_OK;
+}
+
 void buckets_free(struct job *j)
 {
-    if (!j->bst)
+    if (!j->bst) /* (spill_fd is set with it) */
         return;
-    for (size_t i = 0; i < (size_t)j->nthreads * MAX_LEVELS; i++)
+    for (size_t i = 0; i < (size_t)j->nthreads * MAX_LEVELS; i++) {
         free(j->bst[i].b);
+        free(j->bst[i].seg);
+    }
     free(j->bst);
     j->bst = NULL;
+    if (j->spill_fd >= 0)
+        close(j->spill_fd);
+    j->spill_fd = -1;
+}
+
+static bool write_all(int fd, const uint8_t *b, size_t n, uint64_t off)
+{
+    while (n) {
+        ssize_t w = pwrite(fd, b, n, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        b += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return true;
+}
+
+static bool read_all(int fd, uint8_t *b, size_t n, uint64_t off)
+{
+    while (n) {
+        ssize_t r = pread(fd, b, n, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        b += r;
+        n -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return true;
+}
+
+/* Stream s's bytes in memory written to the file as a segment; false when
+ * the write or the segment list failed. */
+static bool stream_spill(struct job *j, struct bstream *s)
+{
+    if (s->nseg == s->segcap) {
+        size_t nc = s->segcap ? 2 * s->segcap : 16;
+        struct bseg *ns = realloc(s->seg, nc * sizeof *ns);
+        if (!ns)
+            return false;
+        s->seg = ns;
+        s->segcap = nc;
+    }
+    uint64_t off = __atomic_fetch_add(&j->spill_end, (uint64_t)s->n, __ATOMIC_RELAXED);
+    if (!write_all(j->spill_fd, s->b, s->n, off))
+        return false;
+    s->seg[s->nseg++] = (struct bseg){off, s->n};
+    s->n = 0;
+    return true;
+}
+
+/* Stream s's bytes, those in the file first, into buf. */
+static bool stream_gather(const struct job *j, const struct bstream *s, uint8_t *buf)
+{
+    size_t at = 0;
+    for (size_t k = 0; k < s->nseg; k++) {
+        if (!read_all(j->spill_fd, buf + at, s->seg[k].len, s->seg[k].off))
+            return false;
+        at += s->seg[k].len;
+    }
+    if (s->n)
+        memcpy(buf + at, s->b, s->n);
+    return true;
+}
+
+static size_t stream_bytes(const struct bstream *s)
+{
+    size_t n = s->n;
+    for (size_t k = 0; k < s->nseg; k++)
+        n += s->seg[k].len;
+    return n;
 }
 
 /* Append entry to stream s; false when out of memory. */
@@ -81,18 +190,61 @@ static uint64_t stream_next(const uint8_t *b, size_t *i, uint64_t last)
 void bucket_add(struct job *j, int level, uint64_t entry)
 {
     int t = omp_get_thread_num();
-    if (!stream_push(&j->bst[(size_t)t * MAX_LEVELS + level], entry)) {
+    struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
+    if (!stream_push(s, entry)) {
         __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
         return;
     }
+    if (j->spill_fd >= 0 && s->n >= j->spill_seg && !stream_spill(j, s))
+        __atomic_store_n(&j->spill_err, 1, __ATOMIC_RELAXED);
     raise_last_level(j, level);
 }
 
-const uint8_t *buckets_stream(const struct job *j, int level, int t, size_t *n)
+int buckets_stream(const struct job *j, int level, int t, const uint8_t **b, size_t *n,
+                   uint8_t **owned)
 {
     const struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
+    *owned = NULL;
+    *b = s->b;
     *n = s->n;
-    return s->b;
+    if (!s->nseg)
+        return MMTB_OK;
+    *n = stream_bytes(s);
+    if (!(*owned = malloc(*n)))
+        return MMTB_ERR_NOMEM;
+    if (!stream_gather(j, s, *owned)) {
+        free(*owned);
+        *owned = NULL;
+        return MMTB_ERR_IO;
+    }
+    *b = *owned;
+    return MMTB_OK;
+}
+
+int buckets_load(struct job *j, int level)
+{
+    for (int t = 0; t < j->nthreads; t++) {
+        struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
+        if (!s->nseg)
+            continue;
+        size_t n = stream_bytes(s);
+        uint8_t *b = malloc(n);
+        if (!b)
+            return MMTB_ERR_NOMEM;
+        if (!stream_gather(j, s, b)) {
+            free(b);
+            return MMTB_ERR_IO;
+        }
+        free(s->b);
+        free(s->seg);
+        *s = (struct bstream){b, n, n, s->last, NULL, 0, 0};
+    }
+    return MMTB_OK;
+}
+
+uint64_t buckets_spilled(const struct job *j)
+{
+    return j->spill_fd >= 0 ? j->spill_end : 0;
 }
 
 int buckets_restore(struct job *j, int level, int t, uint8_t *b, size_t n)
@@ -104,11 +256,12 @@ int buckets_restore(struct job *j, int level, int t, uint8_t *b, size_t n)
         return MMTB_ERR_CORRUPT;
     }
     uint64_t last = 0;
-    if (!s->n) {
+    if (!s->n && !s->nseg) {
         for (size_t i = 0; i < n;)
             last = stream_next(b, &i, last);
         free(s->b);
-        *s = (struct bstream){b, n, n, last};
+        free(s->seg);
+        *s = (struct bstream){b, n, n, last, NULL, 0, 0};
         return MMTB_OK;
     }
     /* another stream is there already (the saving run had more threads):
@@ -125,9 +278,11 @@ int buckets_restore(struct job *j, int level, int t, uint8_t *b, size_t n)
 
 bool buckets_any(const struct job *j, int level)
 {
-    for (int t = 0; t < j->nthreads; t++)
-        if (j->bst[(size_t)t * MAX_LEVELS + level].n)
+    for (int t = 0; t < j->nthreads; t++) {
+        const struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
+        if (s->n || s->nseg)
             return true;
+    }
     return false;
 }
 
@@ -167,7 +322,8 @@ void buckets_drop(struct job *j, int level)
     for (int t = 0; t < j->nthreads; t++) {
         struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
         free(s->b);
-        *s = (struct bstream){NULL, 0, 0, 0};
+        free(s->seg);
+        *s = (struct bstream){NULL, 0, 0, 0, NULL, 0, 0};
     }
 }
 

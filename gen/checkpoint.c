@@ -282,13 +282,18 @@ static void save_body(struct job *j, struct ck_out *o, int level)
     for (int d = level; d < MAX_LEVELS; d++)
         for (int t = 0; t < j->nthreads; t++) {
             size_t n;
-            const uint8_t *b = buckets_stream(j, d, t, &n);
-            if (n) {
+            const uint8_t *b;
+            uint8_t *owned;
+            int rc = buckets_stream(j, d, t, &b, &n, &owned);
+            if (rc != MMTB_OK && o->rc == MMTB_OK)
+                o->rc = rc;
+            if (rc == MMTB_OK && n) {
                 put32(o, (uint32_t)d);
                 put32(o, (uint32_t)t);
                 put64(o, n);
                 put(o, b, n);
             }
+            free(owned);
         }
     put32(o, CKPT_END);
     put(o, CKPT_MAGIC, 8);

@@ -35,7 +35,11 @@ static const char usage_gen[] =
     "      --memory LIMIT       refuse, before solving anything, a sector pair that would\n"
     "                           need more than LIMIT bytes (such as 512M, 2G; per rank\n"
     "                           with mmtb-gen-mpi; there a pair over LIMIT is solved\n"
-    "                           by all ranks together when its part fits)\n"
+    "                           by all ranks together when its part fits); a pair\n"
+    "                           over it (without --memory, over 90% of the machine's\n"
+    "                           memory) keeps its waiting outside results on disk\n"
+    "                           first, in DIR, when that makes it fit\n"
+    "      --buckets-on-disk    keep every pair's waiting outside results on disk\n"
     "      --split SLOTS        mmtb-gen-mpi: solve every pair of at least SLOTS slots\n"
     "                           (such as 50M) by all ranks together, each holding a\n"
     "                           part of its states\n"
@@ -354,6 +358,8 @@ int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FIL
             } else {
                 o->checkpoint_minutes = m > 0 ? m : 1e-9; /* 0: at every level */
             }
+        } else if (!strcmp(a, "--buckets-on-disk")) {
+            o->buckets_to_disk = 1;
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = true;
         } else if (!strcmp(a, "--json")) {

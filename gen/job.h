@@ -195,8 +195,13 @@ struct job {
     int rule_err;          /* a rules call failed inside a parallel region */
     const char *why;       /* an internal check that failed, said in the error */
     struct bstream *bst;   /* buckets.c: per thread and level */
+    int spill_fd;          /* buckets.c: the file the streams go to, -1: memory only */
+    uint64_t spill_end;    /* its bytes written */
+    size_t spill_seg;      /* a stream goes there when it holds this many bytes */
+    int spill_err;         /* a write or read of it failed inside a parallel region */
     uint64_t bucket_peak;  /* the buckets' bytes after the init pass (--verbose): */
     uint64_t bucket_written; /* their capacity, and the bytes written */
+    uint64_t bucket_disk;  /* the bytes of them written to disk (spill_fd) */
     /* positions decided at depth >= deep_from: member << 47 | slot, per
      * depth, gathered from the per-thread lists of new ones */
     struct vec64 *deep;     /* [MAX_LEVELS] */
@@ -398,6 +403,14 @@ static inline void raise_last_level(struct job *j, int d)
  * whether the level holds an entry.  buckets_bytes: the memory they hold
  * (the streams' capacity), and in *written the bytes written (what is
  * resident: a stream's capacity beyond them is not touched).
+ *
+ * With buckets_spill_open (a pair over its memory, pair_memory_fit), a
+ * stream's bytes go to that file (created and unlinked at once, so that
+ * nothing of it outlives the process) a segment at a time as they are
+ * written (seg bytes or more; 0: 1 MiB), and buckets_load reads a level's back before the levels take
+ * it: the same bytes, so the same tables.  buckets_load returns MMTB_OK,
+ * MMTB_ERR_NOMEM or MMTB_ERR_IO; a failed write sets j->spill_err.
+ * buckets_spilled: the bytes written to the file.
  */
 struct bstream;
 #define BUCKET_ROUND ((size_t)1 << 20) /* bytes of a stream per round (default) */
@@ -406,6 +419,7 @@ struct bucket_cursor {
     uint64_t last;
 };
 int buckets_setup(struct job *j);
+int buckets_spill_open(struct job *j, const char *path, size_t seg);
 void buckets_free(struct job *j);
 void bucket_add(struct job *j, int level, uint64_t entry);
 bool buckets_any(const struct job *j, int level);
@@ -413,14 +427,19 @@ uint64_t buckets_rounds(const struct job *j, int level);
 void buckets_scatter(struct job *j, int level, int stream, int mi, struct bucket_cursor *c,
                      struct updbuf *bufs);
 void buckets_drop(struct job *j, int level);
+int buckets_load(struct job *j, int level);
 uint64_t buckets_bytes(const struct job *j, uint64_t *written);
-/* For checkpoint.c: thread t's stream of a level, its bytes (*n of them);
- * and a saved stream's bytes b (malloc'd, n of them; taken, and freed when
- * not kept) put back as thread t's stream (appended, coded again, when t
- * holds one of that level already: the saving run had more threads).
- * buckets_restore returns MMTB_OK, MMTB_ERR_NOMEM, or MMTB_ERR_CORRUPT
- * when the bytes end inside an entry. */
-const uint8_t *buckets_stream(const struct job *j, int level, int t, size_t *n);
+uint64_t buckets_spilled(const struct job *j);
+/* For checkpoint.c: thread t's stream of a level, its bytes in *b (*n of
+ * them; in *owned, malloc'd, to be freed, when read back from the file,
+ * else NULL), MMTB_OK, MMTB_ERR_NOMEM or MMTB_ERR_IO; and a saved stream's
+ * bytes b (malloc'd, n of them; taken, and freed when not kept) put back
+ * as thread t's stream (appended, coded again, when t holds one of that
+ * level already: the saving run had more threads).  buckets_restore
+ * returns MMTB_OK, MMTB_ERR_NOMEM, or MMTB_ERR_CORRUPT when the bytes end
+ * inside an entry. */
+int buckets_stream(const struct job *j, int level, int t, const uint8_t **b, size_t *n,
+                   uint8_t **owned);
 int buckets_restore(struct job *j, int level, int t, uint8_t *b, size_t n);
 
 /* A bucket entry of a position held back (settle_state's defer): level
@@ -629,6 +648,7 @@ void levels_free(struct job *j);
  */
 int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                const mmtb_index *ix, const struct mmtb_sector *ss, int nss, bool split,
+               bool spill,
                struct mmtb_sector_stats *stats, struct progress *prog, const char *tag,
                char *err, size_t errlen);
 
@@ -642,6 +662,8 @@ struct pair_mem {
                       * an allowance per thread, from measurements */
     uint64_t total;
     uint64_t slots;  /* the members' slots (with restrictions, if any) */
+    uint64_t buckets_disk; /* with spill: the buckets' bytes on disk instead */
+    bool spill;      /* the buckets go to disk (pair_memory_fit) */
     bool plain_init; /* restrictions that none of its positions carries: the
                       * plain init (sectors_plain_init) */
 };
@@ -656,6 +678,14 @@ struct pair_mem {
 void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                  const mmtb_index *ix, const struct mmtb_sector *ss, int nss, int nsplit,
                  struct pair_mem *out);
+/* Whether a pair planned *pm (nsplit ranks), with base bytes held by the
+ * process already, keeps its buckets on disk: when they are forced there
+ * (o->buckets_to_disk > 0), or when the pair would be over o->memory_limit
+ * (without one, 90 % of the machine's memory) with them in memory and
+ * never (< 0) or split; then pm->spill is set and its buckets and total
+ * are what stays in memory. */
+void pair_memory_fit(const struct mmtb_solve_opts *o, uint64_t base, int nsplit,
+                     struct pair_mem *pm);
 
 /*
  * split.c: cut the members of j among the transport's ranks (j->sp, with

@@ -697,6 +697,9 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
  */
 static int take_buckets(struct job *j, unsigned d, uint64_t *newly)
 {
+    int rc = buckets_load(j, (int)d); /* those written to disk, read back */
+    if (rc != MMTB_OK)
+        return rc;
     if (!buckets_any(j, (int)d))
         return MMTB_OK;
     struct bucket_cursor *cur = malloc((size_t)j->nthreads * sizeof *cur);

@@ -9,9 +9,11 @@
  */
 #include "job.h"
 
+#include <errno.h>
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "banbuild.h"
 #include "bigalloc.h"
@@ -130,16 +132,49 @@ static void pair_memory_state(const struct job *j, struct pair_mem *out)
             out->state += mmtb_index_slots(j->ix, j->m[i].s);
         /* the buckets of outside results that wait for their level
          * (buckets.c): a movement position with a capture keeps one until
-         * the capture's depth; 1.2 bytes a slot puts twelve's 6-6 just above
-         * its measured peak (its buckets' capacity: 767 MiB, 1.73 a slot, of
-         * which the streams' unwritten halves are not resident) */
+         * the capture's depth.  What the streams hold written (their
+         * unwritten room is not resident) grows with the pair: twelve's 6-6
+         * 1.2 bytes a slot; twelve-nine's whole game, 2026-12-05, 7-7 1.46,
+         * 8-6 1.40, 9-6 1.45, 8-7 1.54, 8-8 1.57, 9-7 1.58: 1.6 */
         if (j->m[i].s.w_hand == 0 && j->m[i].s.b_hand == 0)
-            out->buckets += slots + slots / 5;
+            out->buckets += slots + slots / 5 * 3;
     }
     out->work = WORK_FIXED + nth * (WORK_PER_THREAD + levels_scratch_bytes(true));
     out->deps = deps_held_bytes(j) +
                 nth * (GEN_PROBE_CACHE + ((uint64_t)1 << 20));
     out->total = out->state + out->buckets + out->deps + out->work;
+}
+
+/* What a pair whose buckets are on disk keeps of them in memory: each
+ * stream's last segment (buckets.c's SPILL_SEG, 1 MiB) for every level,
+ * and then the level the levels take, read back */
+#define SPILL_HELD ((uint64_t)256 << 20)
+
+void pair_memory_fit(const struct mmtb_solve_opts *o, uint64_t base, int nsplit,
+                     struct pair_mem *pm)
+{
+    pm->spill = false;
+    pm->buckets_disk = 0;
+    uint64_t nth = (uint64_t)omp_get_max_threads(), held = SPILL_HELD * nth;
+    if (o->buckets_to_disk < 0 || nsplit > 1)
+        return;
+    if (o->buckets_to_disk == 0) {
+        if (pm->buckets <= held)
+            return;
+        uint64_t limit = o->memory_limit;
+        if (!limit) {
+            long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+            limit = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 10 * 9 : 0;
+        }
+        if (!limit || base + pm->total <= limit)
+            return;
+    }
+    pm->spill = true;
+    pm->buckets_disk = pm->buckets;
+    if (pm->buckets > held) {
+        pm->total -= pm->buckets - held;
+        pm->buckets = held;
+    }
 }
 
 void pair_memory(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
@@ -272,6 +307,10 @@ static void stage_error(const struct job *j, int rc, bool levels, const char *ta
     if (j->rule_err)
         snprintf(err, errlen, "%s: %s: %s%s%s", tag, levels ? "levels" : "init",
                  mmtb_strerror(j->rule_err), j->why ? ": " : "", j->why ? j->why : "");
+    else if (rc == MMTB_ERR_IO)
+        snprintf(err, errlen, "%s %s: the file of the waiting outside results (%s/%s.buckets.tmp, "
+                 "unlinked): a write or read failed (the disk full?)",
+                 tag, levels ? "levels" : "init", j->ckpt.dir, j->ckpt.name);
     else if (levels && rc == MMTB_ERR_NOMEM)
         snprintf(err, errlen, "out of memory");
     else if (levels && j->sp && rc != MMTB_ERR_UNSUPPORTED)
@@ -341,9 +380,12 @@ static void report_phases(const struct job *j, const char *tag, const double t[4
     } else {
         fprintf(stderr,
                 "%s: load %.2fs init %.2fs levels %.2fs (%d) write %.2fs; buckets %.1f MiB "
-                "(%.1f written)\n",
+                "(%.1f written)",
                 tag, t[1] - t[0], t[2] - t[1], t[3] - t[2], j->last_level, progress_now() - t[3],
                 (double)j->bucket_peak / (1 << 20), (double)j->bucket_written / (1 << 20));
+        if (j->bucket_disk)
+            fprintf(stderr, ", %.1f MiB to disk", (double)j->bucket_disk / (1 << 20));
+        fputc('\n', stderr);
     }
 }
 
@@ -371,6 +413,7 @@ static int pair_setup(struct job *j, const struct mmtb_solve_opts *o, const stru
  * the stages in order, with their phase times for --verbose. */
 int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                const mmtb_index *ix, const struct mmtb_sector *ss, int nss, bool split,
+               bool spill,
                struct mmtb_sector_stats *stats, struct progress *prog, const char *tag,
                char *err, size_t errlen)
 {
@@ -418,8 +461,21 @@ int pair_solve(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
     snprintf(label, sizeof label, "%s init", tag);
     progress_phase(prog, label);
     t[1] = progress_now();
+    if (spill) { /* the buckets on disk: a file nothing outlives (buckets.c) */
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s.buckets.tmp", j.ckpt.dir, j.ckpt.name);
+        rc = buckets_spill_open(&j, path, o->bucket_spill_seg);
+        if (rc != MMTB_OK) {
+            snprintf(err, errlen, "%s: cannot create it for the waiting outside results: %s",
+                     path, strerror(errno));
+            goto out;
+        }
+    }
     rc = init_pass(&j);
+    if (rc == MMTB_OK && j.spill_err)
+        rc = MMTB_ERR_IO;
     j.bucket_peak = buckets_bytes(&j, &j.bucket_written); /* their peak: the levels drain them */
+    j.bucket_disk = buckets_spilled(&j);
     /* the solved sectors are not read again: released before the levels */
     if (held)
         deps_free(&j);

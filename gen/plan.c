@@ -150,9 +150,10 @@ static void print_text(FILE *out, const struct mmtb_variant *v, int sw, int sb,
         char ck[48] = "";
         if (rows[i].ckpt_level >= 0)
             snprintf(ck, sizeof ck, " (checkpoint at level %d)", rows[i].ckpt_level);
-        fprintf(out, "%-26s %14llu %12.1f %12.1f %10s  %s%s%s%s%s\n", nm,
+        fprintf(out, "%-26s %14llu %12.1f %12.1f %10s  %s%s%s%s%s%s\n", nm,
                 (unsigned long long)rows[i].pm.slots, e.memory / 1048576.0, e.disk / 1e6, tm,
                 kind_name[e.kind], e.state ? ", with state" : "",
+                rows[i].pm.spill ? ", buckets on disk" : "",
                 rows[i].have ? " (solved already)" : "", ck,
                 limit && e.memory > limit ? " OVER THE LIMIT" : "");
     }
@@ -172,12 +173,12 @@ static void print_json(FILE *out, const struct mmtb_variant *v, int sw, int sb,
             snprintf(ck_json, sizeof ck_json, "%d", rows[i].ckpt_level);
         fprintf(out,
                 "%s{\"sectors\":[\"%s\"],\"slots\":%llu,\"memory_bytes\":%llu,"
-                "\"bucket_bytes\":%llu,\"disk_bytes\":%llu,"
+                "\"bucket_bytes\":%llu,\"bucket_disk_bytes\":%llu,\"disk_bytes\":%llu,"
                 "\"seconds\":%.1f,\"kind\":\"%s\",\"state\":%s,\"solved\":%s,"
                 "\"checkpoint_level\":%s}",
                 i ? "," : "", nm, (unsigned long long)rows[i].pm.slots,
                 (unsigned long long)e.memory, (unsigned long long)rows[i].pm.buckets,
-                (unsigned long long)e.disk, e.seconds,
+                (unsigned long long)rows[i].pm.buckets_disk, (unsigned long long)e.disk, e.seconds,
                 kind_name[e.kind], e.state ? "true" : "false", rows[i].have ? "true" : "false",
                 ck_json);
     }

@@ -290,12 +290,15 @@ static void took_news(const struct mmtb_solve_opts *o, FILE *rep, bool quiet,
 /* What pair q needs in memory (pair_memory); on a
  * pair split over nsplit ranks, what one rank needs: its part of the
  * states (whole partitions, and the huge pages at its ends) and the
- * exchange buffers.  Returns MMTB_OK or a status. */
+ * exchange buffers; with base bytes held already, its buckets on disk when
+ * it would not fit with them (pair_memory_fit).  Returns MMTB_OK or a
+ * status. */
 static int pair_need(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
                      const mmtb_index *ix, const struct mmtb_sector *list, const struct pair *q,
-                     int nsplit, struct pair_mem *pm)
+                     int nsplit, uint64_t base, struct pair_mem *pm)
 {
     pair_memory(o, v, ix, &list[q->first], q->nss, nsplit, pm);
+    pair_memory_fit(o, base, nsplit, pm);
     return MMTB_OK;
 }
 
@@ -317,8 +320,8 @@ static void plan_splits(const struct mmtb_solve_opts *o, const struct mmtb_varia
         if (P[p].have || mmtb_ban_index_applies(v, list[P[p].first]))
             continue;
         struct pair_mem whole, part;
-        pair_need(o, v, ix, list, &P[p], 1, &whole);
-        pair_need(o, v, ix, list, &P[p], t->nranks, &part);
+        pair_need(o, v, ix, list, &P[p], 1, base, &whole);
+        pair_need(o, v, ix, list, &P[p], t->nranks, base, &part);
         P[p].split = (o->split_slots && whole.slots >= o->split_slots) ||
                      (o->memory_limit && base + whole.total > o->memory_limit &&
                       base + part.total <= o->memory_limit);
@@ -343,7 +346,7 @@ static int check_memory(const struct mmtb_solve_opts *o, const struct mmtb_varia
             continue;
         struct pair_mem pm;
         int nsplit = P[p].split ? o->transport->nranks : 1;
-        int mrc = pair_need(o, v, ix, list, &P[p], nsplit, &pm);
+        int mrc = pair_need(o, v, ix, list, &P[p], nsplit, base, &pm);
         if (mrc != MMTB_OK) {
             snprintf(err, errlen, "cannot plan the memory of a pair: %s", mmtb_strerror(mrc));
             return mrc;
@@ -358,6 +361,9 @@ static int check_memory(const struct mmtb_solve_opts *o, const struct mmtb_varia
         char part[64] = "";
         if (nsplit > 1)
             snprintf(part, sizeof part, ", split over %d ranks: rank %d's part", nsplit, me);
+        else if (pm.spill)
+            snprintf(part, sizeof part, "; the buckets on disk, %.1f MiB",
+                     pm.buckets_disk / 1048576.0);
         if (o->verbose)
             fprintf(stderr,
                     "%s: plan %.1f MiB (state %.1f, buckets %.1f, solved sectors %.1f, work %.1f, "
@@ -396,6 +402,7 @@ static int print_plan(const struct mmtb_solve_opts *o, const struct mmtb_variant
         snprintf(err, errlen, "out of memory");
         return MMTB_ERR_NOMEM;
     }
+    uint64_t base = rss_bytes();
     for (int p = 0; p < np; p++) {
         rows[p].nss = P[p].nss;
         rows[p].have = P[p].have;
@@ -403,10 +410,10 @@ static int print_plan(const struct mmtb_solve_opts *o, const struct mmtb_variant
             rows[p].s[k] = list[P[p].first + k];
         rows[p].ckpt_level =
             o->outdir && !P[p].have ? ckpt_peek(o->outdir, rows[p].s, P[p].nss) : -1;
-        pair_need(o, v, ix, list, &P[p], 1, &rows[p].pm);
+        pair_need(o, v, ix, list, &P[p], 1, base, &rows[p].pm);
     }
-    int over = plan_print(o->report ? o->report : stdout, o->json, v, swh, sbh, rows, np,
-                          rss_bytes(), o->memory_limit);
+    int over = plan_print(o->report ? o->report : stdout, o->json, v, swh, sbh, rows, np, base,
+                          o->memory_limit);
     free(rows);
     if (over) {
         snprintf(err, errlen, "%d pairs need more than the memory limit of %llu bytes", over,
@@ -617,7 +624,9 @@ static int solve_one(struct run *r, int p, struct progress *prog, struct tally *
     char tag[64], nm[32];
     mmtb_sector_format(r->list[P[p].first], nm, sizeof nm);
     snprintf(tag, sizeof tag, "[%d/%d] %s", P[p].ord, r->todo, nm);
-    rc = pair_solve(o, r->v, r->ix, &r->list[P[p].first], P[p].nss, P[p].split,
+    struct pair_mem pm; /* its buckets on disk when it would not fit with them */
+    pair_need(o, r->v, r->ix, r->list, &P[p], P[p].split ? t->nranks : 1, rss_bytes(), &pm);
+    rc = pair_solve(o, r->v, r->ix, &r->list[P[p].first], P[p].nss, P[p].split, pm.spill,
                     &r->all[P[p].first], prog, tag, err, errlen);
     progress_clear(prog);
     if (rc != MMTB_OK)

@@ -81,6 +81,12 @@ struct mmtb_solve_opts {
     bool state_init;     /* tests: the re-close rule's placement sectors with both
                           * hands full initialised as every sector with restrictions
                           * (gen/bans.c), not the plain way (sectors_plain_init) */
+    int buckets_to_disk; /* the outside results that wait for their level kept in a
+                          * file: 0 for a pair over memory_limit (without one, 90 %
+                          * of the machine's memory) with them in memory, 1 for
+                          * every pair (tests), -1 never */
+    size_t bucket_spill_seg; /* tests: with the buckets on disk, a stream's bytes are
+                              * written there when it holds this many (0: 1 MiB) */
     int bucket_round;    /* tests: bytes of each bucket stream the levels take
                           * per round (buckets.c); 0: 1 MiB */
     uint64_t memory_limit; /* bytes a process may hold (0: no limit): a pair that

@@ -8,8 +8,8 @@
  * A checkpoint damaged (a byte flipped, the file cut short) or of another
  * pair is set aside and the pair solved from its start, with the same
  * files; --plan says which pair a checkpoint goes on from.  Covers the
- * plain path (nine), the deep lists (a small deep_from)
- * and the positions with re-close restrictions (twelve).
+ * plain path (nine), the deep lists (a small deep_from), the positions
+ * with re-close restrictions (twelve), and the buckets kept on disk.
  *
  * Every solve runs in a child process: the test's own process never enters
  * an OpenMP region, so its forks stay safe.
@@ -37,6 +37,8 @@ struct run {
     int max_stones;
     int deep_from;
     const char *only; /* a sector: only it and what it needs (NULL: all) */
+    int spill_seg;    /* > 0: the buckets on disk, a stream written there every
+                       * spill_seg bytes (buckets.c) */
 };
 
 /* o set for r on dir (only: storage for its sector); false when r's
@@ -49,6 +51,8 @@ static bool run_opts(struct mmtb_solve_opts *o, const struct run *r, const char 
     o->outdir = dir;
     o->max_stones = r->max_stones;
     o->deep_from = r->deep_from;
+    o->buckets_to_disk = r->spill_seg > 0;
+    o->bucket_spill_seg = (size_t)r->spill_seg;
     o->quiet = true;
     if (!r->only)
         return true;
@@ -184,21 +188,24 @@ static void reference(const struct run *r, char *ref, size_t len)
     struct stat sb;
     if (stat(ref, &sb) == 0)
         return;
-    int st = solve_child(r, ref, 2, -1, 0);
+    struct run mem = *r; /* (the buckets on disk write the same bytes) */
+    mem.spill_seg = 0;
+    int st = solve_child(&mem, ref, 2, -1, 0);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "reference run of %s: status %d",
                   r->variant, st);
 }
 
-/* Killed after save k, resumed with `threads`: the checkpoint taken up,
- * the same files. */
-static void resume_case(const struct run *r, int k, int threads)
+/* Killed after save k, resumed by rerun (r itself when NULL) with
+ * `threads`: the checkpoint taken up, the same files. */
+static void resume_case_by(const struct run *r, int k, int threads, const struct run *rerun)
 {
     char ref[300], dir[300], ck[64];
     reference(r, ref, sizeof ref);
-    snprintf(dir, sizeof dir, "%s/k-%s-%d-%d", tdir, r->variant, r->deep_from, k);
+    snprintf(dir, sizeof dir, "%s/k-%s-%d-%d-%d", tdir, r->variant, r->deep_from, k,
+             r->spill_seg);
     killed_run(r, dir, k, ck);
     ck_assert_int_eq(plan_checkpoints(r, dir), 1);
-    int st = solve_child(r, dir, threads, 0, 0);
+    int st = solve_child(rerun ? rerun : r, dir, threads, 0, 0);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1,
                   "%s killed after save %d: the rerun restored %d pairs (status %d), not 1",
                   r->variant, k, WIFEXITED(st) ? WEXITSTATUS(st) : -1, st);
@@ -206,8 +213,13 @@ static void resume_case(const struct run *r, int k, int threads)
     tl_rmdir_all(dir);
 }
 
-static const struct run nine4 = {"nine", 4, 0, NULL}, nine4_deep = {"nine", 4, 3, NULL},
-                        twelve43 = {"twelve", 4, 0, "4-3"};
+static void resume_case(const struct run *r, int k, int threads)
+{
+    resume_case_by(r, k, threads, NULL);
+}
+
+static const struct run nine4 = {"nine", 4, 0, NULL, 0}, nine4_deep = {"nine", 4, 3, NULL, 0},
+                        twelve43 = {"twelve", 4, 0, "4-3", 0};
 
 START_TEST(nine_resumes)
 {
@@ -227,6 +239,20 @@ START_TEST(twelve_resumes)
 {
     /* (3-3 saves 25 times, 4-3 with 3-4 29 times) */
     resume_case(&twelve43, 40, 3);
+}
+END_TEST
+
+/* With the buckets on disk (a pair over its memory), written there every
+ * 16 bytes of a stream: a save holds the streams read back from the file,
+ * and a rerun goes on from it with them on disk again or in memory. */
+START_TEST(buckets_on_disk_resume)
+{
+    static const struct run nine4_disk = {"nine", 4, 0, NULL, 16},
+                            twelve43_disk = {"twelve", 4, 0, "4-3", 16};
+    resume_case(&nine4_disk, 29, 3);
+    resume_case_by(&nine4_disk, 66, 1, &nine4);
+    resume_case_by(&twelve43, 40, 2, &twelve43_disk);
+    resume_case(&twelve43_disk, 40, 3);
 }
 END_TEST
 
@@ -301,6 +327,7 @@ static Suite *checkpoint_suite(void)
     tcase_add_test(tc, nine_resumes);
     tcase_add_test(tc, nine_deep_lists_resume);
     tcase_add_test(tc, twelve_resumes);
+    tcase_add_test(tc, buckets_on_disk_resume);
     tcase_add_test(tc, damaged_checkpoint_set_aside);
     tcase_add_test(tc, checkpoint_of_another_pair);
     suite_add_tcase(s, tc);

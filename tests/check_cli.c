@@ -1403,6 +1403,54 @@ START_TEST(gen_plan_reclose_by_balance)
 }
 END_TEST
 
+/* A pair over --memory with its waiting outside results in memory keeps
+ * them on disk when that makes it fit: twelve's 6-5 / 5-6 and 6-6 plan
+ * about 1.25 and 1.5 GiB on one thread, 0.45 GiB of it buckets; under a
+ * limit of 1300M both go to disk and every pair fits, and no pair does
+ * without the limit (the machine's memory is far above them). */
+static const struct tl_jv *plan_pair(const struct tl_jv *j, const char *first)
+{
+    const struct tl_jv *pairs = tl_jget(j, "pairs");
+    for (int i = 0; pairs && i < pairs->n; i++)
+        if (!strcmp(tl_jget(&pairs->item[i], "sectors")->item[0].s, first))
+            return &pairs->item[i];
+    ck_abort_msg("no pair %s in the plan", first);
+    return NULL;
+}
+
+START_TEST(gen_plan_buckets_on_disk)
+{
+    char *lim[] = {GEN_BIN, "-v", "twelve", "--max-stones", "6", "--threads", "1", "--plan",
+                   "--json", "--quiet", "--memory", "1300M", NULL};
+    char *free_[] = {GEN_BIN, "-v", "twelve", "--max-stones", "6", "--threads", "1", "--plan",
+                     "--json", "--quiet", NULL};
+    struct tl_result r, f;
+    tl_run_argv(&r, NULL, lim);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    tl_run_argv(&f, NULL, free_);
+    ck_assert_msg(f.code == 0, "exit %d: %s", f.code, f.err);
+    struct tl_jv *a = tl_json_parse(r.out), *b = tl_json_parse(f.out);
+    ck_assert(a && b);
+    ck_assert_uint_eq(tl_jget_u(a, "pairs_over_limit"), 0);
+    const unsigned long long limit = 1300ull << 20;
+    ck_assert_uint_le(tl_jget_u(a, "max_memory_bytes"), limit);
+    const struct tl_jv *d = plan_pair(a, "6-6"), *m = plan_pair(b, "6-6");
+    ck_assert_uint_gt(tl_jget_u(d, "bucket_disk_bytes"), 300ull << 20);
+    ck_assert_uint_eq(tl_jget_u(m, "bucket_disk_bytes"), 0);
+    ck_assert_uint_gt(tl_jget_u(m, "memory_bytes"), limit);
+    ck_assert_uint_eq(tl_jget_u(m, "bucket_bytes"), tl_jget_u(d, "bucket_disk_bytes"));
+    ck_assert_uint_lt(tl_jget_u(d, "memory_bytes"),
+                      tl_jget_u(m, "memory_bytes") - tl_jget_u(d, "bucket_disk_bytes") / 2);
+    /* a pair that fits keeps them in memory */
+    ck_assert_uint_eq(tl_jget_u(plan_pair(a, "6-4"), "bucket_disk_bytes"), 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "\"bucket_disk_bytes\""));
+    tl_json_free(a);
+    tl_json_free(b);
+    tl_result_free(&r);
+    tl_result_free(&f);
+}
+END_TEST
+
 /* --plan prints every pair without solving: as many pairs and slots as a
  * run of the same game then solves (the counts of these small sectors are
  * exact), nothing written where -o points, the pairs solved there marked
@@ -1687,6 +1735,7 @@ int main(void)
     tcase_add_test(tc, gen_plan);
     tcase_add_test(tc, gen_plan_rates_by_board);
     tcase_add_test(tc, gen_plan_reclose_by_balance);
+    tcase_add_test(tc, gen_plan_buckets_on_disk);
     tcase_add_test(tc, gen_split_usage);
     suite_add_tcase(s, tc);
 

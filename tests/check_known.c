@@ -36,6 +36,7 @@ static int g_round;
 /* The re-close rule's sectors with both hands full through the state init
  * (mmtb_solve_opts.state_init). */
 static int g_state;
+static int g_spill; /* the buckets on disk, a stream written there every g_spill bytes */
 
 /* Solve a game into a fresh temporary directory; returns its path (static
  * storage per call site is not needed: the caller frees). */
@@ -57,6 +58,8 @@ static char *solve_into(const char *variant, int wh, int bh, int max_stones, con
     o.init_walk = g_walk;
     o.bucket_round = g_round;
     o.state_init = g_state != 0;
+    o.buckets_to_disk = g_spill ? 1 : 0;
+    o.bucket_spill_seg = (size_t)g_spill;
     o.quiet = true;
     struct mmtb_sector sec;
     if (only) {
@@ -1013,6 +1016,21 @@ START_TEST(reclose_plain_init_same_tables)
 }
 END_TEST
 
+/* The waiting outside results kept on disk (a pair over its memory), a
+ * stream written there after every entry (1 byte) or every 64 bytes (its
+ * coding going on across the segments), give the same bytes as kept in
+ * memory: captures in the movement phase (nine, and twelve's with its
+ * restriction states), placements that also slide (lasker), and the whole
+ * of twelve-nine from 3 v 3. */
+START_TEST(buckets_on_disk_same_tables)
+{
+    static const struct game games[] = {
+        {"nine", 0, 0, 4}, {"lasker", 3, 3, 0}, {"twelve", 0, 0, 4}, {"twelve-nine", 3, 3, 0}};
+    static const int seg[] = {0, 1, 64};
+    same_tables_for(games, sizeof games / sizeof games[0], &g_spill, seg, 3);
+}
+END_TEST
+
 static Suite *known_suite(void)
 {
     Suite *s = suite_create("known");
@@ -1038,6 +1056,7 @@ static Suite *known_suite(void)
     tcase_add_test(tc, init_walk_same_tables);
     tcase_add_test(tc, reclose_plain_init_same_tables);
     tcase_add_test(tc, bucket_rounds_same_tables);
+    tcase_add_test(tc, buckets_on_disk_same_tables);
     suite_add_tcase(s, tc);
     return s;
 }
