@@ -1020,12 +1020,12 @@ END_TEST
  * stream written there after every entry (1 byte) or every 64 bytes (its
  * coding going on across the segments), give the same bytes as kept in
  * memory: captures in the movement phase (nine, and twelve's with its
- * restriction states), placements that also slide (lasker), and the whole
- * of twelve-nine from 3 v 3. */
+ * restriction states, to 3 v 3), placements that also slide (lasker), and
+ * the whole of twelve-nine from 3 v 3. */
 START_TEST(buckets_on_disk_same_tables)
 {
     static const struct game games[] = {
-        {"nine", 0, 0, 4}, {"lasker", 3, 3, 0}, {"twelve", 0, 0, 4}, {"twelve-nine", 3, 3, 0}};
+        {"nine", 0, 0, 4}, {"lasker", 3, 3, 0}, {"twelve", 0, 0, 3}, {"twelve-nine", 3, 3, 0}};
     static const int seg[] = {0, 1, 64};
     same_tables_for(games, sizeof games / sizeof games[0], &g_spill, seg, 3);
 }
