@@ -25,26 +25,21 @@
  */
 #include "job.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define SPILL_SEG ((size_t)1 << 20)
+#include "tablewrite.h"
 
-struct bseg {
-    uint64_t off;
-    size_t len;
-};
+#define SPILL_SEG ((size_t)1 << 20)
 
 struct bstream {
     uint8_t *b;
     size_t n, cap;
     uint64_t last;
-    struct bseg *seg; /* its bytes in the file, before b's */
-    size_t nseg, segcap;
+    struct vec64 seg; /* its bytes in the file, before b's: offset, length, ... */
 };
 
 int buckets_setup(struct job *j)
@@ -72,7 +67,7 @@ void buckets_free(struct job *j)
         return;
     for (size_t i = 0; i < (size_t)j->nthreads * MAX_LEVELS; i++) {
         free(j->bst[i].b);
-        free(j->bst[i].seg);
+        free(j->bst[i].seg.e);
     }
     free(j->bst);
     j->bst = NULL;
@@ -81,52 +76,14 @@ void buckets_free(struct job *j)
     j->spill_fd = -1;
 }
 
-static bool write_all(int fd, const uint8_t *b, size_t n, uint64_t off)
-{
-    while (n) {
-        ssize_t w = pwrite(fd, b, n, (off_t)off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        b += w;
-        n -= (size_t)w;
-        off += (uint64_t)w;
-    }
-    return true;
-}
-
-static bool read_all(int fd, uint8_t *b, size_t n, uint64_t off)
-{
-    while (n) {
-        ssize_t r = pread(fd, b, n, (off_t)off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
-        b += r;
-        n -= (size_t)r;
-        off += (uint64_t)r;
-    }
-    return true;
-}
-
 /* Stream s's bytes in memory written to the file as a segment; false when
  * the write or the segment list failed. */
 static bool stream_spill(struct job *j, struct bstream *s)
 {
-    if (s->nseg == s->segcap) {
-        size_t nc = s->segcap ? 2 * s->segcap : 16;
-        struct bseg *ns = realloc(s->seg, nc * sizeof *ns);
-        if (!ns)
-            return false;
-        s->seg = ns;
-        s->segcap = nc;
-    }
     uint64_t off = __atomic_fetch_add(&j->spill_end, (uint64_t)s->n, __ATOMIC_RELAXED);
-    if (!write_all(j->spill_fd, s->b, s->n, off))
+    if (mmtb_table_pwrite(j->spill_fd, s->b, s->n, off) != MMTB_OK ||
+        !vec64_push(&s->seg, off) || !vec64_push(&s->seg, s->n))
         return false;
-    s->seg[s->nseg++] = (struct bseg){off, s->n};
     s->n = 0;
     return true;
 }
@@ -135,10 +92,10 @@ static bool stream_spill(struct job *j, struct bstream *s)
 static bool stream_gather(const struct job *j, const struct bstream *s, uint8_t *buf)
 {
     size_t at = 0;
-    for (size_t k = 0; k < s->nseg; k++) {
-        if (!read_all(j->spill_fd, buf + at, s->seg[k].len, s->seg[k].off))
+    for (size_t k = 0; k < s->seg.n; k += 2) {
+        if (mmtb_table_pread(j->spill_fd, buf + at, s->seg.e[k + 1], s->seg.e[k]) != MMTB_OK)
             return false;
-        at += s->seg[k].len;
+        at += s->seg.e[k + 1];
     }
     if (s->n)
         memcpy(buf + at, s->b, s->n);
@@ -148,8 +105,8 @@ static bool stream_gather(const struct job *j, const struct bstream *s, uint8_t 
 static size_t stream_bytes(const struct bstream *s)
 {
     size_t n = s->n;
-    for (size_t k = 0; k < s->nseg; k++)
-        n += s->seg[k].len;
+    for (size_t k = 0; k < s->seg.n; k += 2)
+        n += s->seg.e[k + 1];
     return n;
 }
 
@@ -207,7 +164,7 @@ int buckets_stream(const struct job *j, int level, int t, const uint8_t **b, siz
     *owned = NULL;
     *b = s->b;
     *n = s->n;
-    if (!s->nseg)
+    if (!s->seg.n)
         return MMTB_OK;
     *n = stream_bytes(s);
     if (!(*owned = malloc(*n)))
@@ -225,7 +182,7 @@ int buckets_load(struct job *j, int level)
 {
     for (int t = 0; t < j->nthreads; t++) {
         struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
-        if (!s->nseg)
+        if (!s->seg.n)
             continue;
         size_t n = stream_bytes(s);
         uint8_t *b = malloc(n);
@@ -236,8 +193,8 @@ int buckets_load(struct job *j, int level)
             return MMTB_ERR_IO;
         }
         free(s->b);
-        free(s->seg);
-        *s = (struct bstream){b, n, n, s->last, NULL, 0, 0};
+        free(s->seg.e);
+        *s = (struct bstream){b, n, n, s->last, {NULL, 0, 0}};
     }
     return MMTB_OK;
 }
@@ -256,12 +213,12 @@ int buckets_restore(struct job *j, int level, int t, uint8_t *b, size_t n)
         return MMTB_ERR_CORRUPT;
     }
     uint64_t last = 0;
-    if (!s->n && !s->nseg) {
+    if (!s->n && !s->seg.n) {
         for (size_t i = 0; i < n;)
             last = stream_next(b, &i, last);
         free(s->b);
-        free(s->seg);
-        *s = (struct bstream){b, n, n, last, NULL, 0, 0};
+        free(s->seg.e);
+        *s = (struct bstream){b, n, n, last, {NULL, 0, 0}};
         return MMTB_OK;
     }
     /* another stream is there already (the saving run had more threads):
@@ -280,7 +237,7 @@ bool buckets_any(const struct job *j, int level)
 {
     for (int t = 0; t < j->nthreads; t++) {
         const struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
-        if (s->n || s->nseg)
+        if (s->n || s->seg.n)
             return true;
     }
     return false;
@@ -322,8 +279,8 @@ void buckets_drop(struct job *j, int level)
     for (int t = 0; t < j->nthreads; t++) {
         struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
         free(s->b);
-        free(s->seg);
-        *s = (struct bstream){NULL, 0, 0, 0, NULL, 0, 0};
+        free(s->seg.e);
+        *s = (struct bstream){NULL, 0, 0, 0, {NULL, 0, 0}};
     }
 }
 
