@@ -102,12 +102,22 @@ static bool stream_gather(const struct job *j, const struct bstream *s, uint8_t 
     return true;
 }
 
-static size_t stream_bytes(const struct bstream *s)
+/* Stream s's bytes, those in the file first, read back into *buf
+ * (malloc'd, *n bytes): MMTB_OK, MMTB_ERR_NOMEM or MMTB_ERR_IO. */
+static int stream_read_back(const struct job *j, const struct bstream *s, uint8_t **buf,
+                            size_t *n)
 {
-    size_t n = s->n;
+    *n = s->n;
     for (size_t k = 0; k < s->seg.n; k += 2)
-        n += s->seg.e[k + 1];
-    return n;
+        *n += s->seg.e[k + 1];
+    if (!(*buf = malloc(*n)))
+        return MMTB_ERR_NOMEM;
+    if (!stream_gather(j, s, *buf)) {
+        free(*buf);
+        *buf = NULL;
+        return MMTB_ERR_IO;
+    }
+    return MMTB_OK;
 }
 
 /* Append entry to stream s; false when out of memory. */
@@ -166,16 +176,9 @@ int buckets_stream(const struct job *j, int level, int t, const uint8_t **b, siz
     *n = s->n;
     if (!s->seg.n)
         return MMTB_OK;
-    *n = stream_bytes(s);
-    if (!(*owned = malloc(*n)))
-        return MMTB_ERR_NOMEM;
-    if (!stream_gather(j, s, *owned)) {
-        free(*owned);
-        *owned = NULL;
-        return MMTB_ERR_IO;
-    }
+    int rc = stream_read_back(j, s, owned, n);
     *b = *owned;
-    return MMTB_OK;
+    return rc;
 }
 
 int buckets_load(struct job *j, int level)
@@ -184,14 +187,11 @@ int buckets_load(struct job *j, int level)
         struct bstream *s = &j->bst[(size_t)t * MAX_LEVELS + level];
         if (!s->seg.n)
             continue;
-        size_t n = stream_bytes(s);
-        uint8_t *b = malloc(n);
-        if (!b)
-            return MMTB_ERR_NOMEM;
-        if (!stream_gather(j, s, b)) {
-            free(b);
-            return MMTB_ERR_IO;
-        }
+        uint8_t *b;
+        size_t n;
+        int rc = stream_read_back(j, s, &b, &n);
+        if (rc != MMTB_OK)
+            return rc;
         free(s->b);
         free(s->seg.e);
         *s = (struct bstream){b, n, n, s->last, {NULL, 0, 0}};
@@ -201,7 +201,7 @@ int buckets_load(struct job *j, int level)
 
 uint64_t buckets_spilled(const struct job *j)
 {
-    return j->spill_fd >= 0 ? j->spill_end : 0;
+    return j->spill_end; /* (0 unless buckets_spill_open) */
 }
 
 int buckets_restore(struct job *j, int level, int t, uint8_t *b, size_t n)

@@ -58,13 +58,13 @@
 struct rate {
     double slots_per_s[PLAN_KINDS];
     double bytes_per_slot;
+    double gap_speedup; /* the movement rate's factor per stone of |w - b| */
 };
-static const struct rate RATE_PLAIN = {{6.0e6, 13.6e6, 12.9e6}, 0.362};
-static const struct rate RATE_PLAIN_DIAG = {{4.2e6, 11.6e6, 12.0e6}, 0.373};
-static const struct rate RATE_PLACE_OR_MOVE = {{4.3e6, 3.5e6, 2.8e6}, 0.28};
-static const struct rate RATE_STATE = {{1.9e6, 2.5e6, 3.0e6}, 0.39};
-static const struct rate RATE_RECLOSE = {{0.62e6, 1.36e6, 3.0e6}, 0.39};
-#define RECLOSE_GAP_SPEEDUP 1.28 /* the movement rate's factor per stone of |w - b| */
+static const struct rate RATE_PLAIN = {{6.0e6, 13.6e6, 12.9e6}, 0.362, 1.0};
+static const struct rate RATE_PLAIN_DIAG = {{4.2e6, 11.6e6, 12.0e6}, 0.373, 1.0};
+static const struct rate RATE_PLACE_OR_MOVE = {{4.3e6, 3.5e6, 2.8e6}, 0.28, 1.0};
+static const struct rate RATE_STATE = {{1.9e6, 2.5e6, 3.0e6}, 0.39, 1.0};
+static const struct rate RATE_RECLOSE = {{0.62e6, 1.36e6, 3.0e6}, 0.39, 1.28};
 
 static enum plan_kind kind_of(struct mmtb_sector s)
 {
@@ -106,9 +106,8 @@ static struct est estimate(const struct mmtb_variant *v, const struct plan_row *
     if (r->pm.plain_init)
         rt = mmtb_variant_dense(v) ? &RATE_PLAIN_DIAG : &RATE_PLAIN;
     double rate = rt->slots_per_s[e.kind];
-    if (rt == &RATE_RECLOSE && e.kind == PLAN_MOVEMENT)
-        for (int g = abs(r->s[0].w - r->s[0].b); g > 0; g--)
-            rate *= RECLOSE_GAP_SPEEDUP;
+    for (int g = e.kind == PLAN_MOVEMENT ? abs(r->s[0].w - r->s[0].b) : 0; g > 0; g--)
+        rate *= rt->gap_speedup;
     e.seconds = (double)r->pm.slots / rate;
     return e;
 }
