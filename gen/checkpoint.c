@@ -17,7 +17,9 @@
  * checksum: a file of another version, variant or pair, or one damaged, is
  * reported and set aside, and the pair is solved from its start; a
  * checkpoint never makes a run fail.  Pairs split across ranks (split.c)
- * are not saved.
+ * are not saved.  A save can also be asked for: mmtb_solve_checkpoint_on(sig)
+ * makes signal sig (mmtb-gen: SIGUSR1) save the pair at the start of its next
+ * level, or of the next pair's first level, whatever the interval says.
  */
 #include "job.h"
 
@@ -26,6 +28,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -217,10 +220,29 @@ void ckpt_setup(struct job *j, const char *dir, double every, int kill_after, bo
     ckpt_file_name(ss, j->nm, j->ckpt.name, sizeof j->ckpt.name);
 }
 
+/* Set by the signal handler, taken by the next save. */
+static volatile sig_atomic_t requested;
+
+static void on_request(int sig)
+{
+    (void)sig;
+    requested = 1;
+}
+
+int mmtb_solve_checkpoint_on(int sig)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_request;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    return sigaction(sig, &sa, NULL) == 0 ? MMTB_OK : MMTB_ERR_INVALID;
+}
+
 bool ckpt_due(const struct job *j)
 {
     return j->ckpt.dir && j->ckpt.every > 0 && !j->sp &&
-           progress_now() - j->ckpt.last >= j->ckpt.every;
+           (requested || progress_now() - j->ckpt.last >= j->ckpt.every);
 }
 
 /* The checkpoint's path in the job's directory (+ suffix). */
@@ -304,6 +326,8 @@ void ckpt_save(struct job *j, int level)
     char path[4200], tmp[4200];
     ckpt_path(j, "", path, sizeof path);
     ckpt_path(j, ".tmp", tmp, sizeof tmp);
+    bool asked = requested; /* (a signal during the save asks for the next) */
+    requested = 0;
     double t0 = progress_now();
     struct ck_out o = {-1, ZSTD_createCCtx(), malloc(CKPT_IO), MMTB_OK, 0};
     if (!o.z || !o.buf)
@@ -345,9 +369,9 @@ void ckpt_save(struct job *j, int level)
     mmtb_table_sync_dir(j->ckpt.dir);
     j->ckpt.saves++;
     j->ckpt.last = progress_now();
-    if (j->ckpt.verbose)
-        fprintf(stderr, "%s: level %d saved, %.1f MiB in %.2fs\n", j->ckpt.name, level,
-                (double)o.bytes / (1 << 20), j->ckpt.last - t0);
+    if (j->ckpt.verbose || (asked && !j->ckpt.quiet))
+        fprintf(stderr, "%s: level %d saved%s, %.1f MiB in %.2fs\n", j->ckpt.name, level,
+                asked ? " as asked" : "", (double)o.bytes / (1 << 20), j->ckpt.last - t0);
     /* tests: a run killed just after its kill_after-th save (counted over
      * the process, so that a kill can land early in a later pair) */
     static int saves_in_process;

@@ -5,7 +5,10 @@
  * losses' depths.  The options are cli.c's (shared with
  * mmtb-gen-mpi).  Exit codes: 0 success, 1 bad usage or input, 2 table or
  * file problem, 3 verification found mismatches, 4 not enough memory.
+ * SIGUSR1 during a solve saves the pair's progress at the start of its
+ * next level (mmtb_solve_checkpoint_on).
  */
+#include <signal.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -18,6 +21,8 @@ int main(int argc, char **argv)
     if (code >= 0)
         return code;
     char err[512] = "";
+    if (!c.verify && !c.pack && mmtb_solve_checkpoint_on(SIGUSR1) != MMTB_OK)
+        fprintf(stderr, "mmtb-gen: cannot catch SIGUSR1; a checkpoint cannot be asked for\n");
     int rc = c.verify ? mmtb_verify(&c.verify_opts, err, sizeof err)
              : c.pack ? mmtb_pack(&c.pack_opts, NULL, err, sizeof err)
                       : mmtb_solve(&c.solve, err, sizeof err);

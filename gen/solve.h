@@ -118,6 +118,16 @@ struct mmtb_solve_opts {
  */
 int mmtb_solve(const struct mmtb_solve_opts *opts, char *err, size_t errlen);
 
+/*
+ * From now on, signal sig (mmtb-gen: SIGUSR1) asks the solve under way in
+ * this process to save its pair's progress (checkpoint.c) at the start of
+ * its next level, or of the next pair's first level, without waiting for
+ * the interval; the run goes on.  Nothing is saved when checkpoints are off
+ * (checkpoint_minutes < 0) or for a split pair.  Returns MMTB_OK or
+ * MMTB_ERR_INVALID (sigaction refused sig).
+ */
+int mmtb_solve_checkpoint_on(int sig);
+
 struct gen_verify_opts {
     const char *dir;
     const struct mmtb_sector *only; /* if n_only > 0: verify only these sectors */

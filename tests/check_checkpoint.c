@@ -9,7 +9,9 @@
  * pair is set aside and the pair solved from its start, with the same
  * files; --plan says which pair a checkpoint goes on from.  Covers the
  * plain path (nine), the deep lists (a small deep_from), the positions
- * with re-close restrictions (twelve), and the buckets kept on disk.
+ * with re-close restrictions (twelve), and the buckets kept on disk; and a
+ * save asked for by a signal (mmtb_solve_checkpoint_on) when the interval
+ * would not make one.
  *
  * Every solve runs in a child process: the test's own process never enters
  * an OpenMP region, so its forks stay safe.
@@ -31,6 +33,10 @@
 #include "testlib_util.h"
 
 static char tdir[256];
+
+/* Set before solve_child: the child catches SIGUSR1 as mmtb-gen does and
+ * sends it to itself before it solves. */
+static bool ask_save;
 
 struct run {
     const char *variant;
@@ -88,6 +94,8 @@ static int solve_child(const struct run *r, const char *dir, int threads, double
         o.checkpoint_kill = kill_after;
         int resumed = 0;
         o.resumed = &resumed;
+        if (ask_save && (mmtb_solve_checkpoint_on(SIGUSR1) != MMTB_OK || raise(SIGUSR1) != 0))
+            _exit(100);
         char err[512];
         if (mmtb_solve(&o, err, sizeof err) != MMTB_OK) {
             fprintf(stderr, "solve %s into %s: %s\n", r->variant, dir, err);
@@ -318,6 +326,44 @@ START_TEST(checkpoint_of_another_pair)
 }
 END_TEST
 
+/* SIGUSR1 saves at the next level's start though the interval (a million
+ * minutes) would never: the run kills itself after that save, and a rerun
+ * goes on from it to the same files.  Without the signal, or with
+ * checkpoints off, the same run saves nothing and ends. */
+START_TEST(save_asked_by_signal)
+{
+    char ref[300], dir[300], ck[64];
+    reference(&nine4, ref, sizeof ref);
+    snprintf(dir, sizeof dir, "%s/asked", tdir);
+    double never = 1e6;
+    for (int c = 0; c < 2; c++) {
+        tl_rmdir_all(dir);
+        ask_save = c == 1;
+        int st = solve_child(&nine4, dir, 2, ask_save ? -1 : never, 1);
+        ask_save = false;
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                      "%s, no save due: the run did not end normally (status %d)",
+                      c ? "checkpoints off, asked" : "not asked", st);
+        ck_assert_msg(!find_ckpt(dir, ck), "a checkpoint %s left without a save due", ck);
+        same_files(ref, dir);
+    }
+    tl_rmdir_all(dir);
+    ask_save = true;
+    int st = solve_child(&nine4, dir, 2, never, 1);
+    ask_save = false;
+    ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+                  "asked for a save, the run did not save (status %d)", st);
+    ck_assert_msg(find_ckpt(dir, ck), "asked for a save, yet no checkpoint in %s", dir);
+    ck_assert_int_eq(plan_checkpoints(&nine4, dir), 1);
+    st = solve_child(&nine4, dir, 1, never, 0);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1,
+                  "the rerun restored %d pairs from the asked-for save (status %d), not 1",
+                  WIFEXITED(st) ? WEXITSTATUS(st) : -1, st);
+    same_files(ref, dir);
+    tl_rmdir_all(dir);
+}
+END_TEST
+
 static Suite *checkpoint_suite(void)
 {
     Suite *s = suite_create("checkpoint");
@@ -329,6 +375,7 @@ static Suite *checkpoint_suite(void)
     tcase_add_test(tc, buckets_on_disk_resume);
     tcase_add_test(tc, damaged_checkpoint_set_aside);
     tcase_add_test(tc, checkpoint_of_another_pair);
+    tcase_add_test(tc, save_asked_by_signal);
     suite_add_tcase(s, tc);
     return s;
 }
