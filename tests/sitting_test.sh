@@ -12,6 +12,9 @@
 # 3. Bad usage exits 1 and writes no log line.
 # 4. A second sitting of a log while the first still runs exits 1 and writes
 #    no line.
+# 5. NICE=K: the command runs at nice K; a sitting that leads its own session
+#    (setsid) puts its session's scheduling group at K too, one that does not
+#    leaves the caller's group as it was.
 set -uo pipefail
 scripts=$1 gen=$2
 fail() { echo "sitting_test: FAIL: $*" >&2; exit 1; }
@@ -115,4 +118,22 @@ wait "$leader" 2>/dev/null
 grep -q 'another sitting of busy.log is still running' second.out ||
     fail "the second sitting did not say why: $(cat second.out)"
 [ "$(wc -l <busy.log)" = 1 ] || fail "the second sitting wrote to the log: $(cat busy.log)"
+
+# 5. NICE: a command that shows its nice value and its scheduling group
+printf '#!/bin/sh\nawk "{print \\$19}" /proc/$$/stat\ncat /proc/self/autogroup 2>/dev/null || echo no-autogroup\n' >show
+chmod +x show
+setsid -w env NICE=7 "$scripts/sitting" nice.log -- ./show >/dev/null 2>&1 ||
+    fail "the sitting of ./show exited $?"
+[ "$(sed -n 1p nice.log.1.out | tr -d ' ')" = 7 ] || fail "NICE=7 ran at nice $(cat nice.log.1.out)"
+if [ -w /proc/self/autogroup ]; then
+    grep -q 'nice 7$' nice.log.1.out ||
+        fail "a session leader's group is not at nice 7: $(sed -n 2p nice.log.1.out)"
+    before=$(cat /proc/self/autogroup)
+    NICE=7 "$scripts/sitting" nice2.log -- ./show >/dev/null 2>&1 || fail "the second exited $?"
+    [ "$(cat /proc/self/autogroup)" = "$before" ] ||
+        fail "a sitting in the caller's session changed its group: $(cat /proc/self/autogroup)"
+    grep -q 'nice 7$' nice2.log.1.out && fail "a sitting not leading its session set the group"
+else
+    grep -q no-autogroup nice.log.1.out || fail "no autogroup here, yet: $(cat nice.log.1.out)"
+fi
 echo "sitting_test: ok"
