@@ -185,9 +185,10 @@ static void print_json(FILE *out, const struct mmtb_variant *v, int sw, int sb,
 }
 
 int plan_print(FILE *out, bool json, const struct mmtb_variant *v, int start_w, int start_b,
-               const struct plan_row *rows, int n, uint64_t base, uint64_t limit)
+               const struct plan_row *rows, int n, uint64_t base, uint64_t limit,
+               uint64_t disk_free)
 {
-    uint64_t slots = 0, disk = 0, maxmem = 0, left_slots = 0;
+    uint64_t slots = 0, disk = 0, maxmem = 0, left_slots = 0, left_disk = 0;
     double secs = 0;
     int over = 0, largest = -1, left = 0;
     for (int i = 0; i < n; i++) {
@@ -202,6 +203,7 @@ int plan_print(FILE *out, bool json, const struct mmtb_variant *v, int start_w, 
         if (!rows[i].have) {
             secs += e.seconds;
             left_slots += rows[i].pm.slots;
+            left_disk += e.disk;
             left++;
         }
     }
@@ -212,10 +214,15 @@ int plan_print(FILE *out, bool json, const struct mmtb_variant *v, int start_w, 
         print_json(out, v, start_w, start_b, rows, n, base, limit);
         fprintf(out,
                 "\"total_pairs\":%d,\"pairs_left\":%d,\"total_slots\":%llu,\"slots_left\":%llu,"
-                "\"max_memory_bytes\":%llu,\"disk_bytes\":%llu,\"seconds\":%.1f,"
-                "\"pairs_over_limit\":%d}\n",
+                "\"max_memory_bytes\":%llu,\"disk_bytes\":%llu,\"disk_left_bytes\":%llu,",
                 n, left, (unsigned long long)slots, (unsigned long long)left_slots,
-                (unsigned long long)maxmem, (unsigned long long)disk, secs, over);
+                (unsigned long long)maxmem, (unsigned long long)disk,
+                (unsigned long long)left_disk);
+        if (disk_free == UINT64_MAX)
+            fprintf(out, "\"disk_free_bytes\":null,");
+        else
+            fprintf(out, "\"disk_free_bytes\":%llu,", (unsigned long long)disk_free);
+        fprintf(out, "\"seconds\":%.1f,\"pairs_over_limit\":%d}\n", secs, over);
         return over;
     }
     print_text(out, v, start_w, start_b, rows, n, base, limit);
@@ -230,5 +237,9 @@ int plan_print(FILE *out, bool json, const struct mmtb_variant *v, int start_w, 
     if (limit)
         fprintf(out, "memory limit %.2f GiB: %s\n", limit / 1073741824.0,
                 over ? "some pairs are over it (marked)" : "every pair fits");
+    if (disk_free != UINT64_MAX)
+        fprintf(out, "disk: about %.2f GB of tables still to write, %.2f GB free there%s\n",
+                left_disk / 1e9, disk_free / 1e9,
+                left_disk > disk_free ? ": not enough (the estimate is rough; see CLI.md)" : "");
     return over;
 }

@@ -33,10 +33,13 @@ enum plan_kind {
 /*
  * Print the plan of rows[0..n) for variant v (start: the stones in hand at
  * the start, both 0 for the movement phase) on out, as text or (json) one
- * JSON object; base is what the process holds before any pair.  Returns
- * the number of pairs over limit (0: none, or no limit).
+ * JSON object; base is what the process holds before any pair; disk_free
+ * the bytes free where the tables go (UINT64_MAX: not known), told beside
+ * the bytes of the pairs still to solve.  Returns the number of pairs over
+ * limit (0: none, or no limit).
  */
 int plan_print(FILE *out, bool json, const struct mmtb_variant *v, int start_w, int start_b,
-               const struct plan_row *rows, int n, uint64_t base, uint64_t limit);
+               const struct plan_row *rows, int n, uint64_t base, uint64_t limit,
+               uint64_t disk_free);
 
 #endif

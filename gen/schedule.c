@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "mmtb.h"
@@ -391,6 +392,29 @@ static int check_memory(const struct mmtb_solve_opts *o, const struct mmtb_varia
     return rc;
 }
 
+/* The bytes free to an unprivileged writer on the file system of dir, or of
+ * the nearest directory above it that exists (dir is created by the run);
+ * UINT64_MAX when there is no dir or statvfs fails. */
+static uint64_t disk_free_bytes(const char *dir)
+{
+    if (!dir)
+        return UINT64_MAX;
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir[0] ? dir : ".");
+    struct statvfs fs;
+    while (statvfs(path, &fs) != 0) {
+        char *slash = strrchr(path, '/');
+        if (errno != ENOENT || !slash)
+            return errno == ENOENT ? disk_free_bytes(".") : UINT64_MAX;
+        if (slash == path) {
+            path[1] = 0;
+        } else {
+            *slash = 0;
+        }
+    }
+    return (uint64_t)fs.f_bavail * fs.f_frsize;
+}
+
 /* --plan: every pair's plan printed (plan.c), nothing solved; an error
  * when a pair is over the memory limit. */
 static int print_plan(const struct mmtb_solve_opts *o, const struct mmtb_variant *v,
@@ -413,7 +437,7 @@ static int print_plan(const struct mmtb_solve_opts *o, const struct mmtb_variant
         pair_need(o, v, ix, list, &P[p], 1, base, &rows[p].pm);
     }
     int over = plan_print(o->report ? o->report : stdout, o->json, v, swh, sbh, rows, np, base,
-                          o->memory_limit);
+                          o->memory_limit, disk_free_bytes(o->outdir));
     free(rows);
     if (over) {
         snprintf(err, errlen, "%d pairs need more than the memory limit of %llu bytes", over,

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1484,7 +1485,23 @@ START_TEST(gen_plan)
     }
     ck_assert_uint_eq(tl_jget_u(j, "total_slots"), sum);
     ck_assert_uint_eq(tl_jget_u(j, "max_memory_bytes"), maxmem);
+    /* the bytes still to write, all of them, and the bytes free where DIR
+     * is to be (its parent's file system: DIR does not exist yet) */
+    unsigned long long disk = tl_jget_u(j, "disk_bytes");
+    ck_assert(disk > 0 && tl_jget_u(j, "disk_left_bytes") == disk);
+    struct statvfs fs;
+    ck_assert_int_eq(statvfs(dir, &fs), 0);
+    double free_now = (double)fs.f_bavail * (double)fs.f_frsize,
+           told = (double)tl_jget_u(j, "disk_free_bytes");
+    ck_assert_msg(told > 0.9 * free_now && told < 1.1 * free_now + 1e6,
+                  "disk_free_bytes %.0f, statvfs %.0f", told, free_now);
     tl_json_free(j);
+    tl_result_free(&r);
+    char *text[] = {GEN_BIN, "-v", "twelve", "--max-stones", "4", "-o", out, "--plan", NULL};
+    tl_run_argv(&r, NULL, text);
+    ck_assert_msg(r.code == 0 && strstr(r.out, "of tables still to write, ") &&
+                      strstr(r.out, " GB free there\n"),
+                  "exit %d: %s", r.code, r.out);
     tl_result_free(&r);
     struct stat sb;
     ck_assert_msg(stat(out, &sb) != 0, "--plan created %s", out);
@@ -1505,6 +1522,8 @@ START_TEST(gen_plan)
     ck_assert_msg(j != NULL, "not JSON: %s", r.out);
     ck_assert_int_eq(tl_jget_u(j, "pairs_left"), 0);
     ck_assert(tl_jget_b(&tl_jget(j, "pairs")->item[0], "solved"));
+    ck_assert_uint_eq(tl_jget_u(j, "disk_left_bytes"), 0);
+    ck_assert_uint_eq(tl_jget_u(j, "disk_bytes"), disk);
     tl_json_free(j);
     tl_result_free(&r);
 
@@ -1514,6 +1533,13 @@ START_TEST(gen_plan)
     ck_assert_msg(r.code == 4, "exit %d: %s", r.code, r.err);
     ck_assert_msg(strstr(r.out, "OVER THE LIMIT") && strstr(r.err, "memory limit"), "%s%s",
                   r.out, r.err);
+    /* no -o: the free bytes are not known, and the text does not tell them */
+    ck_assert_msg(!strstr(r.out, "free there"), "%s", r.out);
+    tl_result_free(&r);
+    char *nodir[] = {GEN_BIN, "-v", "twelve", "--max-stones", "4", "--plan", "--json", NULL};
+    tl_run_argv(&r, NULL, nodir);
+    ck_assert_msg(r.code == 0 && strstr(r.out, "\"disk_free_bytes\":null"), "exit %d: %s",
+                  r.code, r.out);
     tl_result_free(&r);
     nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
