@@ -203,6 +203,20 @@ static void reference(const struct run *r, char *ref, size_t len)
                   r->variant, st);
 }
 
+/* A rerun of r into dir (threads, checkpoint minutes) restores exactly one
+ * pair and leaves the files of ref; dir is then removed.  what: the case,
+ * for the message. */
+static void rerun_restores_one(const struct run *r, const char *dir, int threads, double minutes,
+                               const char *ref, const char *what)
+{
+    int st = solve_child(r, dir, threads, minutes, 0);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1,
+                  "%s: the rerun restored %d pairs (status %d), not 1", what,
+                  WIFEXITED(st) ? WEXITSTATUS(st) : -1, st);
+    same_files(ref, dir);
+    tl_rmdir_all(dir);
+}
+
 /* Killed after save k, resumed by rerun (r itself when NULL) with
  * `threads`: the checkpoint taken up, the same files. */
 static void resume_case_by(const struct run *r, int k, int threads, const struct run *rerun)
@@ -213,12 +227,9 @@ static void resume_case_by(const struct run *r, int k, int threads, const struct
              r->spill_seg);
     killed_run(r, dir, k, ck);
     ck_assert_int_eq(plan_checkpoints(r, dir), 1);
-    int st = solve_child(rerun ? rerun : r, dir, threads, 0, 0);
-    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1,
-                  "%s killed after save %d: the rerun restored %d pairs (status %d), not 1",
-                  r->variant, k, WIFEXITED(st) ? WEXITSTATUS(st) : -1, st);
-    same_files(ref, dir);
-    tl_rmdir_all(dir);
+    char what[96];
+    snprintf(what, sizeof what, "%s killed after save %d", r->variant, k);
+    rerun_restores_one(rerun ? rerun : r, dir, threads, 0, ref, what);
 }
 
 static void resume_case(const struct run *r, int k, int threads)
@@ -317,12 +328,7 @@ START_TEST(checkpoint_of_another_pair)
     ck_assert_uint_eq(fwrite(b, 1, len, f), len);
     fclose(f);
     free(b);
-    int st = solve_child(&nine4, dir, 2, -1, 0);
-    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1,
-                  "restored %d pairs (status %d), not only the pair the checkpoint is of",
-                  WIFEXITED(st) ? WEXITSTATUS(st) : -1, st);
-    same_files(ref, dir);
-    tl_rmdir_all(dir);
+    rerun_restores_one(&nine4, dir, 2, -1, ref, "a checkpoint under another pair's name");
 }
 END_TEST
 
@@ -355,12 +361,7 @@ START_TEST(save_asked_by_signal)
                   "asked for a save, the run did not save (status %d)", st);
     ck_assert_msg(find_ckpt(dir, ck), "asked for a save, yet no checkpoint in %s", dir);
     ck_assert_int_eq(plan_checkpoints(&nine4, dir), 1);
-    st = solve_child(&nine4, dir, 1, never, 0);
-    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1,
-                  "the rerun restored %d pairs from the asked-for save (status %d), not 1",
-                  WIFEXITED(st) ? WEXITSTATUS(st) : -1, st);
-    same_files(ref, dir);
-    tl_rmdir_all(dir);
+    rerun_restores_one(&nine4, dir, 1, never, ref, "the save asked for by SIGUSR1");
 }
 END_TEST
 
