@@ -10,6 +10,7 @@
  * the whole run (MPI_Abort), and a rerun resumes.
  */
 #include <mpi.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,6 +301,10 @@ int main(int argc, char **argv)
         t.exchange = NULL;
     }
     c.solve.transport = &t;
+    /* SIGUSR1 (mpirun passes it on to every rank) saves each rank's pair at
+     * its next level, as in mmtb-gen; split pairs are not saved */
+    if (mmtb_solve_checkpoint_on(SIGUSR1) != MMTB_OK && me == 0)
+        fprintf(stderr, "mmtb-gen-mpi: cannot catch SIGUSR1; a checkpoint cannot be asked for\n");
     int rc = mmtb_solve(&c.solve, err, sizeof err);
     if (rc != MMTB_OK) {
         /* before the first broadcast every rank fails alike: rank 0 says so */
