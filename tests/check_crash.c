@@ -387,9 +387,11 @@ START_TEST(missing_child_tables)
 }
 END_TEST
 
-/* A full disk (tmpfs of 100 KiB; the tables take 140 KB): the error names
- * the file, what is left passes the whole-file check and holds no *.tmp;
- * after the filesystem grows, the rerun resumes to the clean tables. */
+/* A full disk (tmpfs of 100 KiB; the tables take 140 KB): --plan says
+ * beforehand that the disk is short (its estimate, 2 MB, is above the free
+ * bytes), the error names the file, what is left passes the whole-file
+ * check and holds no *.tmp; after the filesystem grows, --plan no longer
+ * says so and the rerun resumes to the clean tables. */
 START_TEST(full_disk_then_resume)
 {
     char mnt[400], out[500], clean[400], log[500];
@@ -405,6 +407,11 @@ START_TEST(full_disk_then_resume)
         return;
     }
     ck_assert_int_eq(run(gen_argv("--max-stones", "4", clean), NULL), 0);
+    char *plan[] = {GEN_BIN, "-v", "nine", "--max-stones", "4", "-o", out, "--plan", NULL};
+    struct tl_result r;
+    tl_run_argv(&r, NULL, plan);
+    bool short_said = r.code == 0 && strstr(r.out, " GB free there: not enough");
+    tl_result_free(&r);
     int rc = run(gen_argv("--max-stones", "4", out), log);
     size_t len;
     char *text = (char *)tl_read_file(log, &len);
@@ -412,16 +419,21 @@ START_TEST(full_disk_then_resume)
     bool named = strstr(text, ".mmtb") && strstr(text, "No space left on device");
     int tmps = rc != 0 ? check_dir(out) : -1;
     /* no ck_assert until the tmpfs is unmounted */
-    struct tl_result r;
     char *iv[] = {PROBE_BIN, "integrity", "-t", out, NULL};
     tl_run_argv(&r, NULL, iv);
     int integ = r.code;
     tl_result_free(&r);
     bool grown = mount("tmpfs", mnt, "tmpfs", MS_REMOUNT, "size=16m") == 0;
+    tl_run_argv(&r, NULL, plan);
+    bool enough_said = r.code == 0 && strstr(r.out, " GB free there\n") &&
+                       !strstr(r.out, "not enough");
+    tl_result_free(&r);
     int rc2 = grown ? run(gen_argv("--max-stones", "4", out), NULL) : -1;
     if (rc2 == 0)
         same_files(clean, out);
     umount2(mnt, MNT_DETACH);
+    ck_assert_msg(short_said, "--plan did not say that 100 KiB is not enough");
+    ck_assert_msg(enough_said, "--plan on 16 MiB did not say that it is enough");
     ck_assert_msg(rc == 2, "a full disk exits %d", rc);
     ck_assert_msg(named, "message: %s", text);
     ck_assert_int_eq(tmps, 0);
