@@ -402,15 +402,14 @@ static uint64_t disk_free_bytes(const char *dir)
     char path[4096];
     snprintf(path, sizeof path, "%s", dir[0] ? dir : ".");
     struct statvfs fs;
-    while (statvfs(path, &fs) != 0) {
+    while (statvfs(path, &fs) != 0) { /* up one directory: "a/b" "a" ".", "/a" "/" */
+        if (errno != ENOENT || !strcmp(path, "."))
+            return UINT64_MAX;
         char *slash = strrchr(path, '/');
-        if (errno != ENOENT || !slash)
-            return errno == ENOENT ? disk_free_bytes(".") : UINT64_MAX;
-        if (slash == path) {
-            path[1] = 0;
-        } else {
-            *slash = 0;
-        }
+        if (slash)
+            slash[slash == path] = 0;
+        else
+            snprintf(path, sizeof path, ".");
     }
     return (uint64_t)fs.f_bavail * fs.f_frsize;
 }
