@@ -51,6 +51,14 @@ static const char usage_gen[] =
     "                           never), so that a rerun of a killed run goes on from\n"
     "                           there instead of the pair's start; `kill -USR1 PID`\n"
     "                           saves at the start of the next level\n"
+    "      --verify-behind FILE verify each pair's sectors as soon as they are written,\n"
+    "                           recording them in the ledger FILE (as verify --ledger);\n"
+    "                           a rerun first verifies the solved sectors FILE lacks;\n"
+    "                           mismatches stop the run (exit 3)\n"
+    "      --pack-behind        with --verify-behind: pack each sector (as pack does) once\n"
+    "                           it and every pair that reads it are verified, so that a\n"
+    "                           whole game needs about half the disk; the tables can\n"
+    "                           then not be extended or verified again\n"
     "      --quiet              no progress display and no per-sector lines\n"
     "      --json               print the summary as one JSON object\n"
     "      --plan               print each pair's slots, memory, expected bytes on disk\n"
@@ -81,7 +89,7 @@ static const char usage_gen[] =
     "the packed depths (default 6).\n"
     "\n"
     "Exit codes: 0 done, 1 bad usage or input, 2 table or file problem,\n"
-    "            3 (verify) mismatches found, 4 not enough memory (over --memory\n"
+    "            3 (verify, --verify-behind) mismatches found, 4 not enough memory (over --memory\n"
     "            LIMIT, or an allocation failed).\n";
 
 /* A message on msg, when there is one to write to. */
@@ -359,6 +367,10 @@ int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FIL
             } else {
                 o->checkpoint_minutes = m > 0 ? m : 1e-9; /* 0: at every level */
             }
+        } else if (!strcmp(a, "--verify-behind") && val) {
+            o->verify_behind = argv[++i];
+        } else if (!strcmp(a, "--pack-behind")) {
+            o->pack_behind = true;
         } else if (!strcmp(a, "--buckets-on-disk")) {
             o->buckets_to_disk = 1;
         } else if (!strcmp(a, "--quiet")) {
@@ -378,6 +390,11 @@ int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FIL
         say(msg, "%s: -v VARIANT and -o DIR are required (see --help)\n", cmd);
         return 1;
     }
+    if (o->pack_behind && !o->verify_behind) {
+        say(msg, "%s: --pack-behind needs --verify-behind LEDGER (see --help)\n", cmd);
+        return 1;
+    }
+    o->mismatches = &c->mismatches;
     if (start && o->start_w_hand == 0 && o->start_b_hand == 0) {
         /* the variant's own start: resolved after loading */
         o->start_w_hand = -1;

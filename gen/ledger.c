@@ -163,6 +163,14 @@ int64_t mmtb_ledger_find(const struct mmtb_ledger *l, const char *name, uint64_t
     return -1;
 }
 
+bool mmtb_ledger_has_name(const struct mmtb_ledger *l, const char *name)
+{
+    for (size_t k = 0; k < l->n; k++)
+        if (!strcmp(l->e[k].name, name))
+            return true;
+    return false;
+}
+
 int mmtb_ledger_add(struct mmtb_ledger *l, const char *name, uint64_t identity,
                     uint64_t positions, char *err, size_t errlen)
 {

@@ -18,6 +18,7 @@
 #ifndef MMTB_LEDGER_H
 #define MMTB_LEDGER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,11 @@ int mmtb_ledger_open(struct mmtb_ledger **out, const char *path, char *err, size
 /* The positions recorded for a clean sector named name with this identity,
  * or -1 when the ledger has no such entry. */
 int64_t mmtb_ledger_find(const struct mmtb_ledger *l, const char *name, uint64_t identity);
+
+/* Whether the ledger has an entry for a sector named name, whatever its
+ * identity (a solve that packs what it verified: packing changes the
+ * files the identity hashes). */
+bool mmtb_ledger_has_name(const struct mmtb_ledger *l, const char *name);
 
 /* Append "name identity positions" and sync it to disk.  Returns MMTB_OK
  * or MMTB_ERR_IO / MMTB_ERR_NOMEM with a message in err. */

@@ -4,7 +4,8 @@
  * re-derives every stored value; `mmtb-gen pack -t DIR` keeps only the
  * losses' depths.  The options are cli.c's (shared with
  * mmtb-gen-mpi).  Exit codes: 0 success, 1 bad usage or input, 2 table or
- * file problem, 3 verification found mismatches, 4 not enough memory.
+ * file problem, 3 verification (or a solve's --verify-behind) found
+ * mismatches, 4 not enough memory.
  * SIGUSR1 during a solve saves the pair's progress at the start of its
  * next level (mmtb_solve_checkpoint_on).
  */
@@ -28,7 +29,7 @@ int main(int argc, char **argv)
                       : mmtb_solve(&c.solve, err, sizeof err);
     if (rc != MMTB_OK) {
         fprintf(stderr, "mmtb-gen%s: %s\n", c.verify ? " verify" : c.pack ? " pack" : "", err);
-        return gen_cli_exit_code(rc);
+        return c.mismatches ? 3 : gen_cli_exit_code(rc);
     }
     return c.verify && c.mismatches ? 3 : 0;
 }

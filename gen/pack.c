@@ -345,6 +345,33 @@ static int pack_file(const char *dir, struct mmtb_sector sec, const struct src *
     return MMTB_OK;
 }
 
+/* Whether opts asks for sector s. */
+static bool wanted(const struct mmtb_pack_opts *opts, struct mmtb_sector s)
+{
+    bool in = opts->n_only <= 0;
+    for (int k = 0; k < opts->n_only && !in; k++)
+        in = mmtb_sector_eq(opts->only[k], s);
+    return in;
+}
+
+int mmtb_pack_is_packed(const char *dir, struct mmtb_sector sec, bool *packed, char *err,
+                        size_t errlen)
+{
+    char path[4096];
+    mmtb_table_sector_path(dir, sec, path, sizeof path);
+    struct src s;
+    int rc = src_open(path, &s);
+    int e = errno;
+    *packed = rc == MMTB_OK && s.h.value_encoding == MMTB_TF_VALUE_LOSSES;
+    src_free(&s);
+    if (rc == MMTB_ERR_IO && e == ENOENT)
+        return MMTB_OK;
+    if (rc != MMTB_OK)
+        return mmtb_fail(err, errlen, rc, "%s: %s", path,
+                         rc == MMTB_ERR_IO ? strerror(e) : mmtb_strerror(rc));
+    return MMTB_OK;
+}
+
 int mmtb_pack(const struct mmtb_pack_opts *opts, struct mmtb_pack_result *res, char *err,
               size_t errlen)
 {
@@ -372,7 +399,7 @@ int mmtb_pack(const struct mmtb_pack_opts *opts, struct mmtb_pack_result *res, c
         struct stat st;
         mmtb_tb_sector_key(tb, i, &sec);
         mmtb_table_sector_path(opts->dir, sec, path, sizeof path);
-        if (stat(path, &st) == 0)
+        if (wanted(opts, sec) && stat(path, &st) == 0)
             total += (uint64_t)st.st_size;
     }
     struct progress prog;
@@ -382,6 +409,8 @@ int mmtb_pack(const struct mmtb_pack_opts *opts, struct mmtb_pack_result *res, c
         struct mmtb_sector sec;
         char path[4096], name[48];
         mmtb_tb_sector_key(tb, i, &sec);
+        if (!wanted(opts, sec))
+            continue;
         mmtb_table_sector_path(opts->dir, sec, path, sizeof path);
         mmtb_tf_sector_filename(sec, name, sizeof name);
         struct src s;

@@ -17,6 +17,8 @@ struct mmtb_pack_opts {
     const char *dir;
     int zstd_level; /* of the new DTW blocks; 0: the writer's default (6) */
     int threads;    /* 0: all cores */
+    const struct mmtb_sector *only; /* if n_only > 0: pack only these sectors */
+    int n_only;
     bool quiet;     /* no line per sector */
     bool json;      /* the summary as one JSON object */
     FILE *report;   /* NULL: stdout */
@@ -31,7 +33,7 @@ struct mmtb_pack_result {
 };
 
 /*
- * Pack every finished sector file of opts->dir.  Each file is written as
+ * Pack every finished sector file of opts->dir (or of opts->only).  Each file is written as
  * NAME.tmp, fsync'd, read back and compared with what was meant, renamed
  * over NAME, and its manifest line updated; an interrupted pack leaves
  * every file either as it was or packed, and a rerun finishes the rest.
@@ -40,5 +42,10 @@ struct mmtb_pack_result {
  */
 int mmtb_pack(const struct mmtb_pack_opts *opts, struct mmtb_pack_result *res, char *err,
               size_t errlen);
+
+/* Whether sector s's file in dir is packed (*packed; false when it has no
+ * file).  Returns MMTB_OK or a status with the file named in err. */
+int mmtb_pack_is_packed(const char *dir, struct mmtb_sector s, bool *packed, char *err,
+                        size_t errlen);
 
 #endif

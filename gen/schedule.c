@@ -10,6 +10,7 @@
 #include "job.h"
 
 #include "ban_index.h"
+#include "behind.h"
 #include "plan.h"
 
 #include <errno.h>
@@ -463,6 +464,8 @@ struct run {
     const struct mmtb_transport *t;
     int me;
     bool quiet;
+    struct behind_pair *bp; /* the pairs as behind.c sees them */
+    struct behind *bh;      /* --verify-behind: NULL without */
 };
 
 /* The start the options give (the variant's own for -1), checked: a side
@@ -616,6 +619,34 @@ static int share_pairs(struct run *r, char *err, size_t errlen)
     return MMTB_OK;
 }
 
+/* --verify-behind (rank 0 alone: not with a transport): the pairs as
+ * behind.c reads them, and which sectors are packed already. */
+static int start_behind(struct run *r, char *err, size_t errlen)
+{
+    const struct mmtb_solve_opts *o = r->o;
+    if (o->pack_behind && !o->verify_behind) {
+        snprintf(err, errlen, "--pack-behind needs --verify-behind LEDGER (a sector is packed "
+                              "only once it is verified: packed tables cannot be verified)");
+        return MMTB_ERR_INVALID;
+    }
+    if (!o->verify_behind || o->plan)
+        return MMTB_OK;
+    if (r->t) {
+        snprintf(err, errlen, "--verify-behind is not available with mmtb-gen-mpi; verify the "
+                              "tables afterwards with `mmtb-gen verify --ledger`");
+        return MMTB_ERR_UNSUPPORTED;
+    }
+    r->bp = calloc((size_t)(r->np > 0 ? r->np : 1), sizeof *r->bp);
+    if (!r->bp) {
+        snprintf(err, errlen, "out of memory");
+        return MMTB_ERR_NOMEM;
+    }
+    for (int p = 0; p < r->np; p++)
+        r->bp[p] = (struct behind_pair){r->P[p].first, r->P[p].nss, r->P[p].ndeps, r->P[p].deps};
+    return behind_open(&r->bh, o->outdir, o->verify_behind, o->pack_behind, r->list, r->bp,
+                       r->np, o->threads, r->quiet, err, errlen);
+}
+
 /* What the run's progress and summary count as it goes. */
 struct tally {
     struct share sh;
@@ -704,6 +735,12 @@ static int solve_pairs(struct run *r, struct tally *ty, char *err, size_t errlen
         r->done[p] = P[p].have;
         ty->left += !P[p].have;
     }
+    uint64_t bad = 0;
+    int rc = r->bh ? behind_step(r->bh, r->done, o->mismatches ? o->mismatches : &bad, err,
+                                 errlen)
+                   : MMTB_OK;
+    if (rc != MMTB_OK)
+        return rc;
     for (int p = 0; p < r->np; p++) {
         if (P[p].have) {
             if (!r->quiet && !o->json)
@@ -712,14 +749,16 @@ static int solve_pairs(struct run *r, struct tally *ty, char *err, size_t errlen
         }
         if (P[p].owner != r->me && !P[p].split)
             continue;
-        int rc = solve_one(r, p, &prog, ty, err, errlen);
+        rc = solve_one(r, p, &prog, ty, err, errlen);
+        if (rc == MMTB_OK && r->bh)
+            rc = behind_step(r->bh, r->done, o->mismatches ? o->mismatches : &bad, err, errlen);
         if (rc != MMTB_OK)
             return rc;
     }
     /* the others' last pairs: every rank hears of every pair before it ends */
     while (ty->left > 0) {
         struct pair_done msg;
-        int rc = r->t->next(r->t->ctx, &msg, sizeof msg, err, errlen);
+        rc = r->t->next(r->t->ctx, &msg, sizeof msg, err, errlen);
         if (rc != MMTB_OK)
             return rc;
         took_news(o, r->rep, r->quiet, r->ix, r->list, r->all, P, r->np, r->done, &msg,
@@ -750,17 +789,22 @@ static void report_total(const struct run *r, struct tally *ty)
     double rate = total > 0 ? (double)ty->solved_positions / total : 0;
     if (r->me != 0)
         return; /* rank 0 reports */
+    int nver = 0, npack = 0;
+    behind_counts(r->bh, &nver, &npack);
     if (o->json) {
-        char ranks[32] = "";
+        char ranks[32] = "", behind[96] = "";
         if (t)
             snprintf(ranks, sizeof ranks, ",\"ranks\":%d", nranks);
+        if (r->bh)
+            snprintf(behind, sizeof behind, ",\"verified_behind\":%d,\"packed_behind\":%d",
+                     nver, npack);
         fprintf(rep,
                 "{\"variant\":\"%s\",\"sectors\":%d,\"canonical\":%llu,\"wins\":%llu,"
                 "\"draws\":%llu,\"losses\":%llu,\"seconds\":%.3f,\"slots_solved\":%llu,"
-                "\"slots_per_second\":%.0f,\"threads\":%d%s,\"peak_rss_mib\":%.1f}\n",
+                "\"slots_per_second\":%.0f,\"threads\":%d%s,\"peak_rss_mib\":%.1f%s}\n",
                 r->v->name, r->todo, (unsigned long long)can, (unsigned long long)w,
                 (unsigned long long)d, (unsigned long long)l, total,
-                (unsigned long long)ty->solved_positions, rate, nthreads, ranks, peak);
+                (unsigned long long)ty->solved_positions, rate, nthreads, ranks, peak, behind);
     } else if (!o->quiet) {
         char ranks[48] = "";
         if (t)
@@ -772,6 +816,11 @@ static void report_total(const struct run *r, struct tally *ty)
                 r->todo, (unsigned long long)can, (unsigned long long)w, (unsigned long long)d,
                 (unsigned long long)l, total, rate / 1e6, rate / 1e6 / nthreads / nranks,
                 nthreads, ranks, peak, t ? " (the largest rank)" : "");
+        if (r->bh)
+            fprintf(rep, "verified behind the solve: %d sectors clean (ledger %s)%s", nver,
+                    o->verify_behind, o->pack_behind ? "" : "\n");
+        if (r->bh && o->pack_behind)
+            fprintf(rep, "; packed %d\n", npack);
     }
 }
 
@@ -811,6 +860,8 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
         rc = find_kept(&r, err, errlen);
     if (rc == MMTB_OK)
         rc = share_pairs(&r, err, errlen);
+    if (rc == MMTB_OK)
+        rc = start_behind(&r, err, errlen);
     if (rc == MMTB_OK && o->plan && r.me == 0) /* (rank 0 prints the plan) */
         rc = print_plan(o, r.v, r.ix, r.list, r.P, r.np, r.swh, r.sbh, err, errlen);
     else if (rc == MMTB_OK && (o->memory_limit || o->verbose))
@@ -831,5 +882,7 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
     free(r.P);
     free(r.pair_of);
     free(r.done);
+    behind_close(r.bh);
+    free(r.bp);
     return rc;
 }

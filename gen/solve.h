@@ -104,6 +104,14 @@ struct mmtb_solve_opts {
                                 * after the run's Nth save, as a killed run would */
     int *resumed;              /* if not NULL: incremented for each pair restored
                                 * from its checkpoint */
+    const char *verify_behind; /* if not NULL: each pair's sectors are verified as soon as
+                                * they are written, into this ledger (ledger.h), and a
+                                * rerun first verifies the solved sectors it lacks
+                                * (behind.h; not with a transport) */
+    bool pack_behind;          /* with verify_behind: each sector is packed (pack.h) once
+                                * it and every pair that reads it are verified */
+    uint64_t *mismatches;      /* out, if not NULL: the mismatches the verify behind found
+                                * (the run stops at the first pair with any) */
     const struct mmtb_transport *transport; /* NULL: this process solves everything */
     uint64_t split_slots; /* with a transport that can split: pairs of at least this
                            * many slots are solved by all ranks together, each

@@ -17,6 +17,7 @@
 #include "mmtb.h"
 #include "movegen.h"
 #include "notation.h"
+#include "pack.h"
 #include "sector_index.h"
 #include "solve.h"
 #include "tablefile.h"
@@ -871,6 +872,116 @@ static int same_files(const char *a, const char *b)
     return n;
 }
 
+/* Solve variant (start wh,bh or the movement phase up to max) into dir
+ * with --verify-behind dir.ledger and, when pack, --pack-behind; the
+ * status, err filled, *bad the mismatches. */
+static int solve_behind(const char *variant, int wh, int bh, int max, const char *dir, bool pack,
+                        uint64_t *bad, char *err, size_t errlen)
+{
+    char ledger[600];
+    snprintf(ledger, sizeof ledger, "%s.ledger", dir);
+    struct mmtb_solve_opts o;
+    memset(&o, 0, sizeof o);
+    o.variant = variant;
+    o.outdir = dir;
+    o.start_w_hand = wh;
+    o.start_b_hand = bh;
+    o.max_stones = max;
+    o.threads = 2;
+    o.quiet = true;
+    o.verify_behind = ledger;
+    o.pack_behind = pack;
+    *bad = 0;
+    o.mismatches = bad;
+    return mmtb_solve(&o, err, errlen);
+}
+
+static int ledger_lines(const char *dir)
+{
+    char ledger[600];
+    snprintf(ledger, sizeof ledger, "%s.ledger", dir);
+    return count_lines(ledger);
+}
+
+static void remove_behind(char *dir)
+{
+    char ledger[600];
+    snprintf(ledger, sizeof ledger, "%s.ledger", dir);
+    unlink(ledger);
+    remove_dir(dir);
+}
+
+/* --verify-behind with --pack-behind: the files are those of a plain solve
+ * packed afterwards (every sector verified before anything it reads was
+ * packed, or the verify would have failed on a packed file), the ledger
+ * records each sector once, and a rerun changes nothing; nine's placement
+ * game and twelve's re-close states. */
+START_TEST(verify_and_pack_behind_same_files)
+{
+    const struct game { const char *variant; int wh, bh, max, nsect; } games[] = {
+        {"nine", 4, 4, 0, 18}, {"twelve", 0, 0, 4, 4}};
+    for (size_t g = 0; g < sizeof games / sizeof games[0]; g++) {
+        const struct game *G = &games[g];
+        char *plain = solve_into(G->variant, G->wh, G->bh, G->max, NULL);
+        char err[512] = "";
+        struct mmtb_pack_opts po = {.dir = plain, .threads = 2, .quiet = true};
+        ck_assert_msg(mmtb_pack(&po, NULL, err, sizeof err) == MMTB_OK, "%s", err);
+        char *dir = strdup("/tmp/mmtb-behind-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        uint64_t bad = 99;
+        for (int round = 0; round < 2; round++) {
+            int rc = solve_behind(G->variant, G->wh, G->bh, G->max, dir, true, &bad, err,
+                                  sizeof err);
+            ck_assert_msg(rc == MMTB_OK && bad == 0, "%s round %d: %s", G->variant, round, err);
+            ck_assert_int_eq(same_files(plain, dir), G->nsect + 1); /* and the manifest */
+            ck_assert_int_eq(ledger_lines(dir), 1 + G->nsect);
+        }
+        remove_dir(plain);
+        remove_behind(dir);
+    }
+}
+END_TEST
+
+/* A solved sector with a wrong value: the rerun with --verify-behind
+ * verifies the solved sectors first, stops with MMTB_ERR_CORRUPT naming
+ * it, solves nothing more and does not record it; tables packed by `pack`
+ * with no ledger are refused by name. */
+START_TEST(verify_behind_stops_at_a_wrong_value)
+{
+    char *dir = solve_into("nine", 0, 0, 3, NULL);
+    mmtb_tb *tb = NULL;
+    struct tamper t;
+    uint64_t slots = open_tamper(dir, (struct mmtb_sector){3, 3, 0, 0}, &tb, &t);
+    char err[512] = "";
+    struct mmtb_sector_stats st;
+    ck_assert_msg(mmtb_table_write_sector(dir, mmtb_tb_variant(tb), t.s, slots, tamper_fill, &t,
+                                          NULL, &st, err, sizeof err) == MMTB_OK,
+                  "%s", err);
+    free(t.wdl);
+    free(t.dtw);
+    mmtb_tb_close(tb);
+    uint64_t bad = 0;
+    int rc = solve_behind("nine", 0, 0, 4, dir, true, &bad, err, sizeof err);
+    ck_assert_int_eq(rc, MMTB_ERR_CORRUPT);
+    ck_assert_uint_ge(bad, 1);
+    ck_assert_msg(strstr(err, "3-3") && strstr(err, "mismatches"), "%s", err);
+    char path[600];
+    snprintf(path, sizeof path, "%s/4-4.mmtb", dir);
+    ck_assert_int_ne(access(path, F_OK), 0); /* nothing solved after it */
+    /* 3-3 is the only sector up to 3 stones: the ledger holds its header alone */
+    ck_assert_int_eq(ledger_lines(dir), 1);
+    remove_behind(dir);
+
+    dir = solve_into("nine", 0, 0, 3, NULL);
+    struct mmtb_pack_opts po = {.dir = dir, .threads = 2, .quiet = true};
+    ck_assert_msg(mmtb_pack(&po, NULL, err, sizeof err) == MMTB_OK, "%s", err);
+    rc = solve_behind("nine", 0, 0, 3, dir, false, &bad, err, sizeof err);
+    ck_assert_int_eq(rc, MMTB_ERR_INVALID);
+    ck_assert_msg(strstr(err, "not in the ledger") && strstr(err, "is packed"), "%s", err);
+    remove_behind(dir);
+}
+END_TEST
+
 /* A game to solve: variant, stones in hand at the start (0, 0: the
  * movement phase up to max stones a side). */
 struct game {
@@ -1057,6 +1168,11 @@ static Suite *known_suite(void)
     tcase_add_test(tc, reclose_plain_init_same_tables);
     tcase_add_test(tc, bucket_rounds_same_tables);
     tcase_add_test(tc, buckets_on_disk_same_tables);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("behind"); /* a solve's --verify-behind and --pack-behind */
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, verify_and_pack_behind_same_files);
+    tcase_add_test(tc, verify_behind_stops_at_a_wrong_value);
     suite_add_tcase(s, tc);
     return s;
 }
