@@ -1241,6 +1241,48 @@ START_TEST(gen_split_usage)
 }
 END_TEST
 
+/* --verify-behind and --pack-behind: --pack-behind alone is bad usage
+ * before anything is created; a run with both reports every sector
+ * verified and packed (JSON), each verify's line on stderr, and the
+ * ledger one line a sector. */
+START_TEST(gen_verify_behind)
+{
+    char dir[] = "/tmp/check_cli_behind_XXXXXX";
+    char out[600], ledger[700];
+    tmp_out(dir, out, sizeof out);
+    snprintf(ledger, sizeof ledger, "%s.ledger", out);
+    struct tl_result r;
+    char *alone[] = {GEN_BIN, "-v", "nine", "--max-stones", "3", "-o", out, "--pack-behind", NULL};
+    tl_run_argv(&r, NULL, alone);
+    ck_assert_msg(r.code == 1 && strstr(r.err, "--pack-behind needs --verify-behind") != NULL,
+                  "exit %d: %s", r.code, r.err);
+    struct stat sb;
+    ck_assert_msg(stat(out, &sb) != 0, "the table directory was created");
+    tl_result_free(&r);
+    char *both[] = {GEN_BIN, "-v", "nine", "--max-stones", "4", "-o", out, "--verify-behind",
+                    ledger, "--pack-behind", "--json", NULL};
+    tl_run_argv(&r, NULL, both);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    struct tl_jv *j = tl_json_parse(r.out);
+    ck_assert_msg(j && j->t == J_OBJ, "not a JSON object: %s", r.out);
+    ck_assert_uint_eq(tl_jget_u(j, "verified_behind"), 4); /* 3-3, 4-3, 3-4, 4-4 */
+    ck_assert_uint_eq(tl_jget_u(j, "packed_behind"), 4);
+    tl_json_free(j);
+    ck_assert_msg(strstr(r.err, "4-4        checked") && strstr(r.err, "mismatches 0"), "%s",
+                  r.err);
+    tl_result_free(&r);
+    size_t len = 0;
+    char *text = (char *)tl_read_file(ledger, &len);
+    int lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    free(text);
+    ck_assert_int_eq(lines, 5);
+    unlink(ledger);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
 /* The sum of `sectors ARGS --json`'s table_slots, each of them exact. */
 static unsigned long long sectors_table_slots(const char *variant, const char *start,
                                               const char *max_stones)
@@ -1763,6 +1805,7 @@ int main(void)
     tcase_add_test(tc, gen_plan_reclose_by_balance);
     tcase_add_test(tc, gen_plan_buckets_on_disk);
     tcase_add_test(tc, gen_split_usage);
+    tcase_add_test(tc, gen_verify_behind);
     suite_add_tcase(s, tc);
 
     /* solves a game from the empty board: longer under the sanitizers */
