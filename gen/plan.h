@@ -20,6 +20,8 @@ struct plan_row {
     bool have;           /* already solved in the directory */
     int ckpt_level;      /* the level its checkpoint there goes on from, or -1 */
     struct pair_mem pm;  /* what it needs on top of the process's base */
+    int ndeps;           /* the rows its moves lead into (earlier rows) */
+    const int *deps;
 };
 
 /* The kinds of pair whose rates and sizes differ (plan.c measures them). */
@@ -35,11 +37,12 @@ enum plan_kind {
  * the start, both 0 for the movement phase) on out, as text or (json) one
  * JSON object; base is what the process holds before any pair; disk_free
  * the bytes free where the tables go (UINT64_MAX: not known), told beside
- * the bytes of the pairs still to solve.  Returns the number of pairs over
- * limit (0: none, or no limit).
+ * the bytes of the pairs still to solve, or with pack_behind (--pack-behind)
+ * the most the run's files take at once beyond what they take now.
+ * Returns the number of pairs over limit (0: none, or no limit).
  */
 int plan_print(FILE *out, bool json, const struct mmtb_variant *v, int start_w, int start_b,
                const struct plan_row *rows, int n, uint64_t base, uint64_t limit,
-               uint64_t disk_free);
+               uint64_t disk_free, bool pack_behind);
 
 #endif

@@ -435,9 +435,11 @@ static int print_plan(const struct mmtb_solve_opts *o, const struct mmtb_variant
         rows[p].ckpt_level =
             o->outdir && !P[p].have ? ckpt_peek(o->outdir, rows[p].s, P[p].nss) : -1;
         pair_need(o, v, ix, list, &P[p], 1, base, &rows[p].pm);
+        rows[p].ndeps = P[p].ndeps;
+        rows[p].deps = P[p].deps;
     }
     int over = plan_print(o->report ? o->report : stdout, o->json, v, swh, sbh, rows, np, base,
-                          o->memory_limit, disk_free_bytes(o->outdir));
+                          o->memory_limit, disk_free_bytes(o->outdir), o->pack_behind);
     free(rows);
     if (over) {
         snprintf(err, errlen, "%d pairs need more than the memory limit of %llu bytes", over,

@@ -1539,6 +1539,18 @@ START_TEST(gen_plan)
                   "disk_free_bytes %.0f, statvfs %.0f", told, free_now);
     tl_json_free(j);
     tl_result_free(&r);
+    /* --pack-behind: at most what is written unpacked, at least half of it
+     * (the end, every file packed to about half), less here (3-3 is packed
+     * once 4-3 and 3-4, which read it, are verified, before 4-4 is written) */
+    char *packed[] = {GEN_BIN, "-v", "twelve", "--max-stones", "4", "-o", out, "--plan", "--json",
+                      "--verify-behind", "L", "--pack-behind", NULL};
+    tl_run_argv(&r, NULL, packed);
+    ck_assert_msg(r.code == 0 && (j = tl_json_parse(r.out)) != NULL, "exit %d: %s%s", r.code,
+                  r.out, r.err);
+    unsigned long long peak = tl_jget_u(j, "disk_left_bytes");
+    ck_assert_msg(peak >= disk / 2 && peak < disk, "packed behind %llu, unpacked %llu", peak, disk);
+    tl_json_free(j);
+    tl_result_free(&r);
     char *text[] = {GEN_BIN, "-v", "twelve", "--max-stones", "4", "-o", out, "--plan", NULL};
     tl_run_argv(&r, NULL, text);
     ck_assert_msg(r.code == 0 && strstr(r.out, "of tables still to write, ") &&
