@@ -107,6 +107,7 @@ static int verify_pair(struct behind *b, int p, uint64_t *mismatches, char *err,
     vo.threads = b->threads;
     vo.quiet = b->quiet;
     vo.report = stderr;
+    vo.no_total = true;
     vo.mismatches = &bad;
     vo.ledger = b->ledger;
     int rc = mmtb_verify(&vo, err, errlen);

@@ -148,6 +148,7 @@ struct gen_verify_opts {
     bool verbose;         /* after each sector, how far the run is (stderr) */
     const char *ledger;   /* if not NULL: skip the sectors this ledger (ledger.h) records
                            * clean with the same files, and record each sector found clean */
+    bool no_total;        /* no closing line (a solve's --verify-behind: one line a sector) */
     bool by_rules;        /* sectors with restrictions position by position by the rules
                            * of format/movegen.c, not on the solver's bitboards */
 };

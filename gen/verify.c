@@ -1071,7 +1071,8 @@ int mmtb_verify(const struct gen_verify_opts *o, char *err, size_t errlen)
         if (o->verbose && !o->quiet)
             progress_share_line("positions", total_checked, ledger_pos, all_pos, t0);
     }
-    report_total(rep, o, ledger != NULL, nsect, nskipped, nledger, total_checked, total_bad);
+    if (!o->no_total)
+        report_total(rep, o, ledger != NULL, nsect, nskipped, nledger, total_checked, total_bad);
     if (o->mismatches)
         *o->mismatches = total_bad;
     rc = MMTB_OK;
