@@ -41,18 +41,27 @@ static int g_spill; /* the buckets on disk, a stream written there every g_spill
 
 /* Solve a game into a fresh temporary directory; returns its path (static
  * storage per call site is not needed: the caller frees). */
+/* The options of a quiet 2-thread solve of variant into dir (start wh,bh
+ * or the movement phase up to max_stones), the test knobs left at 0. */
+static void solve_opts(struct mmtb_solve_opts *o, const char *variant, int wh, int bh,
+                       int max_stones, const char *dir)
+{
+    memset(o, 0, sizeof *o);
+    o->variant = variant;
+    o->outdir = dir;
+    o->start_w_hand = wh;
+    o->start_b_hand = bh;
+    o->max_stones = max_stones;
+    o->threads = 2;
+    o->quiet = true;
+}
+
 static char *solve_into(const char *variant, int wh, int bh, int max_stones, const char *only)
 {
     char *dir = strdup("/tmp/mmtb-known-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(dir));
     struct mmtb_solve_opts o;
-    memset(&o, 0, sizeof o);
-    o.variant = variant;
-    o.outdir = dir;
-    o.start_w_hand = wh;
-    o.start_b_hand = bh;
-    o.max_stones = max_stones;
-    o.threads = 2;
+    solve_opts(&o, variant, wh, bh, max_stones, dir);
     o.deep_from = g_deep_from;
     o.forward = g_forward;
     o.swap_deps = g_swap;
@@ -61,7 +70,6 @@ static char *solve_into(const char *variant, int wh, int bh, int max_stones, con
     o.state_init = g_state != 0;
     o.buckets_to_disk = g_spill ? 1 : 0;
     o.bucket_spill_seg = (size_t)g_spill;
-    o.quiet = true;
     struct mmtb_sector sec;
     if (only) {
         ck_assert_int_eq(mmtb_sector_parse(only, &sec), MMTB_OK);
@@ -881,14 +889,7 @@ static int solve_behind(const char *variant, int wh, int bh, int max, const char
     char ledger[600];
     snprintf(ledger, sizeof ledger, "%s.ledger", dir);
     struct mmtb_solve_opts o;
-    memset(&o, 0, sizeof o);
-    o.variant = variant;
-    o.outdir = dir;
-    o.start_w_hand = wh;
-    o.start_b_hand = bh;
-    o.max_stones = max;
-    o.threads = 2;
-    o.quiet = true;
+    solve_opts(&o, variant, wh, bh, max, dir);
     o.verify_behind = ledger;
     o.pack_behind = pack;
     *bad = 0;
