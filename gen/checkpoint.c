@@ -239,10 +239,23 @@ int mmtb_solve_checkpoint_on(int sig)
     return sigaction(sig, &sa, NULL) == 0 ? MMTB_OK : MMTB_ERR_INVALID;
 }
 
+/* When the run is to stop (progress_now's clock; 0: never). */
+static double stop_at;
+
+void ckpt_stop_at(double t)
+{
+    stop_at = t;
+}
+
+bool ckpt_stopping(void)
+{
+    return stop_at > 0 && progress_now() >= stop_at;
+}
+
 bool ckpt_due(const struct job *j)
 {
     return j->ckpt.dir && j->ckpt.every > 0 && !j->sp &&
-           (requested || progress_now() - j->ckpt.last >= j->ckpt.every);
+           (requested || ckpt_stopping() || progress_now() - j->ckpt.last >= j->ckpt.every);
 }
 
 /* The checkpoint's path in the job's directory (+ suffix). */
@@ -326,7 +339,7 @@ void ckpt_save(struct job *j, int level)
     char path[4200], tmp[4200];
     ckpt_path(j, "", path, sizeof path);
     ckpt_path(j, ".tmp", tmp, sizeof tmp);
-    bool asked = requested; /* (a signal during the save asks for the next) */
+    bool asked = requested || ckpt_stopping(); /* (a signal during the save asks for the next) */
     requested = 0;
     double t0 = progress_now();
     struct ck_out o = {-1, ZSTD_createCCtx(), malloc(CKPT_IO), MMTB_OK, 0};

@@ -51,6 +51,9 @@ static const char usage_gen[] =
     "                           never), so that a rerun of a killed run goes on from\n"
     "                           there instead of the pair's start; `kill -USR1 PID`\n"
     "                           saves at the start of the next level\n"
+    "      --stop-after TIME    once TIME has passed (2h50m, 90s; a number: minutes),\n"
+    "                           save the pair under way at its next level and stop\n"
+    "                           (exit 5), or start no new pair; rerun to go on\n"
     "      --verify-behind FILE verify each pair's sectors as soon as they are written,\n"
     "                           recording them in the ledger FILE (as verify --ledger);\n"
     "                           a rerun first verifies the solved sectors FILE lacks;\n"
@@ -90,7 +93,7 @@ static const char usage_gen[] =
     "\n"
     "Exit codes: 0 done, 1 bad usage or input, 2 table or file problem,\n"
     "            3 (verify, --verify-behind) mismatches found, 4 not enough memory (over --memory\n"
-    "            LIMIT, or an allocation failed).\n";
+    "            LIMIT, or an allocation failed), 5 stopped by --stop-after (rerun).\n";
 
 /* A message on msg, when there is one to write to. */
 static void say(FILE *msg, const char *fmt, ...)
@@ -135,6 +138,32 @@ static int parse_scaled(const char *s, uint64_t *out, uint64_t min)
     if (*end || x > (UINT64_MAX >> shift) || (x << shift) < min)
         return -1;
     *out = (uint64_t)x << shift;
+    return 0;
+}
+
+/* A duration: minutes, or numbers each with h, m or s ("2h50m", "90s",
+ * "1.5h"), at least 0.  Returns 0 (*seconds set), or -1. */
+static int parse_duration(const char *s, double *seconds)
+{
+    double total = 0;
+    const char *p = s;
+    do {
+        char *end;
+        errno = 0;
+        double x = strtod(p, &end);
+        if (end == p || errno || !(x >= 0 && x <= 1e7) || *p == '-' || *p == '+')
+            return -1;
+        double unit = 60; /* a bare number: minutes, as --checkpoint's */
+        if (*end == 'h' || *end == 'm' || *end == 's') {
+            unit = *end == 'h' ? 3600 : *end == 'm' ? 60 : 1;
+            end++;
+        } else if (*end || p != s) {
+            return -1;
+        }
+        total += x * unit;
+        p = end;
+    } while (*p);
+    *seconds = total;
     return 0;
 }
 
@@ -367,6 +396,14 @@ int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FIL
             } else {
                 o->checkpoint_minutes = m > 0 ? m : 1e-9; /* 0: at every level */
             }
+        } else if (!strcmp(a, "--stop-after") && val) {
+            if (parse_duration(argv[++i], &o->stop_after)) {
+                say(msg, "%s: --stop-after: expected a time such as 2h50m, 90s or 170 (minutes), "
+                    "got '%s'\n", cmd, val);
+                return 1;
+            }
+            if (o->stop_after == 0)
+                o->stop_after = 1e-9; /* 0: stop before anything is solved */
         } else if (!strcmp(a, "--verify-behind") && val) {
             o->verify_behind = argv[++i];
         } else if (!strcmp(a, "--pack-behind")) {

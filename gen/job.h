@@ -597,7 +597,8 @@ int levels_setup(struct job *j);
  * from level `from` of a job restored from its checkpoint (from >= 0;
  * -1: a job fresh from its init pass); saves the job at a level's start
  * when its checkpoint is due.  Returns MMTB_OK, MMTB_ERR_NOMEM or
- * MMTB_ERR_UNSUPPORTED (a depth beyond MAX_DEPTH). */
+ * MMTB_ERR_UNSUPPORTED (a depth beyond MAX_DEPTH), or MMTB_SOLVE_STOPPED at a
+ * level's start once the run is to stop (ckpt_stopping; saved first). */
 int levels_pass(struct job *j, int from);
 
 /*
@@ -623,6 +624,11 @@ void ckpt_file_name(const struct mmtb_sector *ss, int nss, char *buf, size_t len
 int ckpt_peek(const char *dir, const struct mmtb_sector *ss, int nss);
 bool ckpt_due(const struct job *j);
 void ckpt_save(struct job *j, int level);
+/* The run stops at (or after) progress_now() time t (0: never): ckpt_due
+ * then says a save is due, and ckpt_stopping that the run is to stop
+ * (--stop-after).  Process-wide, as the signal's request. */
+void ckpt_stop_at(double t);
+bool ckpt_stopping(void);
 int ckpt_load(struct job *j, int *level);
 void ckpt_remove(const struct job *j);
 

@@ -819,6 +819,8 @@ static int levels_from(struct job *j, int from)
     for (int d = from; d <= j->last_level; d++) {
         if (ckpt_due(j))
             ckpt_save(j, d);
+        if (!j->sp && ckpt_stopping())
+            return MMTB_SOLVE_STOPPED; /* saved just now, unless checkpoints are off */
         if (d >= (int)MAX_DEPTH)
             return MMTB_ERR_UNSUPPORTED; /* depth beyond what the deep lists hold */
         if (d >= (int)j->deep_from && j->deep[d].n > 1)

@@ -5,7 +5,7 @@
  * losses' depths.  The options are cli.c's (shared with
  * mmtb-gen-mpi).  Exit codes: 0 success, 1 bad usage or input, 2 table or
  * file problem, 3 verification (or a solve's --verify-behind) found
- * mismatches, 4 not enough memory.
+ * mismatches, 4 not enough memory, 5 stopped as --stop-after asked.
  * SIGUSR1 during a solve saves the pair's progress at the start of its
  * next level (mmtb_solve_checkpoint_on).
  */
@@ -27,6 +27,10 @@ int main(int argc, char **argv)
     int rc = c.verify ? mmtb_verify(&c.verify_opts, err, sizeof err)
              : c.pack ? mmtb_pack(&c.pack_opts, NULL, err, sizeof err)
                       : mmtb_solve(&c.solve, err, sizeof err);
+    if (rc == MMTB_SOLVE_STOPPED) {
+        fprintf(stderr, "mmtb-gen: %s\n", err);
+        return 5;
+    }
     if (rc != MMTB_OK) {
         fprintf(stderr, "mmtb-gen%s: %s\n", c.verify ? " verify" : c.pack ? " pack" : "", err);
         return c.mismatches ? 3 : gen_cli_exit_code(rc);

@@ -488,6 +488,8 @@ levels:
     snprintf(label, sizeof label, "%s levels", tag);
     progress_phase(prog, label);
     rc = levels_pass(&j, from);
+    if (rc == MMTB_SOLVE_STOPPED)
+        goto out;
     if (rc != MMTB_OK) {
         stage_error(&j, rc, true, tag, err, errlen);
         goto out;

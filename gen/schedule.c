@@ -712,6 +712,18 @@ static int solve_one(struct run *r, int p, struct progress *prog, struct tally *
     return MMTB_OK;
 }
 
+/* The run stops as --stop-after asked: MMTB_SOLVE_STOPPED, with what is
+ * left in err. */
+static int stopped(const struct run *r, const struct tally *ty, char *err, size_t errlen)
+{
+    double s = r->o->stop_after;
+    snprintf(err, errlen,
+             "stopped as asked (--stop-after %.*f %s): %d of %d pairs left, the one under way "
+             "saved at its level unless checkpoints are off; the same command goes on",
+             s < 600 ? 1 : 0, s < 600 ? s : s / 60, s < 600 ? "s" : "min", ty->left, r->np);
+    return MMTB_SOLVE_STOPPED;
+}
+
 /* Every pair in order: those already solved reported, this rank's solved,
  * then the others' news until every rank has heard of every pair. */
 static int solve_pairs(struct run *r, struct tally *ty, char *err, size_t errlen)
@@ -751,8 +763,13 @@ static int solve_pairs(struct run *r, struct tally *ty, char *err, size_t errlen
         }
         if (P[p].owner != r->me && !P[p].split)
             continue;
+        if (ckpt_stopping())
+            return stopped(r, ty, err, errlen);
         rc = solve_one(r, p, &prog, ty, err, errlen);
-        if (rc == MMTB_OK && r->bh)
+        if (rc == MMTB_SOLVE_STOPPED)
+            return stopped(r, ty, err, errlen);
+        /* (past the stop, the verify behind is left to the rerun) */
+        if (rc == MMTB_OK && r->bh && !ckpt_stopping())
             rc = behind_step(r->bh, r->done, o->mismatches ? o->mismatches : &bad, err, errlen);
         if (rc != MMTB_OK)
             return rc;
@@ -835,6 +852,12 @@ int mmtb_solve(const struct mmtb_solve_opts *o, char *err, size_t errlen)
     r.t = o->transport;
     r.me = r.t ? r.t->rank : 0;
     r.quiet = o->quiet || r.me != 0; /* rank 0 reports */
+    if (o->stop_after > 0 && r.t) {
+        snprintf(err, errlen, "--stop-after is not available with mmtb-gen-mpi; stop the run "
+                              "with `kill -USR1` and then a kill (checkpoints)");
+        return MMTB_ERR_UNSUPPORTED;
+    }
+    ckpt_stop_at(o->stop_after > 0 && !o->plan ? progress_now() + o->stop_after : 0);
     if (o->split_slots && !(r.t && r.t->exchange)) {
         snprintf(err, errlen, "--split needs mmtb-gen-mpi (ranks to split pairs among)");
         return MMTB_ERR_INVALID;

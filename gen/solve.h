@@ -53,6 +53,10 @@ struct mmtb_transport {
 
 #define CKPT_MINUTES 30 /* mmtb_solve_opts.checkpoint_minutes's default */
 
+/* mmtb_solve's status when it stopped as stop_after asked (not an error:
+ * the same options go on from there). */
+#define MMTB_SOLVE_STOPPED 1
+
 struct mmtb_solve_opts {
     const char *variant; /* built-in name or descriptor file */
     const char *outdir;  /* table directory (created if needed) */
@@ -100,6 +104,11 @@ struct mmtb_solve_opts {
                                 * since the pair began or was last saved, and a rerun
                                 * goes on from there; 0: CKPT_MINUTES; < 0: never
                                 * saved (a checkpoint found is still taken up) */
+    double stop_after;         /* > 0: once this many seconds have passed since the run
+                                * began, the pair under way is saved at its next level's
+                                * start (as a checkpoint) and the run stops there, or no
+                                * new pair starts: MMTB_SOLVE_STOPPED, the pairs left in
+                                * err (not with a transport) */
     int checkpoint_kill;       /* tests: the process kills itself (SIGKILL) right
                                 * after the run's Nth save, as a killed run would */
     int *resumed;              /* if not NULL: incremented for each pair restored
@@ -121,8 +130,8 @@ struct mmtb_solve_opts {
 
 /*
  * Solve the game described by opts; sectors already present and valid in
- * outdir are kept (resume).  Returns MMTB_OK or a status, with a message in
- * err.
+ * outdir are kept (resume).  Returns MMTB_OK, MMTB_SOLVE_STOPPED (stop_after)
+ * or a status, with a message in err.
  */
 int mmtb_solve(const struct mmtb_solve_opts *opts, char *err, size_t errlen);
 

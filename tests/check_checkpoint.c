@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mmtb.h"
@@ -37,6 +38,10 @@ static char tdir[256];
 /* Set before solve_child: the child catches SIGUSR1 as mmtb-gen does and
  * sends it to itself before it solves. */
 static bool ask_save;
+
+/* Set before solve_child: the run's stop_after (--stop-after); the child
+ * then exits with 50 when it stopped so. */
+static double stop_after;
 
 struct run {
     const char *variant;
@@ -96,8 +101,12 @@ static int solve_child(const struct run *r, const char *dir, int threads, double
         o.resumed = &resumed;
         if (ask_save && (mmtb_solve_checkpoint_on(SIGUSR1) != MMTB_OK || raise(SIGUSR1) != 0))
             _exit(100);
+        o.stop_after = stop_after;
         char err[512];
-        if (mmtb_solve(&o, err, sizeof err) != MMTB_OK) {
+        int rc = mmtb_solve(&o, err, sizeof err);
+        if (rc == MMTB_SOLVE_STOPPED && strstr(err, "pairs left"))
+            _exit(50);
+        if (rc != MMTB_OK) {
             fprintf(stderr, "solve %s into %s: %s\n", r->variant, dir, err);
             _exit(100);
         }
@@ -365,6 +374,57 @@ START_TEST(save_asked_by_signal)
 }
 END_TEST
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* --stop-after: with no time at all, the run stops before its first pair
+ * (nothing written); stopped at moments spread over a clean run's length,
+ * it saves the pair under way, and a rerun goes on from the save to the
+ * same files; some stop must land in a pair's levels (nearly all of
+ * nine 4's time). */
+START_TEST(stop_after_saves_and_resumes)
+{
+    char ref[300], dir[300], ck[64];
+    reference(&nine4, ref, sizeof ref);
+    snprintf(dir, sizeof dir, "%s/stop", tdir);
+    tl_rmdir_all(dir);
+    stop_after = 1e-9;
+    int st = solve_child(&nine4, dir, 2, -1, 0);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 50, "no time: status %d", st);
+    ck_assert_msg(!find_ckpt(dir, ck), "a checkpoint %s before any pair", ck);
+    static char f[64][64];
+    ck_assert_int_eq(tl_list_files(dir, f, 64), 1); /* the manifest alone */
+    tl_rmdir_all(dir);
+    stop_after = 0;
+    double t0 = now_s();
+    st = solve_child(&nine4, dir, 2, 1e6, 0);
+    double T = now_s() - t0;
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    int saved = 0;
+    for (int k = 3; k <= 9; k++) {
+        tl_rmdir_all(dir);
+        stop_after = T * k / 10;
+        st = solve_child(&nine4, dir, 2, 1e6, 0); /* no save due but the stop's */
+        stop_after = 0;
+        ck_assert_msg(WIFEXITED(st) && (WEXITSTATUS(st) == 50 || WEXITSTATUS(st) == 0),
+                      "stop after %.2f s: status %d", T * k / 10, st);
+        if (WEXITSTATUS(st) == 50 && find_ckpt(dir, ck)) {
+            saved++;
+            rerun_restores_one(&nine4, dir, 1, 1e6, ref, "stopped by --stop-after");
+        } else {
+            st = solve_child(&nine4, dir, 2, 1e6, 0);
+            ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+            same_files(ref, dir);
+        }
+    }
+    ck_assert_msg(saved > 0, "no stop saved a pair (clean run %.2f s)", T);
+}
+END_TEST
+
 static Suite *checkpoint_suite(void)
 {
     Suite *s = suite_create("checkpoint");
@@ -377,6 +437,7 @@ static Suite *checkpoint_suite(void)
     tcase_add_test(tc, damaged_checkpoint_set_aside);
     tcase_add_test(tc, checkpoint_of_another_pair);
     tcase_add_test(tc, save_asked_by_signal);
+    tcase_add_test(tc, stop_after_saves_and_resumes);
     suite_add_tcase(s, tc);
     return s;
 }

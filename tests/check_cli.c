@@ -1241,6 +1241,42 @@ START_TEST(gen_split_usage)
 }
 END_TEST
 
+/* --stop-after: no time at all stops before the first pair (exit 5, the
+ * pairs left named, no sector file); durations that are not one are bad
+ * usage. */
+START_TEST(gen_stop_after)
+{
+    char dir[] = "/tmp/check_cli_stop_XXXXXX";
+    char out[600], f33[700];
+    tmp_out(dir, out, sizeof out);
+    snprintf(f33, sizeof f33, "%s/3-3.mmtb", out);
+    struct tl_result r;
+    char *now[] = {GEN_BIN, "-v", "nine", "--max-stones", "4", "-o", out, "--quiet",
+                   "--stop-after", "0", NULL};
+    tl_run_argv(&r, NULL, now);
+    ck_assert_msg(r.code == 5 && strstr(r.err, "stopped as asked") &&
+                      strstr(r.err, "3 of 3 pairs left"),
+                  "exit %d: %s", r.code, r.err);
+    ck_assert_int_ne(access(f33, F_OK), 0);
+    tl_result_free(&r);
+    const char *bad_values[] = {"abc", "-5", "5x", "2h50", "m", ""};
+    for (int i = 0; i < 6; i++) {
+        char *bad[] = {GEN_BIN, "-v", "nine", "-o", out, "--stop-after", (char *)bad_values[i],
+                       NULL};
+        tl_run_argv(&r, NULL, bad);
+        ck_assert_msg(r.code == 1 && strstr(r.err, "--stop-after: expected a time"),
+                      "--stop-after '%s': exit %d: %s", bad_values[i], r.code, r.err);
+        tl_result_free(&r);
+    }
+    char *fine[] = {GEN_BIN, "-v", "nine", "--max-stones", "4", "-o", out, "--quiet",
+                    "--stop-after", "1h30m", NULL};
+    tl_run_argv(&r, NULL, fine);
+    ck_assert_msg(r.code == 0 && access(f33, F_OK) == 0, "exit %d: %s", r.code, r.err);
+    tl_result_free(&r);
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
 /* --verify-behind and --pack-behind: --pack-behind alone is bad usage
  * before anything is created; a run with both reports every sector
  * verified and packed (JSON), each verify's line on stderr, and the
@@ -1818,6 +1854,7 @@ int main(void)
     tcase_add_test(tc, gen_plan_buckets_on_disk);
     tcase_add_test(tc, gen_split_usage);
     tcase_add_test(tc, gen_verify_behind);
+    tcase_add_test(tc, gen_stop_after);
     suite_add_tcase(s, tc);
 
     /* solves a game from the empty board: longer under the sanitizers */
