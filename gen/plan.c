@@ -232,10 +232,18 @@ static uint64_t disk_peak_packed(const struct mmtb_variant *v, const struct plan
     return peak > now ? (uint64_t)(peak - now) : 0;
 }
 
+/* The verify's rates, positions a second on 2 cores, taken as slots: the
+ * whole games of nine (4.7 M, 2026-11-28, RESULTS.md) and twelve-nine (its
+ * second pass of 2026-12-06: about 2.7 M) for positions with state. */
+#define VERIFY_RATE_PLAIN 4.7e6
+#define VERIFY_RATE_STATE 2.7e6
+
 int plan_print(FILE *out, bool json, const struct mmtb_variant *v, int start_w, int start_b,
                const struct plan_row *rows, int n, uint64_t base, uint64_t limit,
-               uint64_t disk_free, bool pack_behind)
+               uint64_t disk_free, int behind)
 {
+    bool pack_behind = behind & PLAN_PACK_BEHIND;
+    double vsecs = 0; /* the verify behind */
     uint64_t slots = 0, disk = 0, maxmem = 0, left_slots = 0, left_disk = 0;
     double secs = 0;
     int over = 0, largest = -1, left = 0;
@@ -250,6 +258,9 @@ int plan_print(FILE *out, bool json, const struct mmtb_variant *v, int start_w, 
         over += limit && e.memory > limit;
         if (!rows[i].have) {
             secs += e.seconds;
+            if (behind & PLAN_VERIFY_BEHIND)
+                vsecs += (double)rows[i].pm.slots /
+                         (e.state && !rows[i].pm.plain_init ? VERIFY_RATE_STATE : VERIFY_RATE_PLAIN);
             left_slots += rows[i].pm.slots;
             left_disk += e.disk;
             left++;
@@ -272,6 +283,8 @@ int plan_print(FILE *out, bool json, const struct mmtb_variant *v, int start_w, 
             fprintf(out, "\"disk_free_bytes\":null,");
         else
             fprintf(out, "\"disk_free_bytes\":%llu,", (unsigned long long)disk_free);
+        if (behind & PLAN_VERIFY_BEHIND)
+            fprintf(out, "\"verify_seconds\":%.1f,", vsecs);
         fprintf(out, "\"seconds\":%.1f,\"pairs_over_limit\":%d}\n", secs, over);
         return over;
     }
@@ -284,6 +297,11 @@ int plan_print(FILE *out, bool json, const struct mmtb_variant *v, int start_w, 
             "(docs/SCALING.md)\n",
             n, left, (unsigned long long)slots, (unsigned long long)left_slots,
             maxmem / 1073741824.0, nm, disk / 1e9, tm);
+    if (behind & PLAN_VERIFY_BEHIND) {
+        human_time(vsecs, tm, sizeof tm);
+        fprintf(out, "verify behind: about %s more (positions verified at 4.7 M/s, 2.7 M/s with "
+                     "state, as measured on 2 cores)\n", tm);
+    }
     if (limit)
         fprintf(out, "memory limit %.2f GiB: %s\n", limit / 1073741824.0,
                 over ? "some pairs are over it (marked)" : "every pair fits");

@@ -37,12 +37,14 @@ enum plan_kind {
  * the start, both 0 for the movement phase) on out, as text or (json) one
  * JSON object; base is what the process holds before any pair; disk_free
  * the bytes free where the tables go (UINT64_MAX: not known), told beside
- * the bytes of the pairs still to solve, or with pack_behind (--pack-behind)
- * the most the run's files take at once beyond what they take now.
- * Returns the number of pairs over limit (0: none, or no limit).
+ * the bytes of the pairs still to solve, or with PLAN_PACK_BEHIND in behind
+ * (--pack-behind) the most the run's files take at once beyond what they
+ * take now; with PLAN_VERIFY_BEHIND the time adds the verify's.  Returns
+ * the number of pairs over limit (0: none, or no limit).
  */
+enum { PLAN_VERIFY_BEHIND = 1, PLAN_PACK_BEHIND = 2 };
 int plan_print(FILE *out, bool json, const struct mmtb_variant *v, int start_w, int start_b,
                const struct plan_row *rows, int n, uint64_t base, uint64_t limit,
-               uint64_t disk_free, bool pack_behind);
+               uint64_t disk_free, int behind);
 
 #endif

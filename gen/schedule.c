@@ -439,7 +439,9 @@ static int print_plan(const struct mmtb_solve_opts *o, const struct mmtb_variant
         rows[p].deps = P[p].deps;
     }
     int over = plan_print(o->report ? o->report : stdout, o->json, v, swh, sbh, rows, np, base,
-                          o->memory_limit, disk_free_bytes(o->outdir), o->pack_behind);
+                          o->memory_limit, disk_free_bytes(o->outdir),
+                          (o->verify_behind ? PLAN_VERIFY_BEHIND : 0) |
+                              (o->pack_behind ? PLAN_PACK_BEHIND : 0));
     free(rows);
     if (over) {
         snprintf(err, errlen, "%d pairs need more than the memory limit of %llu bytes", over,

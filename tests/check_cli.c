@@ -1567,6 +1567,7 @@ START_TEST(gen_plan)
      * is to be (its parent's file system: DIR does not exist yet) */
     unsigned long long disk = tl_jget_u(j, "disk_bytes");
     ck_assert(disk > 0 && tl_jget_u(j, "disk_left_bytes") == disk);
+    ck_assert(tl_jget(j, "verify_seconds") == NULL); /* no verify behind */
     struct statvfs fs;
     ck_assert_int_eq(statvfs(dir, &fs), 0);
     double free_now = (double)fs.f_bavail * (double)fs.f_frsize,
@@ -1585,6 +1586,10 @@ START_TEST(gen_plan)
                   r.out, r.err);
     unsigned long long peak = tl_jget_u(j, "disk_left_bytes");
     ck_assert_msg(peak >= disk / 2 && peak < disk, "packed behind %llu, unpacked %llu", peak, disk);
+    /* the verify behind: its time beside the solve's (slots at 2.7 M/s with state) */
+    const struct tl_jv *vs = tl_jget(j, "verify_seconds");
+    ck_assert_msg(vs && vs->t == J_NUM && vs->num > 0.9 * sum / 2.7e6 && vs->num < 1.1 * sum / 2.7e6,
+                  "%s", r.out);
     tl_json_free(j);
     tl_result_free(&r);
     char *text[] = {GEN_BIN, "-v", "twelve", "--max-stones", "4", "-o", out, "--plan", NULL};
