@@ -314,6 +314,58 @@ static int parse_verify(struct gen_cli *c, const char *cmd, int argc, char **arg
     return -1;
 }
 
+/* The options of a long run (--memory, --split, --checkpoint, --stop-after,
+ * --verify-behind, --pack-behind) at argv[*i]: 1 when taken (*i past its
+ * value), 0 when argv[*i] is none of them, -1 after a message. */
+static int parse_long_run(struct mmtb_solve_opts *o, const char *cmd, int argc, char **argv,
+                          int *ip, FILE *msg)
+{
+    int i = *ip;
+    const char *a = argv[i];
+    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--memory") && val) {
+        if (parse_bytes(argv[++i], &o->memory_limit)) {
+            say(msg, "%s: --memory: expected a size such as 512M or 2G, got '%s'\n", cmd,
+                val);
+            return -1;
+        }
+    } else if (!strcmp(a, "--split") && val) {
+        if (parse_scaled(argv[++i], &o->split_slots, 1)) {
+            say(msg, "%s: --split: expected a number of slots such as 1 or 50M, got '%s'\n",
+                cmd, val);
+            return -1;
+        }
+    } else if (!strcmp(a, "--checkpoint") && val) {
+        char *end;
+        double m = strtod(argv[++i], &end);
+        if (!strcmp(val, "off")) {
+            o->checkpoint_minutes = -1;
+        } else if (end == val || *end || !(m >= 0 && m <= 1e6)) {
+            say(msg, "%s: --checkpoint: expected minutes such as 30, 0 or off, got '%s'\n",
+                cmd, val);
+            return -1;
+        } else {
+            o->checkpoint_minutes = m > 0 ? m : 1e-9; /* 0: at every level */
+        }
+    } else if (!strcmp(a, "--stop-after") && val) {
+        if (parse_duration(argv[++i], &o->stop_after)) {
+            say(msg, "%s: --stop-after: expected a time such as 2h50m, 90s or 170 (minutes), "
+                "got '%s'\n", cmd, val);
+            return -1;
+        }
+        if (o->stop_after == 0)
+            o->stop_after = 1e-9; /* 0: stop before anything is solved */
+    } else if (!strcmp(a, "--verify-behind") && val) {
+        o->verify_behind = argv[++i];
+    } else if (!strcmp(a, "--pack-behind")) {
+        o->pack_behind = true;
+    } else {
+        return 0;
+    }
+    *ip = i;
+    return 1;
+}
+
 int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FILE *out,
                   FILE *msg)
 {
@@ -327,6 +379,7 @@ int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FIL
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        int taken;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             if (out)
                 fputs(usage_gen, out);
@@ -372,42 +425,9 @@ int gen_cli_parse(struct gen_cli *c, const char *cmd, int argc, char **argv, FIL
                 say(msg, "%s: --dtw-level: expected a zstd level 1..22, got '%s'\n", cmd, val);
                 return 1;
             }
-        } else if (!strcmp(a, "--memory") && val) {
-            if (parse_bytes(argv[++i], &o->memory_limit)) {
-                say(msg, "%s: --memory: expected a size such as 512M or 2G, got '%s'\n", cmd,
-                    val);
+        } else if ((taken = parse_long_run(o, cmd, argc, argv, &i, msg)) != 0) {
+            if (taken < 0)
                 return 1;
-            }
-        } else if (!strcmp(a, "--split") && val) {
-            if (parse_scaled(argv[++i], &o->split_slots, 1)) {
-                say(msg, "%s: --split: expected a number of slots such as 1 or 50M, got '%s'\n",
-                    cmd, val);
-                return 1;
-            }
-        } else if (!strcmp(a, "--checkpoint") && val) {
-            char *end;
-            double m = strtod(argv[++i], &end);
-            if (!strcmp(val, "off")) {
-                o->checkpoint_minutes = -1;
-            } else if (end == val || *end || !(m >= 0 && m <= 1e6)) {
-                say(msg, "%s: --checkpoint: expected minutes such as 30, 0 or off, got '%s'\n",
-                    cmd, val);
-                return 1;
-            } else {
-                o->checkpoint_minutes = m > 0 ? m : 1e-9; /* 0: at every level */
-            }
-        } else if (!strcmp(a, "--stop-after") && val) {
-            if (parse_duration(argv[++i], &o->stop_after)) {
-                say(msg, "%s: --stop-after: expected a time such as 2h50m, 90s or 170 (minutes), "
-                    "got '%s'\n", cmd, val);
-                return 1;
-            }
-            if (o->stop_after == 0)
-                o->stop_after = 1e-9; /* 0: stop before anything is solved */
-        } else if (!strcmp(a, "--verify-behind") && val) {
-            o->verify_behind = argv[++i];
-        } else if (!strcmp(a, "--pack-behind")) {
-            o->pack_behind = true;
         } else if (!strcmp(a, "--buckets-on-disk")) {
             o->buckets_to_disk = 1;
         } else if (!strcmp(a, "--quiet")) {
