@@ -92,8 +92,9 @@ static const char usage_gen[] =
     "the packed depths (default 6).\n"
     "\n"
     "Exit codes: 0 done, 1 bad usage or input, 2 table or file problem,\n"
-    "            3 (verify, --verify-behind) mismatches found, 4 not enough memory (over --memory\n"
-    "            LIMIT, or an allocation failed), 5 stopped by --stop-after (rerun).\n";
+    "            3 (verify, --verify-behind) mismatches found, 4 not enough memory\n"
+    "            (over --memory LIMIT, or an allocation failed), 5 stopped by\n"
+    "            --stop-after (rerun to go on).\n";
 
 /* A message on msg, when there is one to write to. */
 static void say(FILE *msg, const char *fmt, ...)
