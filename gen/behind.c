@@ -25,6 +25,7 @@ struct behind {
     int np;
     bool *verified; /* per pair: recorded clean in the ledger */
     int *npacked;   /* per pair: how many of its sectors are packed */
+    int *unread;    /* per pair: the pairs that read it not yet verified */
     int n_verified, n_packed;
 };
 
@@ -37,13 +38,17 @@ int behind_open(struct behind **out, const char *dir, const char *ledger_path, b
     if (!b)
         return mmtb_fail(err, errlen, MMTB_ERR_NOMEM, "out of memory");
     *b = (struct behind){dir, ledger_path, pack, quiet, threads, list, pairs, np, NULL, NULL,
-                         0, 0};
+                         NULL, 0, 0};
     b->verified = calloc((size_t)(np > 0 ? np : 1), sizeof *b->verified);
     b->npacked = calloc((size_t)(np > 0 ? np : 1), sizeof *b->npacked);
-    if (!b->verified || !b->npacked) {
+    b->unread = calloc((size_t)(np > 0 ? np : 1), sizeof *b->unread);
+    if (!b->verified || !b->npacked || !b->unread) {
         behind_close(b);
         return mmtb_fail(err, errlen, MMTB_ERR_NOMEM, "out of memory");
     }
+    for (int q = 0; q < np; q++)
+        for (int e = 0; e < pairs[q].ndeps; e++)
+            b->unread[pairs[q].deps[e]]++;
     for (int p = 0; p < np; p++)
         for (int k = 0; k < pairs[p].nss; k++) {
             bool packed = false;
@@ -125,18 +130,6 @@ static int verify_pair(struct behind *b, int p, uint64_t *mismatches, char *err,
     return MMTB_OK;
 }
 
-/* Pair d can be packed: it and every pair that reads it are verified. */
-static bool readers_verified(const struct behind *b, int d)
-{
-    if (!b->verified[d])
-        return false;
-    for (int q = 0; q < b->np; q++)
-        for (int e = 0; e < b->P[q].ndeps; e++)
-            if (b->P[q].deps[e] == d && !b->verified[q])
-                return false;
-    return true;
-}
-
 static int pack_pair(struct behind *b, int p, char *err, size_t errlen)
 {
     struct mmtb_pack_opts po = {0};
@@ -165,9 +158,12 @@ int behind_step(struct behind *b, const bool *done, uint64_t *mismatches, char *
                 return rc;
             b->verified[p] = true;
             b->n_verified += b->P[p].nss;
+            for (int e = 0; e < b->P[p].ndeps; e++)
+                b->unread[b->P[p].deps[e]]--;
         }
+    /* a pair is packed once it and every pair that reads it are verified */
     for (int p = 0; b->pack && p < b->np; p++)
-        if (b->npacked[p] < b->P[p].nss && readers_verified(b, p)) {
+        if (b->npacked[p] < b->P[p].nss && b->verified[p] && b->unread[p] == 0) {
             int rc = pack_pair(b, p, err, errlen);
             if (rc != MMTB_OK)
                 return rc;
@@ -187,5 +183,6 @@ void behind_close(struct behind *b)
         return;
     free(b->verified);
     free(b->npacked);
+    free(b->unread);
     free(b);
 }
