@@ -36,6 +36,7 @@
 
 #define BLOCK_SHIFT 8
 #define SUB_SHIFT 5
+#define RUN (1 << SUB_SHIFT) /* the slots of a run, whose counts sub sums */
 _Static_assert(MMTB_BAN_CREATE_ALIGN == 1u << BLOCK_SHIFT, "a range starts a block");
 
 struct mmtb_ban_index {
@@ -200,12 +201,14 @@ int mmtb_ban_index_create_begin(mmtb_ban_index **out, const mmtb_index *ix,
         return rc;
     }
     /* read at random by every rank: on huge pages */
-    bx->cnt = mmtb_alloc_big(bx->base);
+    /* (and a run's worth beyond, which run_sum reads and masks off) */
+    bx->cnt = mmtb_alloc_big(bx->base + RUN);
     bx->sub = mmtb_alloc_big(((bx->base >> SUB_SHIFT) + 1) * sizeof *bx->sub);
     if (!bx->cnt || !bx->sub || alloc_blocks(bx, BLOCK_SHIFT) != MMTB_OK) {
         mmtb_ban_index_free(bx);
         return MMTB_ERR_NOMEM;
     }
+    memset(bx->cnt + bx->base, 0, RUN);
     /* blk[k] holds block k's own sum until mmtb_ban_index_create_end */
     memset(bx->blk, 0, (bx->nblk + 1) * sizeof *bx->blk);
     *out = bx;
@@ -428,6 +431,21 @@ static uint64_t byte_sum(const uint8_t *a, uint64_t n)
     return sum;
 }
 
+/* The sum of the bytes a[0..n), n < RUN, from a run of RUN readable bytes:
+ * the words masked to their first bytes, without a branch or a loop over
+ * the bytes. */
+static inline uint64_t run_sum(const uint8_t *a, uint64_t n)
+{
+    uint64_t lanes = 0;
+    for (int q = 0; q < RUN / 8; q++) {
+        uint64_t w, bits = n > 8 * (uint64_t)q ? 8 * (n - 8 * (uint64_t)q) : 0;
+        memcpy(&w, a + 8 * q, 8);
+        w &= bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+        lanes += (w & 0x00ff00ff00ff00ffull) + ((w >> 8) & 0x00ff00ff00ff00ffull);
+    }
+    return (lanes * 0x0001000100010001ull) >> 48;
+}
+
 /* sum_{j < i} cnt(j): the block's prefix plus the slots before i in it,
  * from the stored or the block's counted cnt, or counted here. */
 static uint64_t prefix(const mmtb_ban_index *bx, uint64_t i)
@@ -436,7 +454,7 @@ static uint64_t prefix(const mmtb_ban_index *bx, uint64_t i)
     struct counted b;
     if (bx->sub) {
         uint64_t r0 = i & ~(uint64_t)((1u << SUB_SHIFT) - 1);
-        return sum + bx->sub[i >> SUB_SHIFT] + byte_sum(bx->cnt + r0, i - r0);
+        return sum + bx->sub[i >> SUB_SHIFT] + run_sum(bx->cnt + r0, i - r0);
     }
     if (bx->cnt)
         return sum + byte_sum(bx->cnt + j0, i - j0);
@@ -484,8 +502,8 @@ static inline void prefix_fetch(const mmtb_ban_index *bx, uint64_t i)
     }
 }
 
-void mmtb_ban_index_rank_begin(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
-                               struct mmtb_ban_rank *r)
+void mmtb_ban_index_rank_begin_stones(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
+                                      struct mmtb_ban_rank *r)
 {
     int one;
     r->slot0 = mmtb_index_rank_rep(bx->ix, bx->s, mover, opp, &r->rm, &r->ro, &one);
@@ -493,6 +511,12 @@ void mmtb_ban_index_rank_begin(const mmtb_ban_index *bx, uint32_t mover, uint32_
     r->opp = opp;
     r->nsym = one >= 0 ? 1 : 0;
     r->sym[0] = (uint8_t)(one >= 0 ? one : 0);
+}
+
+void mmtb_ban_index_rank_begin(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
+                               struct mmtb_ban_rank *r)
+{
+    mmtb_ban_index_rank_begin_stones(bx, mover, opp, r);
     prefix_fetch(bx, r->slot0);
 }
 
@@ -509,8 +533,8 @@ void mmtb_ban_index_rank_begin_at(const mmtb_ban_index *bx, uint32_t mover, uint
     prefix_fetch(bx, slot0);
 }
 
-void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
-                             const uint64_t *fset, const uint64_t *tset)
+void mmtb_ban_index_rank_end_stones(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
+                                    const uint64_t *fset, const uint64_t *tset)
 {
     const struct mmtb_variant *v = bx->v;
     if (r->nsym == 0) {
@@ -546,9 +570,17 @@ void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
         mmtb_code_set(Fr, r->nf, r->fset); /* a rank among them is a popcount */
         mmtb_code_set(Tr, r->nt, r->tset);
     }
+    r->first = UINT64_MAX;
+}
+
+void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
+                             const uint64_t *fset, const uint64_t *tset)
+{
+    mmtb_ban_index_rank_end_stones(bx, r, fset, tset);
     /* the states with restrictions, if the stones have any (the sum of
      * the counts before them is the costly part of a rank) */
-    r->first = r->nf || r->nt ? bx->base + prefix(bx, r->slot0) : UINT64_MAX;
+    if (r->nf || r->nt)
+        r->first = bx->base + prefix(bx, r->slot0);
 }
 
 void mmtb_ban_index_rank_stones(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
@@ -562,13 +594,13 @@ void mmtb_ban_index_rank_stones(const mmtb_ban_index *bx, uint32_t mover, uint32
  * representative; the least offset a * (|T| + 1) + b - 1 among the images
  * is the state's slot (FORMAT.md), and *nstab (when not NULL) how many
  * of those symmetries give it: the order of the state's stabilizer. */
-static inline uint64_t rank_state(const mmtb_ban_index *bx, const struct mmtb_ban_rank *r,
-                                  int ban_mover, int ban_opp, int *nstab)
+static inline int state_offset(const mmtb_ban_index *bx, const struct mmtb_ban_rank *r,
+                               int ban_mover, int ban_opp, int *nstab)
 {
     if (ban_mover < 0 && ban_opp < 0) { /* every symmetry maps it to itself */
         if (nstab)
             *nstab = r->nsym;
-        return r->slot0;
+        return -1;
     }
     int best = 255, n = 0;
     for (int k = 0; k < r->nsym; k++) {
@@ -581,7 +613,20 @@ static inline uint64_t rank_state(const mmtb_ban_index *bx, const struct mmtb_ba
     }
     if (nstab)
         *nstab = n;
-    return best < 0 ? r->slot0 : r->first + (uint64_t)best;
+    return best;
+}
+
+static inline uint64_t rank_state(const mmtb_ban_index *bx, const struct mmtb_ban_rank *r,
+                                  int ban_mover, int ban_opp, int *nstab)
+{
+    int k = state_offset(bx, r, ban_mover, ban_opp, nstab);
+    return k < 0 ? r->slot0 : r->first + (uint64_t)k;
+}
+
+int mmtb_ban_index_state_offset(const mmtb_ban_index *bx, const struct mmtb_ban_rank *r,
+                                int ban_mover, int ban_opp, int *nstab)
+{
+    return state_offset(bx, r, ban_mover, ban_opp, nstab);
 }
 
 uint64_t mmtb_ban_index_rank_state(const mmtb_ban_index *bx, const struct mmtb_ban_rank *r,
@@ -599,6 +644,11 @@ uint64_t mmtb_ban_index_rank_state_stab(const mmtb_ban_index *bx, const struct m
 uint64_t mmtb_ban_index_first(const mmtb_ban_index *bx, uint64_t i)
 {
     return bx->base + prefix(bx, i);
+}
+
+void mmtb_ban_index_first_fetch(const mmtb_ban_index *bx, uint64_t i)
+{
+    prefix_fetch(bx, i);
 }
 
 int mmtb_ban_index_states(const mmtb_ban_index *bx, uint64_t i)

@@ -177,6 +177,18 @@ void mmtb_ban_index_rank_begin_at(const mmtb_ban_index *bx, uint32_t mover, uint
 void mmtb_ban_index_rank_end(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
                              const uint64_t *fset, const uint64_t *tset);
 
+/* The same two steps without the slot of the stones' first state (r->first
+ * is left UINT64_MAX): no read of the state counts, which are cache misses
+ * in arrays of the sector's size.  For a caller that places a state by its
+ * stones' scheme 1 slot and its offset among their states
+ * (mmtb_ban_index_state_offset), and finds the first state's slot
+ * (mmtb_ban_index_first) later, where the counts of nearby slots are in
+ * cache. */
+void mmtb_ban_index_rank_begin_stones(const mmtb_ban_index *bx, uint32_t mover, uint32_t opp,
+                                      struct mmtb_ban_rank *r);
+void mmtb_ban_index_rank_end_stones(const mmtb_ban_index *bx, struct mmtb_ban_rank *r,
+                                    const uint64_t *fset, const uint64_t *tset);
+
 /* The slot of the stones r with the restrictions ban_mover and ban_opp
  * (-1 or live, given on the stones' own points, not the representative's):
  * mmtb_ban_index_rank of the same position. */
@@ -189,10 +201,20 @@ uint64_t mmtb_ban_index_rank_state(const mmtb_ban_index *bx, const struct mmtb_b
 uint64_t mmtb_ban_index_rank_state_stab(const mmtb_ban_index *bx, const struct mmtb_ban_rank *r,
                                         int ban_mover, int ban_opp, int *nstab);
 
+/* Where the state of the stones r with the restrictions ban_mover and
+ * ban_opp lies among the stones' states: -1 for the scheme 1 slot (r->slot0)
+ * itself, else k for the slot mmtb_ban_index_first(bx, r->slot0) + k
+ * (what mmtb_ban_index_rank_state_stab gives, with *nstab the same); r
+ * needs no first state. */
+int mmtb_ban_index_state_offset(const mmtb_ban_index *bx, const struct mmtb_ban_rank *r,
+                                int ban_mover, int ban_opp, int *nstab);
+
 /* The slot of the first state with restrictions of scheme 1 slot i
  * (base + the states of the slots before it), and the number of such
  * states of i (0 for a wasted slot); an index with restrictions. */
 uint64_t mmtb_ban_index_first(const mmtb_ban_index *bx, uint64_t i);
+/* Start the reads mmtb_ban_index_first(bx, i) will make (prefetches). */
+void mmtb_ban_index_first_fetch(const mmtb_ban_index *bx, uint64_t i);
 int mmtb_ban_index_states(const mmtb_ban_index *bx, uint64_t i);
 
 /* The states of every scheme 1 slot (mmtb_ban_index_states of each, a

@@ -556,7 +556,7 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
         m->p = p;
         miss[nmiss] = p;
         missk[nmiss++] = (int8_t)k;
-        mmtb_ban_index_rank_begin(pa->bx, Oq, M, &p->r);
+        mmtb_ban_index_rank_begin_stones(pa->bx, Oq, M, &p->r);
     }
     struct succ_mills om;
     bool moved = pa->s.w_hand == 0 && nmiss && succ_mills_ok(v);
@@ -578,14 +578,15 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
         p->qt[1] = F[1] & ~b->into[m->from][1];
         if (pa->s.b_hand == 0)
             live_into(v, M, m->to, p->qt);
-        mmtb_ban_index_rank_end(pa->bx, &p->r, p->qf, p->qt);
+        mmtb_ban_index_rank_end_stones(pa->bx, &p->r, p->qf, p->qt);
     }
     return n;
 }
 
-/* The predecessor slots of state (f, t) of stones (M, O) whose stone
- * predecessors are b->bm[0..n), into b->slots; returns the count (each
- * slot once).  A predecessor's state: the opponent's restriction spent by
+/* The predecessor states of state (f, t) of stones (M, O) whose stone
+ * predecessors are b->bm[0..n), into b->slots as their stones' scheme 1
+ * slot << 16 | their place (0: that slot, else 1 + the place among its
+ * states) << 8 | the order of their stabilizer; returns the count.  A predecessor's state: the opponent's restriction spent by
  * its move (none, or one of its live ones other than the move itself), and
  * ours, carried into (f, t) by the move (f itself, when f bites there; else
  * none, or one that stops biting with the move).  fs: ours live here (F as
@@ -628,21 +629,22 @@ static int state_preds(struct job *j, const struct member *pa, const uint64_t fs
             return 0;
         }
         /* none: the stones' own slot for none of ours either */
+        const uint64_t s0 = p->r.slot0 << 16;
         int a = 0;
         if (ts[0] < 0) {
-            b->slots[np++] = p->r.slot0 << 8 | (uint64_t)p->r.nsym;
+            b->slots[np++] = s0 | (uint64_t)p->r.nsym;
             a = 1;
         }
         for (int nst; a < nts; a++) {
-            uint64_t r = mmtb_ban_index_rank_state_stab(pa->bx, &p->r, -1, ts[a], &nst);
-            b->slots[np++] = r << 8 | (uint64_t)nst;
+            int k = mmtb_ban_index_state_offset(pa->bx, &p->r, -1, ts[a], &nst);
+            b->slots[np++] = s0 | (uint64_t)(k + 1) << 8 | (uint64_t)nst;
         }
         for (int w = 0; w < 2; w++)
             for (uint64_t s = q[w]; s; s &= s - 1) {
                 int fq = w * 64 + __builtin_ctzll(s);
                 for (int c = 0, nst; c < nts; c++) {
-                    uint64_t r = mmtb_ban_index_rank_state_stab(pa->bx, &p->r, fq, ts[c], &nst);
-                    b->slots[np++] = r << 8 | (uint64_t)nst;
+                    int k = mmtb_ban_index_state_offset(pa->bx, &p->r, fq, ts[c], &nst);
+                    b->slots[np++] = s0 | (uint64_t)(k + 1) << 8 | (uint64_t)nst;
                 }
             }
     }
@@ -661,8 +663,10 @@ static void state_updates(struct job *j, const struct member *pa, const uint64_t
     int np = state_preds(j, pa, fs, f, t, n, b);
     if (!lost && nst > 1) /* a slot's occurrences summed before the division */
         qsort(b->slots, (size_t)np, sizeof *b->slots, mmtb_cmp_u64);
+    struct supdbuf *sbufs = j->supd ? &j->supd[(size_t)omp_get_thread_num() * j->nsparts] : NULL;
     for (int q = 0; q < np;) {
-        uint64_t key = b->slots[q], r = key >> 8;
+        uint64_t key = b->slots[q], i = key >> 16;
+        unsigned place = (unsigned)(key >> 8) & 0xff;
         uint32_t moves = 0;
         if (lost) {
             q++;
@@ -675,7 +679,13 @@ static void state_updates(struct job *j, const struct member *pa, const uint64_t
                 cnt++;
             moves = (uint32_t)cnt * (uint32_t)(key & 0xff) / (uint32_t)nst;
         }
-        upd_queue(j, bufs, r, lost, moves);
+        /* a state's slot is found when its partition is applied, but by a
+         * split pair (which sends the updates of other ranks' slots) */
+        if (place && sbufs)
+            supd_queue(j, sbufs, i, place, lost, moves);
+        else
+            upd_queue(j, bufs, place ? mmtb_ban_index_first(pa->bx, i) + place - 1 : i, lost,
+                      moves);
     }
 }
 

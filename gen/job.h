@@ -155,6 +155,19 @@ struct updbuf {
 #define UPD_LOST (1u << 7)
 #define UPD_OFF_SHIFT 8
 
+/* The levels' updates of states with restrictions (bans.c), queued by the
+ * partition of their stones' scheme 1 slot i: the offset of i in the
+ * partition << SUPD_I_SHIFT | 1 + the state's place among i's states
+ * << UPD_OFF_SHIFT | UPD_LOST | moves.  The partition's applier finds the
+ * state's slot (mmtb_ban_index_first of i, plus its place) where the
+ * counts of i's neighbours are in cache, so the rank of a predecessor
+ * reads none. */
+struct supdbuf {
+    uint64_t *e;
+    size_t n, cap;
+};
+#define SUPD_I_SHIFT 16
+
 /* The levels' per-thread scratch (levels.c, bans.c). */
 struct pred_scratch;
 struct bans_scratch;
@@ -224,6 +237,10 @@ struct job {
     int nthreads;
     uint64_t nparts;
     struct updbuf *upd;
+    /* state updates by their stones' slot: nthreads * nsparts buffers,
+     * when the pair has restrictions and is not split (levels_setup) */
+    uint64_t nsparts;
+    struct supdbuf *supd;
     struct pred_scratch *ps; /* per thread */
     struct bans_scratch **bs; /* per thread, for bans.c's levels */
     struct split *sp;        /* NULL: this process holds the whole pair */
@@ -266,6 +283,27 @@ static inline void upd_queue(struct job *j, struct updbuf *bufs, uint64_t q, boo
              off << UPD_OFF_SHIFT | (lost ? UPD_LOST : moves & UPD_MOVES));
 }
 
+/* Queue the update of the state `place` (0: the scheme 1 slot itself, else
+ * 1 + its place among the slot's states) of scheme 1 slot i of the member
+ * whose state partitions sbufs holds. */
+static inline void supd_queue(struct job *j, struct supdbuf *sbufs, uint64_t i, unsigned place,
+                              bool lost, uint32_t moves)
+{
+    struct supdbuf *b = &sbufs[i >> PART_SHIFT];
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? 2 * b->cap : 256;
+        uint64_t *ne = realloc(b->e, nc * sizeof *ne);
+        if (!ne) {
+            __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        b->e = ne;
+        b->cap = nc;
+    }
+    uint64_t off = i & (((uint64_t)1 << PART_SHIFT) - 1);
+    b->e[b->n++] = off << SUPD_I_SHIFT | (uint64_t)place << UPD_OFF_SHIFT |
+                   (lost ? UPD_LOST : moves & UPD_MOVES);
+}
 
 /* The state byte a position decided at depth d has (a win when win), or 0,
  * a byte no decided position has, when the parity of d says otherwise. */

@@ -73,6 +73,15 @@ int levels_setup(struct job *j)
     j->ps = calloc((size_t)j->nthreads, sizeof *j->ps);
     if (!j->upd || !j->ps)
         return MMTB_ERR_NOMEM;
+    if (bans_job(j) && !j->sp) {
+        for (int i = 0; i < j->nm; i++) {
+            uint64_t np = j->m[i].bx ? (mmtb_ban_index_base(j->m[i].bx) >> PART_SHIFT) + 1 : 0;
+            j->nsparts = np > j->nsparts ? np : j->nsparts;
+        }
+        j->supd = calloc((size_t)j->nthreads * j->nsparts, sizeof *j->supd);
+        if (!j->supd)
+            return MMTB_ERR_NOMEM;
+    }
     if (bans_job(j)) {
         j->bs = calloc((size_t)j->nthreads, sizeof *j->bs);
         for (int t = 0; j->bs && t < j->nthreads; t++)
@@ -109,6 +118,10 @@ void levels_free(struct job *j)
         for (size_t i = 0; i < (size_t)j->nthreads * j->nparts; i++)
             free(j->upd[i].e);
     free(j->upd);
+    if (j->supd)
+        for (size_t i = 0; i < (size_t)j->nthreads * j->nsparts; i++)
+            free(j->supd[i].e);
+    free(j->supd);
     free(j->ps);
 }
 
@@ -180,7 +193,8 @@ retro_update(struct job *j, int mi, uint64_t k, bool succ_lost, unsigned moves, 
     __atomic_store_n(&m->st[k], nx, __ATOMIC_RELAXED);
     if (nx < ST_DRAWN)
         return false;
-    m->flag_next[k >> CHUNK_SHIFT] = 1;
+    /* (relaxed: the states of two partitions may share a chunk) */
+    __atomic_store_n(&m->flag_next[k >> CHUNK_SHIFT], 1, __ATOMIC_RELAXED);
     if (d + 1 >= j->deep_from && !deep_push(deep, mi, k, d + 1))
         __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
     return true;
@@ -282,6 +296,63 @@ static uint64_t apply_partition(struct job *j, int pi, uint64_t p, unsigned d,
     return found;
 }
 
+/* Apply the queued state updates of state partition p of member pi (the
+ * states of its scheme 1 slots [p << PART_SHIFT, ...), a contiguous range
+ * no other partition's states share) at level d; returns the positions
+ * decided.  A state's slot is its scheme 1 slot's first state plus its
+ * place: the counts that give the first are those of the partition's own
+ * slots, in cache after the first few. */
+static uint64_t apply_state_partition(struct job *j, int pi, uint64_t p, unsigned d,
+                                      struct vec64 *deep)
+{
+    const mmtb_ban_index *bx = j->m[pi].bx;
+    const uint8_t *st = j->m[pi].st;
+    const uint64_t base = p << PART_SHIFT;
+    uint64_t found = 0, at[APPLY_AHEAD];
+    for (int t = 0; t < j->nthreads; t++) {
+        struct supdbuf *b = &j->supd[(size_t)t * j->nsparts + p];
+        /* three steps APPLY_AHEAD entries apart: the counts of entry k
+         * fetched, the slot of entry k - A found and its state fetched,
+         * entry k - 2A applied (its at[] read before k - A's is written
+         * there) */
+        const size_t A = APPLY_AHEAD;
+        for (size_t k = 0; k < b->n + 2 * A; k++) {
+            if (k >= 2 * A) {
+                uint64_t e = b->e[k - 2 * A];
+                found += retro_update(j, pi, at[k % A], e & UPD_LOST, (unsigned)(e & UPD_MOVES),
+                                      d, deep);
+            }
+            if (k >= A && k - A < b->n) {
+                uint64_t e = b->e[k - A];
+                at[k % A] = mmtb_ban_index_first(bx, base + (e >> SUPD_I_SHIFT)) +
+                            ((e >> UPD_OFF_SHIFT) & 0xff) - 1;
+                __builtin_prefetch(&st[at[k % A]], 1);
+            }
+            if (k < b->n)
+                mmtb_ban_index_first_fetch(bx, base + (b->e[k] >> SUPD_I_SHIFT));
+        }
+        b->n = 0;
+    }
+    return found;
+}
+
+/* Both kinds of partition of the partner pa (member pi) at level d, each
+ * kind applied whole before the other: a state's slot lies in a partition
+ * of the first kind too. */
+static uint64_t apply_all(struct job *j, int pi, unsigned d, struct vec64 *deep)
+{
+    uint64_t found = 0, nparts = (j->m[pi].slots >> PART_SHIFT) + 1;
+#pragma omp for schedule(dynamic, 8)
+    for (uint64_t p = 0; p < nparts; p++)
+        found += apply_partition(j, pi, p, d, deep);
+    if (j->supd && j->m[pi].bx) {
+        uint64_t nsp = (mmtb_ban_index_base(j->m[pi].bx) >> PART_SHIFT) + 1;
+#pragma omp for schedule(dynamic, 8)
+        for (uint64_t p = 0; p < nsp; p++)
+            found += apply_state_partition(j, pi, p, d, deep);
+    }
+    return found;
+}
 
 /* The decided positions of member mi in [lo, hi) at level d: every slot
  * whose state is want_loss or want_win, or (deep levels, list != NULL) the
@@ -596,7 +667,7 @@ static void level_member_bans(struct job *j, int mi, unsigned d, uint8_t want_lo
 {
     struct member *me = &j->m[mi];
     struct member *pa = &j->m[me->partner];
-    const uint64_t nunits = me->nbchunks, nparts = (pa->slots >> PART_SHIFT) + 1;
+    const uint64_t nunits = me->nbchunks;
     uint64_t found = 0;
 #pragma omp parallel reduction(+ : found)
     {
@@ -608,9 +679,7 @@ static void level_member_bans(struct job *j, int mi, unsigned d, uint8_t want_lo
 #pragma omp for schedule(dynamic, 4)
             for (uint64_t c = b0; c < b1; c++)
                 bans_level_unit(j, me, pa, c, want_loss, want_win, bufs, bs);
-#pragma omp for schedule(dynamic, 8)
-            for (uint64_t p = 0; p < nparts; p++)
-                found += apply_partition(j, me->partner, p, d, deep);
+            found += apply_all(j, me->partner, d, deep);
         }
     }
     count_decided(j, me->partner, d + 1, found);
@@ -636,7 +705,6 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
     }
     const uint64_t chunk = CHUNK;
     uint64_t nchunks = (me->slots + chunk - 1) / chunk;
-    uint64_t nparts = (pa->slots >> PART_SHIFT) + 1;
     uint8_t want_loss = st_want(j, false, d), want_win = st_want(j, true, d);
     /* deep levels: this member's part of the sorted list of depth d */
     const uint64_t *list = NULL;
@@ -678,9 +746,7 @@ static int level_member(struct job *j, int mi, unsigned d, uint64_t *newly)
                     continue;
                 level_chunk(j, me, pa, &src, want_loss, want_win, bufs, ps);
             }
-#pragma omp for schedule(dynamic, 8)
-            for (uint64_t p = 0; p < nparts; p++)
-                found += apply_partition(j, me->partner, p, d, deep);
+            found += apply_all(j, me->partner, d, deep);
         }
     }
     count_decided(j, me->partner, d + 1, found);

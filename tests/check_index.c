@@ -1027,6 +1027,17 @@ static uint64_t check_ban_sector(const struct mmtb_variant *v, const mmtb_index 
                     mmtb_ban_index_rank_begin(bx, m, o, &br2);
                     mmtb_ban_index_rank_end(bx, &br2, fs, ts);
                     REQUIRE_EQ(mmtb_ban_index_rank_state(bx, &br2, f, t), r);
+                    /* the stones without their first state, the state by
+                     * its place among them (the solver's levels) */
+                    struct mmtb_ban_rank br3;
+                    int nst3 = 0;
+                    mmtb_ban_index_rank_begin_stones(bx, m, o, &br3);
+                    mmtb_ban_index_rank_end_stones(bx, &br3, fs, ts);
+                    int k3 = mmtb_ban_index_state_offset(bx, &br3, f, t, &nst3);
+                    REQUIRE_EQ(k3 < 0 ? br3.slot0
+                                      : mmtb_ban_index_first(bx, br3.slot0) + (uint64_t)k3,
+                               r);
+                    REQUIRE_EQ(nst3, nst);
                     /* a slot with restrictions: its scheme 1 slot owns it */
                     if (r >= base) {
                         uint64_t first, i = mmtb_ban_index_owner(bx, r, &first);
@@ -1046,6 +1057,14 @@ static uint64_t check_ban_sector(const struct mmtb_variant *v, const mmtb_index 
         }
     }
     REQUIRE_EQ(stab_sum, canonical * (uint64_t)v->nsyms);
+    /* every slot's first state, the base itself included, against the
+     * states summed one slot at a time */
+    uint64_t before = base;
+    for (uint64_t i = 0; i <= base; i++) {
+        REQUIRE_EQ(mmtb_ban_index_first(bx, i), before);
+        before += i < base ? (uint64_t)mmtb_ban_index_states(bx, i) : 0;
+    }
+    REQUIRE_EQ(before, slots);
     mmtb_ban_index_free(bx);
     return banned;
 }
