@@ -257,18 +257,27 @@ struct job {
 
 /* ------------------------------------------------------ shared helpers */
 
+/* A full update buffer e of *cap entries of `size` bytes, doubled: the
+ * new array (*cap updated), or NULL with j->oom set when it cannot grow. */
+static inline void *upd_grow(struct job *j, void *e, size_t *cap, size_t size)
+{
+    size_t nc = *cap ? 2 * *cap : 256;
+    void *ne = realloc(e, nc * size);
+    if (!ne)
+        __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+    else
+        *cap = nc;
+    return ne;
+}
+
 /* Queue update e in buffer b (growing it; j->oom when it cannot). */
 static inline void upd_push(struct job *j, struct updbuf *b, uint32_t e)
 {
     if (b->n == b->cap) {
-        size_t nc = b->cap ? 2 * b->cap : 256;
-        uint32_t *ne = realloc(b->e, nc * sizeof *ne);
-        if (!ne) {
-            __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+        uint32_t *ne = upd_grow(j, b->e, &b->cap, sizeof *ne);
+        if (!ne)
             return;
-        }
         b->e = ne;
-        b->cap = nc;
     }
     b->e[b->n++] = e;
 }
@@ -291,14 +300,10 @@ static inline void supd_queue(struct job *j, struct supdbuf *sbufs, uint64_t i, 
 {
     struct supdbuf *b = &sbufs[i >> PART_SHIFT];
     if (b->n == b->cap) {
-        size_t nc = b->cap ? 2 * b->cap : 256;
-        uint64_t *ne = realloc(b->e, nc * sizeof *ne);
-        if (!ne) {
-            __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+        uint64_t *ne = upd_grow(j, b->e, &b->cap, sizeof *ne);
+        if (!ne)
             return;
-        }
         b->e = ne;
-        b->cap = nc;
     }
     uint64_t off = i & (((uint64_t)1 << PART_SHIFT) - 1);
     b->e[b->n++] = off << SUPD_I_SHIFT | (uint64_t)place << UPD_OFF_SHIFT |
