@@ -586,9 +586,10 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
 /* The predecessor states of state (f, t) of stones (M, O) whose stone
  * predecessors are b->bm[0..n), into b->slots as their stones' scheme 1
  * slot << 16 | their place (0: that slot, else 1 + the place among its
- * states) << 8 | the order of their stabilizer; returns the count.  A predecessor's state: the opponent's restriction spent by
- * its move (none, or one of its live ones other than the move itself), and
- * ours, carried into (f, t) by the move (f itself, when f bites there; else
+ * states) << 8 | the order of their stabilizer; returns the count.  A
+ * predecessor's state: the opponent's restriction spent by its move (none,
+ * or one of its live ones other than the move itself), and ours, carried
+ * into (f, t) by the move (f itself, when f bites there; else
  * none, or one that stops biting with the move).  fs: ours live here (F as
  * a set).  A pair with levels has no stones in hand, so a restriction of
  * ours bites here when it is live here, and f, live here, bites there

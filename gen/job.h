@@ -292,9 +292,9 @@ static inline void upd_queue(struct job *j, struct updbuf *bufs, uint64_t q, boo
              off << UPD_OFF_SHIFT | (lost ? UPD_LOST : moves & UPD_MOVES));
 }
 
-/* Queue the update of the state `place` (0: the scheme 1 slot itself, else
- * 1 + its place among the slot's states) of scheme 1 slot i of the member
- * whose state partitions sbufs holds. */
+/* Queue the update of state `place` (1 + its place among the slot's
+ * states, 1..255: the scheme 1 slot itself goes through upd_queue) of
+ * scheme 1 slot i of the member whose state partitions sbufs holds. */
 static inline void supd_queue(struct job *j, struct supdbuf *sbufs, uint64_t i, unsigned place,
                               bool lost, uint32_t moves)
 {

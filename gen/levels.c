@@ -73,16 +73,16 @@ int levels_setup(struct job *j)
     j->ps = calloc((size_t)j->nthreads, sizeof *j->ps);
     if (!j->upd || !j->ps)
         return MMTB_ERR_NOMEM;
-    if (bans_job(j) && !j->sp) {
-        for (int i = 0; i < j->nm; i++) {
+    if (bans_job(j)) {
+        /* a split pair places each state as it queues it (split.c sends
+         * the updates of other ranks' slots by slot) */
+        for (int i = 0; i < j->nm && !j->sp; i++) {
             uint64_t np = j->m[i].bx ? (mmtb_ban_index_base(j->m[i].bx) >> PART_SHIFT) + 1 : 0;
             j->nsparts = np > j->nsparts ? np : j->nsparts;
         }
-        j->supd = calloc((size_t)j->nthreads * j->nsparts, sizeof *j->supd);
-        if (!j->supd)
+        j->supd = j->nsparts ? calloc((size_t)j->nthreads * j->nsparts, sizeof *j->supd) : NULL;
+        if (j->nsparts && !j->supd)
             return MMTB_ERR_NOMEM;
-    }
-    if (bans_job(j)) {
         j->bs = calloc((size_t)j->nthreads, sizeof *j->bs);
         for (int t = 0; j->bs && t < j->nthreads; t++)
             if (!(j->bs[t] = bans_scratch_new(j->v)))
