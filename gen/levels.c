@@ -214,6 +214,13 @@ retro_update(struct job *j, int mi, uint64_t k, bool succ_lost, unsigned moves, 
  * (job.h's UPD_ bits).
  */
 #define BATCH_CHUNKS 256 /* source chunks between two applications */
+/* The same for a member with restrictions (level_member_bans), whose units
+ * are chunks of scheme 1 slots with their states: 4 times the batch
+ * applied 8 % faster on twelve-nine's 6-6 (three pairs of runs: -3.5, -11.5
+ * and -11 % of its levels) for about 2 % more peak memory (the buffers
+ * hold 4 times the updates); 4096 was no faster and took 27 % more
+ * (docs/PERFORMANCE.md). */
+#define BANS_BATCH_CHUNKS 1024
 _Static_assert(ST_MAX_COUNT <= UPD_MOVES, "moves must fit an update");
 _Static_assert(PART_SHIFT + UPD_OFF_SHIFT <= 32, "offset must fit an update");
 _Static_assert(PART_SHIFT >= CHUNK_SHIFT, "a chunk's flag belongs to one partition");
@@ -674,8 +681,8 @@ static void level_member_bans(struct job *j, int mi, unsigned d, uint8_t want_lo
         struct updbuf *bufs = &j->upd[(size_t)omp_get_thread_num() * j->nparts];
         struct bans_scratch *bs = j->bs[omp_get_thread_num()];
         struct vec64 *deep = &j->deep_new[omp_get_thread_num()];
-        for (uint64_t b0 = 0; b0 < nunits; b0 += BATCH_CHUNKS) {
-            uint64_t b1 = b0 + BATCH_CHUNKS < nunits ? b0 + BATCH_CHUNKS : nunits;
+        for (uint64_t b0 = 0; b0 < nunits; b0 += BANS_BATCH_CHUNKS) {
+            uint64_t b1 = b0 + BANS_BATCH_CHUNKS < nunits ? b0 + BANS_BATCH_CHUNKS : nunits;
 #pragma omp for schedule(dynamic, 4)
             for (uint64_t c = b0; c < b1; c++)
                 bans_level_unit(j, me, pa, c, want_loss, want_win, bufs, bs);
