@@ -215,11 +215,11 @@ retro_update(struct job *j, int mi, uint64_t k, bool succ_lost, unsigned moves, 
  */
 #define BATCH_CHUNKS 256 /* source chunks between two applications */
 /* The same for a member with restrictions (level_member_bans), whose units
- * are chunks of scheme 1 slots with their states: 4 times the batch
- * applied 8 % faster on twelve-nine's 6-6 (three pairs of runs: -3.5, -11.5
- * and -11 % of its levels) for about 2 % more peak memory (the buffers
- * hold 4 times the updates); 4096 was no faster and took 27 % more
- * (docs/PERFORMANCE.md). */
+ * are chunks of scheme 1 slots with their states: a larger batch gives each
+ * partition more updates to apply at a time, which paid on large pairs for
+ * a little more memory in the buffers; the plain path keeps 256, where the
+ * larger buffers raised the peak (docs/PERFORMANCE.md, "The levels'
+ * batches of a member with restrictions"). */
 #define BANS_BATCH_CHUNKS 1024
 _Static_assert(ST_MAX_COUNT <= UPD_MOVES, "moves must fit an update");
 _Static_assert(PART_SHIFT + UPD_OFF_SHIFT <= 32, "offset must fit an update");
