@@ -78,6 +78,119 @@ static int slot_cnt(const mmtb_ban_index *bx, uint32_t m, uint32_t o, bool canon
     return (nf + 1) * (nt + 1) - 1;
 }
 
+/*
+ * The cnt of a walk's positions, one after the other (an index's build, a
+ * block of an opened index, the plan's count).  A side's live restrictions
+ * against the other's stones are those of its stones alone less the
+ * slides into the other's points (a restriction's slide ends on an empty
+ * point), and a walk keeps its mover's stones over a run of slots: so the
+ * mover's set alone is worked out once a run, the opponent's once a
+ * position, and neither is listed (slot_cnt, a position alone, works out
+ * and lists both sides' against each other).  With mills of 3 points, a
+ * set's count of stones in each mill (two bits a mill, bit-sliced) is
+ * summed from tables of each byte of its points.
+ */
+#define BAN_WORDS (MMTB_MAX_BANS / 64)
+struct walk_cnt {
+    const struct mmtb_variant *v;
+    bool mover_bans, opp_bans, have_m, mills3;
+    uint32_t m;                                     /* the mover whose sets follow */
+    uint64_t am[BAN_WORDS];                         /* m's live codes alone */
+    uint64_t im[BAN_WORDS];                         /* the slides into m's points */
+    uint64_t into[MMTB_MAX_POINTS / 8][256][BAN_WORDS]; /* the slides into a byte's points */
+    uint64_t mc[MMTB_MAX_POINTS / 8][256][2];       /* a byte's stones in each mill: c1, c2 */
+};
+
+static void walk_cnt_init(struct walk_cnt *w, const mmtb_ban_index *bx)
+{
+    const struct mmtb_variant *v = bx->v;
+    memset(w, 0, sizeof *w);
+    w->v = v;
+    w->mover_bans = bx->mover_bans;
+    w->opp_bans = bx->opp_bans;
+    uint64_t all = v->nmills == 64 ? ~0ull : (1ull << v->nmills) - 1;
+    w->mills3 = v->mills3 == all;
+    uint64_t pt[MMTB_MAX_POINTS][BAN_WORDS]; /* the slides into each point */
+    memset(pt, 0, sizeof pt);
+    for (int e = 0; e < v->nedges && e < MMTB_MAX_BANS; e++)
+        pt[v->edge_x[e]][e >> 6] |= (uint64_t)1 << (e & 63);
+    /* each byte value from the one without its lowest point */
+    for (int byte = 0; byte < MMTB_MAX_POINTS / 8; byte++)
+        for (int x = 1; x < 256; x++) {
+            int p = byte * 8 + __builtin_ctz((unsigned)x), prev = x & (x - 1);
+            uint64_t ms = p < v->npoints ? v->mills_at[p] : 0, *c = w->mc[byte][x];
+            const uint64_t *cp = w->mc[byte][prev];
+            c[1] = cp[1] | (cp[0] & ms);
+            c[0] = cp[0] ^ ms;
+            for (int k = 0; k < BAN_WORDS; k++)
+                w->into[byte][x][k] = w->into[byte][prev][k] | (p < v->npoints ? pt[p][k] : 0);
+        }
+}
+
+static void walk_into(const struct walk_cnt *w, uint32_t set, uint64_t out[BAN_WORDS])
+{
+    for (int k = 0; k < BAN_WORDS; k++)
+        out[k] = w->into[0][set & 255][k] | w->into[1][set >> 8 & 255][k] |
+                 w->into[2][set >> 16 & 255][k] | w->into[3][set >> 24][k];
+}
+
+/* The live codes of own alone (mmtb_live_ban_set with no other stone). */
+static void walk_alone(const struct walk_cnt *w, uint32_t own, uint64_t out[BAN_WORDS])
+{
+    const struct mmtb_variant *v = w->v;
+    if (!w->mills3) {
+        mmtb_live_ban_set(v, own, 0, out);
+        return;
+    }
+    /* the counts of the four bytes added, two bits a mill (at most 3) */
+    uint64_t c1 = 0, c2 = 0;
+    for (int byte = 0; byte < MMTB_MAX_POINTS / 8; byte++) {
+        const uint64_t *c = w->mc[byte][own >> (8 * byte) & 255];
+        uint64_t carry = c1 & c[0];
+        c1 ^= c[0];
+        c2 ^= c[1] ^ carry;
+    }
+    for (int k = 0; k < BAN_WORDS; k++)
+        out[k] = 0;
+    for (uint64_t shortm = c2 & ~c1; shortm; shortm &= shortm - 1) {
+        uint32_t mill = v->mill[__builtin_ctzll(shortm)];
+        int x = __builtin_ctz(mill & ~own);
+        for (uint32_t ys = v->adj[x] & own & ~mill; ys; ys &= ys - 1) {
+            int y = __builtin_ctz(ys);
+            int code = v->edge_first[y] + __builtin_popcount(v->adj[y] & ((1u << x) - 1));
+            if (code < MMTB_MAX_BANS)
+                out[code >> 6] |= (uint64_t)1 << (code & 63);
+        }
+    }
+}
+
+static int walk_cnt_of(struct walk_cnt *w, uint32_t m, uint32_t o, bool canon)
+{
+    if (!canon)
+        return 0;
+    if (!w->have_m || m != w->m) {
+        w->have_m = true;
+        w->m = m;
+        if (w->mover_bans)
+            walk_alone(w, m, w->am);
+        walk_into(w, m, w->im);
+    }
+    int nf = 0, nt = 0;
+    if (w->mover_bans) {
+        uint64_t io[BAN_WORDS];
+        walk_into(w, o, io);
+        for (int k = 0; k < BAN_WORDS; k++)
+            nf += __builtin_popcountll(w->am[k] & ~io[k]);
+    }
+    if (w->opp_bans) {
+        uint64_t ao[BAN_WORDS];
+        walk_alone(w, o, ao);
+        for (int k = 0; k < BAN_WORDS; k++)
+            nt += __builtin_popcountll(ao[k] & ~w->im[k]);
+    }
+    return (nf + 1) * (nt + 1) - 1;
+}
+
 /* A block of an opened index, counted: the sums of cnt before each run of
  * 2^BLOCK_SHIFT of its slots, then the cnt of each slot. */
 struct counted {
@@ -106,13 +219,15 @@ static bool block_cnt(const mmtb_ban_index *bx, uint64_t k, struct counted *out)
         uint64_t slot;
         uint32_t m, o;
         bool canon;
+        struct walk_cnt w;
+        walk_cnt_init(&w, bx);
         for (size_t r = 0; r < nsub; r++)
             sub[r] = 0;
         while (mmtb_index_iter_next(&it, &slot, &m, &o, &canon)) {
             uint64_t d = slot - j0;
             if ((d & ((1u << BLOCK_SHIFT) - 1)) == 0)
                 sub[d >> BLOCK_SHIFT] = sum;
-            cnt[d] = (uint8_t)slot_cnt(bx, m, o, canon);
+            cnt[d] = (uint8_t)walk_cnt_of(&w, m, o, canon);
             sum += cnt[d];
         }
         uint8_t *expect = NULL;
@@ -227,12 +342,14 @@ int mmtb_ban_index_create_range(mmtb_ban_index *bx, uint64_t lo, uint64_t hi)
     uint64_t slot;
     uint32_t m, o, run = 0;
     bool canon;
+    struct walk_cnt w;
+    walk_cnt_init(&w, bx);
     while (mmtb_index_iter_next(&it, &slot, &m, &o, &canon)) {
         if ((slot & ((1u << BLOCK_SHIFT) - 1)) == 0)
             run = 0;
         if ((slot & ((1u << SUB_SHIFT) - 1)) == 0)
             bx->sub[slot >> SUB_SHIFT] = (uint16_t)run;
-        int c = slot_cnt(bx, m, o, canon);
+        int c = walk_cnt_of(&w, m, o, canon);
         if (c > 255)
             return MMTB_ERR_UNSUPPORTED;
         bx->cnt[slot] = (uint8_t)c;
@@ -368,7 +485,8 @@ uint64_t mmtb_ban_index_count(const mmtb_index *ix, struct mmtb_sector s, uint64
     if (w == 0)
         w = 1;
     uint64_t seen = 0, sum = 0;
-    int8_t f[MMTB_MAX_BANS], t[MMTB_MAX_BANS];
+    struct walk_cnt wc;
+    walk_cnt_init(&wc, &bx);
     for (uint64_t k = 0; k < nw; k++) {
         uint64_t lo = base / nw * k, hi = lo + w < base ? lo + w : base;
         struct mmtb_index_iter it;
@@ -378,11 +496,7 @@ uint64_t mmtb_ban_index_count(const mmtb_index *ix, struct mmtb_sector s, uint64
         bool canon;
         while (mmtb_index_iter_next(&it, &slot, &m, &o, &canon)) {
             seen++;
-            if (!canon)
-                continue;
-            int nf = 0, nt = 0;
-            live_pair(&bx, m, o, f, &nf, t, &nt);
-            sum += (uint64_t)((nf + 1) * (nt + 1) - 1);
+            sum += (uint64_t)walk_cnt_of(&wc, m, o, canon);
         }
     }
     if (seen == base || seen == 0)

@@ -1253,6 +1253,52 @@ END_TEST
  * the whole sector; from a sample of a twentieth within 5 %; the
  * scheme 1 slots for a sector where neither side may carry a restriction
  * and for a variant without the rule. */
+/*
+ * Each scheme 1 slot's count of restriction states (the index works them
+ * out a walk at a time, from sets of each side's stones alone and tables
+ * of their bytes) against the lists of mmtb_live_bans for the position on
+ * its own: (|F| + 1)(|T| + 1) - 1 for a canonical slot, 0 for a wasted one;
+ * in sectors where both sides may slide and where one still places.
+ */
+START_TEST(test_twelve_ban_states_per_slot)
+{
+    struct mmtb_variant *v = load("twelve");
+    mmtb_index *ix = NULL;
+    ck_assert_int_eq(mmtb_index_create(&ix, v, 6), MMTB_OK);
+    const struct mmtb_sector ss[] = {sec(5, 4, 0, 0), sec(6, 5, 0, 0), sec(4, 2, 0, 1),
+                                     sec(5, 3, 1, 0)};
+    int8_t F[MMTB_MAX_BANS], T[MMTB_MAX_BANS];
+    for (int i = 0; i < 4; i++) {
+        mmtb_ban_index *bx = NULL;
+        ck_assert_int_eq(mmtb_ban_index_create(&bx, ix, ss[i]), MMTB_OK);
+        uint64_t base = mmtb_ban_index_base(bx), with = 0;
+        /* 6-5 whole is 30 M slots: every 7th run of 4,096 of them */
+        uint64_t run = 4096, step = base > 4000000 ? 7 * run : run;
+        for (uint64_t lo = 0; lo < base; lo += step) {
+            struct mmtb_index_iter it;
+            mmtb_index_iter_start(&it, ix, ss[i], lo, lo + run < base ? lo + run : base);
+            uint64_t slot;
+            uint32_t m, o;
+            bool canon;
+            while (mmtb_index_iter_next(&it, &slot, &m, &o, &canon)) {
+                int nf = ss[i].w_hand ? 0 : mmtb_live_bans(v, m, o, F);
+                int nt = ss[i].b_hand ? 0 : mmtb_live_bans(v, o, m, T);
+                int want = canon ? (nf + 1) * (nt + 1) - 1 : 0;
+                if (mmtb_ban_index_states(bx, slot) != want)
+                    ck_abort_msg("sector %d slot %llu: %d states, the live lists give %d", i,
+                                 (unsigned long long)slot, mmtb_ban_index_states(bx, slot),
+                                 want);
+                with += want > 0;
+            }
+        }
+        ck_assert_msg(with > 0, "sector %d: no slot with a restriction looked at", i);
+        mmtb_ban_index_free(bx);
+    }
+    mmtb_index_free(ix);
+    mmtb_variant_free(v);
+}
+END_TEST
+
 START_TEST(test_twelve_ban_count)
 {
     struct mmtb_variant *v = load("twelve");
@@ -1438,6 +1484,7 @@ static Suite *index_suite(void)
     tcase_add_test(tc, test_twelve_ban_sectors);
     tcase_add_test(tc, test_ban_first_at_end);
     tcase_add_test(tc, test_twelve_ban_count);
+    tcase_add_test(tc, test_twelve_ban_states_per_slot);
     tcase_add_test(tc, test_twelve_ban_open);
     tcase_add_test(tc, test_shah_owner_sectors);
     suite_add_tcase(su, tc);
