@@ -113,17 +113,6 @@ int bans_setup(struct job *j)
     return MMTB_OK;
 }
 
-/* Add to set the live restrictions of own into point p (empty): the
- * slides y -> p closing a mill of own that p alone is missing. */
-static void live_into(const struct mmtb_variant *v, uint32_t own, int p, uint64_t set[2])
-{
-    for (uint64_t ms = v->mills_at[p]; ms; ms &= ms - 1) {
-        uint32_t mill = v->mill[__builtin_ctzll(ms)];
-        if ((mill & ~own) == (1u << p))
-            succ_mill_slides(v, own, mill, p, set);
-    }
-}
-
 /* ------------------------------------------------------------------ init */
 
 /*
@@ -211,7 +200,7 @@ static int stone_succs(struct job *j, const struct member *me, uint32_t M, uint3
                 fs[0] = lo[0] & ~b->into[x->to][0];
                 fs[1] = lo[1] & ~b->into[x->to][1];
                 if (x->from >= 0)
-                    live_into(v, O, x->from, fs);
+                    succ_live_into(v, O, x->from, fs);
             }
         }
         if (t.b_hand == 0) { /* ours after the move */
@@ -577,7 +566,7 @@ static int stone_preds(struct job *j, const struct member *me, const struct memb
         p->qt[0] = F[0] & ~b->into[m->from][0];
         p->qt[1] = F[1] & ~b->into[m->from][1];
         if (pa->s.b_hand == 0)
-            live_into(v, M, m->to, p->qt);
+            succ_live_into(v, M, m->to, p->qt);
         mmtb_ban_index_rank_end_stones(pa->bx, &p->r, p->qf, p->qt);
     }
     return n;

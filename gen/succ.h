@@ -173,31 +173,9 @@ bool succ_models_bans(const struct mmtb_variant *v);
  */
 void succ_live_lists(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m, uint32_t o,
                      int8_t *F, int *nf, int8_t *T, int *nt);
-/*
- * The live restrictions of a side with stones own against oth are those of
- * own alone (no other stone on the board) less the ones into a point of
- * oth: a restriction's slide ends on an empty point, and that is all oth
- * changes.  So the successors of a position, which share stone sets, share
- * most of the work.  into[x] (succ_into_table) holds the codes of the
- * slides into point x; succ_live_alone is mmtb_live_ban_set with oth
- * empty, succ_live_less the rest.
- */
+/* into[x]: the codes of the slides into point x, which a stone on x keeps
+ * from being live restrictions. */
 void succ_into_table(const struct mmtb_variant *v, uint64_t into[][MMTB_MAX_BANS / 64]);
-static inline void succ_live_alone(const struct mmtb_variant *v, uint32_t own,
-                                   uint64_t out[MMTB_MAX_BANS / 64])
-{
-    mmtb_live_ban_set(v, own, 0, out);
-}
-static inline void succ_live_less(const uint64_t alone[MMTB_MAX_BANS / 64],
-                                  const uint64_t into[][MMTB_MAX_BANS / 64], uint32_t oth,
-                                  uint64_t out[MMTB_MAX_BANS / 64])
-{
-    for (int w = 0; w < MMTB_MAX_BANS / 64; w++)
-        out[w] = alone[w];
-    for (; oth; oth &= oth - 1)
-        for (int w = 0; w < MMTB_MAX_BANS / 64; w++)
-            out[w] &= ~into[__builtin_ctz(oth)][w];
-}
 
 /* The code of the slide y -> x (adjacent points): the restrictions' numbering. */
 static inline int succ_edge_code(const struct mmtb_variant *v, int y, int x)
@@ -214,6 +192,18 @@ static inline void succ_mill_slides(const struct mmtb_variant *v, uint32_t own, 
         int c = succ_edge_code(v, __builtin_ctz(ys), x);
         if (c < MMTB_MAX_BANS)
             set[c >> 6] |= (uint64_t)1 << (c & 63);
+    }
+}
+
+/* Add to set the live restrictions of own into point p (empty): the
+ * slides y -> p closing a mill of own that p alone is missing. */
+static inline void succ_live_into(const struct mmtb_variant *v, uint32_t own, int p,
+                                  uint64_t set[MMTB_MAX_BANS / 64])
+{
+    for (uint64_t ms = v->mills_at[p]; ms; ms &= ms - 1) {
+        uint32_t mill = v->mill[__builtin_ctzll(ms)];
+        if ((mill & ~own) == (1u << p))
+            succ_mill_slides(v, own, mill, p, set);
     }
 }
 

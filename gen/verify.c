@@ -464,13 +464,13 @@ struct vscratch {
 
 /* The successors of stones (M, O) of sector s into b->x, their stones
  * ranked in their held sectors (from b->cache when they were lately),
- * with their live restrictions from those of each stone set alone
- * (succ_live_less); returns the count, or -1 when one's sector is not
- * held.  nt: the opponent's live restrictions here; with none, a successor
- * that earns none is only looked up in its scheme 1 slot, and its rank
- * may stop there. */
+ * with their live restrictions worked out from the two sides' here;
+ * returns the count, or -1 when one's sector is not held.  nt, lo: the
+ * opponent's live restrictions here, their number and set; with none, a
+ * successor that earns none is only looked up in its scheme 1 slot, and
+ * its rank may stop there. */
 static int stone_succs(const struct mmtb_variant *v, const struct held *h, struct mmtb_sector s,
-                       uint32_t M, uint32_t O, int nt, struct vscratch *b)
+                       uint32_t M, uint32_t O, int nt, const uint64_t *lo, struct vscratch *b)
 {
     struct succ *sc = b->sc;
     struct vstone *x = b->x;
@@ -482,9 +482,10 @@ static int stone_succs(const struct mmtb_variant *v, const struct held *h, struc
         key[k] = ((uint64_t)sc[k].mover << 32 | sc[k].opp) + 1;
         __builtin_prefetch(&b->cache[(key[k] * 0x9E3779B97F4A7C15ull) >> (64 - VCACHE_BITS)]);
     }
+    uint32_t in_mill = n ? mmtb_variant_in_mill(v, M) : 0;
     for (int k = 0; k < n; k++) {
         succ_move_ends(M, sc[k].opp, &x[k].from, &x[k].to);
-        x[k].earned = (int8_t)succ_earned(v, M, x[k].from, x[k].to);
+        x[k].earned = (int8_t)succ_earned_in(v, M, in_mill, x[k].from, x[k].to);
         x[k].win = sc[k].kind == SUCC_WIN;
         if (x[k].win)
             continue;
@@ -506,29 +507,43 @@ static int stone_succs(const struct mmtb_variant *v, const struct held *h, struc
         __builtin_prefetch(&l->code[e->r.slot0]);
         x[k].e = e;
     }
-    /* the alone sets of O, of the mover's last stones and of O less the
-     * last capture: successors come move by move, captures together */
-    uint64_t aO[MMTB_MAX_BANS / 64], aM[MMTB_MAX_BANS / 64], aC[MMTB_MAX_BANS / 64];
-    uint32_t lastM = 0, lastC = 0; /* 0: none yet (a side never has no stone here) */
-    succ_live_alone(v, O, aO);
+    /* their live restrictions from the two sides' here: a move changes the
+     * emptiness of its two points and our mills' counts at them, a capture
+     * the opponent's stones (lo: its live restrictions here) */
+    struct succ_mills mm;
+    bool counted = false;
     for (int k = 0; k < n; k++) {
         if (x[k].win || x[k].e->ended || (nt == 0 && x[k].earned < 0))
             continue;
         struct vrank *e = x[k].e;
-        uint32_t qm = e->r.mover, qo = e->r.opp;
+        uint32_t qm = e->r.mover, qo = e->r.opp; /* qm != O: a capture */
         uint64_t fs[MMTB_MAX_BANS / 64] = {0}, ts[MMTB_MAX_BANS / 64] = {0};
-        if (qo != lastM)
-            succ_live_alone(v, lastM = qo, aM);
-        const uint64_t *am = aO;
-        if (qm != O) {
-            if (qm != lastC)
-                succ_live_alone(v, lastC = qm, aC);
-            am = aC;
+        if (!succ_mills_ok(v)) { /* mills of other sizes: from scratch */
+            if (sc[k].t.w_hand == 0)
+                mmtb_live_ban_set(v, qm, qo, fs);
+            if (sc[k].t.b_hand == 0)
+                mmtb_live_ban_set(v, qo, qm, ts);
+        } else {
+            if (sc[k].t.w_hand == 0) { /* the opponent's, to move there */
+                if (qm != O) {
+                    mmtb_live_ban_set(v, qm, qo, fs);
+                } else {
+                    for (int w = 0; w < MMTB_MAX_BANS / 64; w++)
+                        fs[w] = lo[w] & ~b->into[x[k].to][w];
+                    if (x[k].from >= 0)
+                        succ_live_into(v, O, x[k].from, fs);
+                }
+            }
+            if (sc[k].t.b_hand == 0) { /* ours after the move */
+                if (!counted)
+                    succ_mills_of(v, M, O, &mm);
+                counted = true;
+                struct succ_mills m2 = mm;
+                if (qm != O)
+                    m2.blocked = succ_mills_blocked(v, qm);
+                succ_live_moved(v, &m2, qo, x[k].from, x[k].to, ts);
+            }
         }
-        if (sc[k].t.w_hand == 0)
-            succ_live_less(am, b->into, qo, fs);
-        if (sc[k].t.b_hand == 0)
-            succ_live_less(aM, b->into, qm, ts);
         mmtb_ban_index_rank_end(e->hs->bx, &e->r, fs, ts);
         e->ended = true;
     }
@@ -624,7 +639,7 @@ static int stones_check(const struct mmtb_variant *v, const struct held *h,
     mmtb_ban_index_rank_begin(me->bx, M, O, &self);
     __builtin_prefetch(&mmtb_ban_index_counts(me->bx)[self.slot0]);
     int term = succ_terminal(v, me->s, M, O);
-    int n = term == MMTB_NOT_TERMINAL ? stone_succs(v, h, me->s, M, O, nt, b) : 0;
+    int n = term == MMTB_NOT_TERMINAL ? stone_succs(v, h, me->s, M, O, nt, ts, b) : 0;
     if (n < 0) {
         *why = "a successor's sector is not held";
         return MMTB_ERR_INVALID;
