@@ -545,6 +545,8 @@ static int stone_succs(const struct mmtb_variant *v, const struct held *h, struc
             }
         }
         mmtb_ban_index_rank_end(e->hs->bx, &e->r, fs, ts);
+        if (e->r.nf || e->r.nt) /* its states' bytes, read by state_derive */
+            __builtin_prefetch(&e->hs->code[e->r.first]);
         e->ended = true;
     }
     return n;
