@@ -84,6 +84,22 @@ bool bans_job(const struct job *j)
     return job_has_state(j) && succ_models_bans(j->v);
 }
 
+/*
+ * Member me places: its state without restrictions (the first, k = 0) has
+ * only placements, which earn no restriction and leave the opponent none
+ * to carry, so each leads to its successor's own scheme 1 slot, as in a
+ * sector without state.  Those states, most of the member's, are
+ * initialised by the plain init with its block pass (init.c), the solved
+ * sectors seen by their scheme 1 slots (deps_view_held); the states with
+ * restrictions are then initialised here, position by position, in the
+ * member's own order (bans_init_member).
+ */
+bool bans_base_by_blocks(const struct job *j, const struct member *me)
+{
+    return j->base_blocks && bans_job(j) && !j->plain_init && me->s.w_hand > 0 && !j->sp &&
+           !j->own_walk;
+}
+
 struct bans_scratch *bans_scratch_new(const struct mmtb_variant *v)
 {
     struct bans_scratch *b = calloc(1, sizeof *b);
@@ -293,7 +309,7 @@ static void tally(struct job *j, struct init_tally *ta, int mi, uint64_t slot, i
  * (K - 1, which must be `counted`), or a negative status.
  */
 static int init_stones(struct job *j, int mi, uint64_t i, uint64_t first, int counted, uint32_t M,
-                       uint32_t O, int nstab, const struct place_hint *ph,
+                       uint32_t O, int nstab, const struct place_hint *ph, bool skip_base,
                        struct bans_scratch *b, struct init_tally *ta)
 {
     struct member *me = &j->m[mi];
@@ -317,7 +333,7 @@ static int init_stones(struct job *j, int mi, uint64_t i, uint64_t first, int co
     int n = term == MMTB_NOT_TERMINAL ? stone_succs(j, me, M, O, T, nt, ph, b) : 0;
     if (n < 0)
         return n;
-    for (int k = 0; k < K; k++) {
+    for (int k = skip_base ? 1 : 0; k < K; k++) {
         uint64_t slot = k ? first + (uint64_t)k - 1 : i;
         int f, t, rd = -1;
         succ_state_bans(k, F, T, nt, &f, &t);
@@ -341,8 +357,9 @@ static int init_stones(struct job *j, int mi, uint64_t i, uint64_t first, int co
 }
 
 /* Init the scheme 1 slots of chunk c of member mi and all their states,
- * in slot order. */
-static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
+ * in slot order; with skip_base, only the states with restrictions (the
+ * others done: bans_base_by_blocks). */
+static void init_unit(struct job *j, int mi, uint64_t c, bool skip_base, struct bans_scratch *b,
                       struct init_tally *ta)
 {
     struct member *me = &j->m[mi];
@@ -359,7 +376,9 @@ static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
             me->st[i] = ST_UNUSED;
             continue;
         }
-        int r = init_stones(j, mi, i, first, cnt[i], M, O, it.nstab, NULL, b, ta);
+        if (skip_base && !cnt[i])
+            continue;
+        int r = init_stones(j, mi, i, first, cnt[i], M, O, it.nstab, NULL, skip_base, b, ta);
         if (r < 0) {
             ta->fail = r;
             return;
@@ -440,7 +459,7 @@ static uint64_t init_unit_by_opp(struct job *j, int mi, uint64_t c, struct bans_
         for (int g = 0; g < ng; g++) {
             uint64_t i = r[g].slot0;
             int k = init_stones(j, mi, i, first[g], cnt[i], r[g].rm, r[g].ro, nstab[g],
-                                place_hint_for(j, &r[g], &ph, &block_of), b, ta);
+                                place_hint_for(j, &r[g], &ph, &block_of), false, b, ta);
             if (k < 0) {
                 ta->fail = k;
                 return seen;
@@ -462,7 +481,8 @@ static bool bans_by_opponent(const struct job *j, const struct member *me)
 int bans_init_member(struct job *j, int mi)
 {
     struct member *me = &j->m[mi];
-    bool by_opp = bans_by_opponent(j, me);
+    bool skip_base = bans_base_by_blocks(j, me);
+    bool by_opp = !skip_base && bans_by_opponent(j, me);
     uint64_t done = 0, seen = 0;
     uint64_t n = by_opp ? (mmtb_index_slots(j->ix, sector_partner(me->s)) + CHUNK - 1) / CHUNK
                         : me->nbchunks;
@@ -487,7 +507,7 @@ int bans_init_member(struct job *j, int mi)
             if (by_opp)
                 seen += init_unit_by_opp(j, mi, c, b, &ta);
             else
-                init_unit(j, mi, c, b, &ta);
+                init_unit(j, mi, c, skip_base, b, &ta);
             uint64_t dn = __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
             if (omp_get_thread_num() == 0)
                 progress_update(j->prog, dn, n);

@@ -247,6 +247,18 @@ int deps_load_held(struct job *j, const char *dir, char *err, size_t errlen)
     return rc;
 }
 
+void deps_view_held(struct job *j, bool on)
+{
+    for (int i = 0; i < j->ndeps; i++) {
+        struct dep *d = &j->deps[i];
+        const struct held_sector *hs = on ? held_find(&j->held, d->s) : NULL;
+        d->code = hs ? hs->code : NULL;
+        d->deep = hs ? hs->deep : (struct vdeep){0};
+        d->slots = hs ? mmtb_index_slots(j->ix, d->s) : 0;
+        d->swapped = false;
+    }
+}
+
 uint64_t deps_held_bytes(const struct job *j)
 {
     struct job t;

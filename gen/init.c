@@ -573,8 +573,10 @@ bool init_by_opponent(const struct job *j, const struct member *me)
 {
     /* a split pair's rank walks its own range (split.c); positions with
      * state are walked by bans.c (the same walk, its own test) or, Shah's,
-     * in their own order */
-    return me->s.w_hand > 0 && !j->sp && !j->own_walk && (!me->bx || j->plain_init);
+     * in their own order; a placing member's states without restrictions
+     * as positions without state (bans_base_by_blocks) */
+    return me->s.w_hand > 0 && !j->sp && !j->own_walk &&
+           (!me->bx || j->plain_init || bans_base_by_blocks(j, me));
 }
 
 /*
@@ -1516,8 +1518,17 @@ int init_pass(struct job *j)
         return init_pass_split(j);
     if (job_has_state(j) && !j->plain_init) {
         int rc = bans_job(j) ? bans_setup(j) : MMTB_OK;
-        for (int mi = 0; mi < j->nm && rc == MMTB_OK; mi++)
+        for (int mi = 0; mi < j->nm && rc == MMTB_OK; mi++) {
+            if (bans_base_by_blocks(j, &j->m[mi])) {
+                /* its states without restrictions first, the plain way */
+                deps_view_held(j, true);
+                rc = init_member_plain(j, mi);
+                deps_view_held(j, false);
+                if (rc != MMTB_OK)
+                    break;
+            }
             rc = bans_job(j) ? bans_init_member(j, mi) : init_member_state(j, mi);
+        }
         if (rc != MMTB_OK)
             return rc;
         if (j->too_many)

@@ -226,6 +226,8 @@ struct job {
     int forward;           /* -1: levels never forward, 1: whenever possible, 0: by cost */
     bool plain_init;       /* members with restrictions that none of their positions
                               carries: the plain init (sectors_plain_init) */
+    bool base_blocks;      /* a placing member's states without restrictions by the
+                              plain init (bans_base_by_blocks) */
     bool own_walk;         /* tests: placement sectors initialised in their own order */
     bool no_blocks;        /* tests: no block passes in the init (init.c) */
     size_t bucket_round;   /* bytes of a bucket stream per round (buckets.c) */
@@ -578,6 +580,10 @@ uint64_t deps_bytes(const struct job *j, bool swap);
  * into j->held, the tables left open in j->tb (Shah's openings, which no
  * table stores, are probed there). */
 int deps_load_held(struct job *j, const char *dir, char *err, size_t errlen);
+/* deps.c: the held sectors' scheme 1 slots seen as the job's solved sectors
+ * (on), for the plain init of a member's states without restrictions
+ * (bans_base_by_blocks); off before deps_free, which frees what deps own. */
+void deps_view_held(struct job *j, bool on);
 
 /* The slots sector s has with its restrictions, as the memory plans count
  * them: exactly up to 4 M positions, beyond from a sample of 2^18 (within
@@ -621,6 +627,7 @@ int init_pass(struct job *j);
  * levels.c's level_chunk does).  Statuses as init_pass.
  */
 bool bans_job(const struct job *j);
+bool bans_base_by_blocks(const struct job *j, const struct member *me);
 int bans_setup(struct job *j);
 int bans_init_member(struct job *j, int mi);
 struct bans_scratch *bans_scratch_new(const struct mmtb_variant *v);

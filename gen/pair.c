@@ -140,6 +140,16 @@ static void pair_memory_state(const struct job *j, struct pair_mem *out)
             out->buckets += slots + slots / 5 * 3;
     }
     out->work = WORK_FIXED + nth * (WORK_PER_THREAD + levels_scratch_bytes(true));
+    for (int i = 0; i < j->nm; i++) {
+        /* a placing member's states without restrictions by the plain init
+         * (bans_base_by_blocks): its batch of queued writes, as below */
+        const struct member *me = &j->m[i];
+        if (me->s.w_hand == 0 || !succ_models_bans(j->v))
+            continue;
+        uint64_t slots = plan_state_slots(j->ix, me->s), batch = INIT_BATCH_CHUNKS * CHUNK;
+        out->work += 2 * 8 * (batch < slots ? batch : slots) +
+                     nth * ((slots >> PART_SHIFT) + 1) * 1024 * 8;
+    }
     out->deps = deps_held_bytes(j) +
                 nth * (GEN_PROBE_CACHE + ((uint64_t)1 << 20));
     out->total = out->state + out->buckets + out->deps + out->work;
@@ -253,6 +263,7 @@ static int job_setup(struct job *j, const struct mmtb_solve_opts *o, const struc
     j->own_walk = o->init_walk < 0;
     j->no_blocks = o->init_walk > 0;
     j->plain_init = !o->state_init && sectors_plain_init(v, ss, nss);
+    j->base_blocks = !o->state_init;
     j->bucket_round = o->bucket_round > 0 ? (size_t)o->bucket_round : BUCKET_ROUND;
     j->deep_from =
         o->deep_from > 0 && o->deep_from < (int)ST_DEEP_FROM ? (unsigned)o->deep_from : ST_DEEP_FROM;

@@ -82,9 +82,11 @@ struct mmtb_solve_opts {
                           * order, 0: grouped by the opponent's stones, a block
                           * of them at a time where it can, 1: grouped, one
                           * position at a time */
-    bool state_init;     /* tests: the re-close rule's placement sectors with both
-                          * hands full initialised as every sector with restrictions
-                          * (gen/bans.c), not the plain way (sectors_plain_init) */
+    bool state_init;     /* tests: the re-close rule's placement sectors initialised
+                          * as every sector with restrictions (gen/bans.c): with both
+                          * hands full not the plain way (sectors_plain_init), with
+                          * one not their states without restrictions by the plain
+                          * init first (bans_base_by_blocks) */
     int buckets_to_disk; /* the outside results that wait for their level kept in a
                           * file: 0 for a pair over memory_limit (without one, 90 %
                           * of the machine's memory) with them in memory, 1 for

@@ -1116,13 +1116,17 @@ END_TEST
 
 /* The placement sectors of the re-close rule where both sides still have
  * stones in hand carry no restriction, and go the plain way (job.h,
- * sectors_plain_init): the same bytes as through the init of positions
- * with restrictions (gen/bans.c), the two implementations checking each
- * other, the immune rule and nine stones on the diagonal board included. */
+ * sectors_plain_init); where only the side to move places, its states
+ * without restrictions do (gen/bans.c, bans_base_by_blocks): the same
+ * bytes as through the init of positions with restrictions alone, the two
+ * implementations checking each other, the immune rule and nine stones on
+ * the diagonal board included (twelve-nine from 4 v 4, whose sectors where
+ * one side places hold states with restrictions; from 3 v 3 none: a mill
+ * ends its game). */
 START_TEST(reclose_plain_init_same_tables)
 {
     static const struct game games[] = {
-        {"twelve-nine", 3, 3, 0}, {"twelve", 3, 3, 0}, {"twelve-immune", 3, 3, 0}};
+        {"twelve-nine", 4, 4, 0}, {"twelve", 3, 3, 0}, {"twelve-immune", 3, 3, 0}};
     static const int way[] = {0, 1};
     same_tables_for(games, sizeof games / sizeof games[0], &g_state, way, 2);
 }
