@@ -413,6 +413,24 @@ static const struct place_hint *place_hint_for(const struct job *j, const struct
     return ph;
 }
 
+/* Whether stones (m, o) of sector s carry a restriction state: some side
+ * without stones in hand has a live restriction (succ_live_lists). */
+static bool any_live(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m, uint32_t o)
+{
+    uint64_t set[MMTB_MAX_BANS / 64], any = 0;
+    if (s.w_hand == 0) {
+        mmtb_live_ban_set(v, m, o, set);
+        for (int k = 0; k < MMTB_MAX_BANS / 64; k++)
+            any |= set[k];
+    }
+    if (s.b_hand == 0) {
+        mmtb_live_ban_set(v, o, m, set);
+        for (int k = 0; k < MMTB_MAX_BANS / 64; k++)
+            any |= set[k];
+    }
+    return any != 0;
+}
+
 /*
  * The walk by the opponent's stones (init.c's init_by_opponent says why):
  * chunk c of the colour-swapped sector, each canonical slot (O, M) of it
@@ -422,8 +440,8 @@ static const struct place_hint *place_hint_for(const struct job *j, const struct
  * positions seen.
  */
 #define BY_OPP_GROUP 16
-static uint64_t init_unit_by_opp(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
-                                 struct init_tally *ta)
+static uint64_t init_unit_by_opp(struct job *j, int mi, uint64_t c, bool skip_base,
+                                 struct bans_scratch *b, struct init_tally *ta)
 {
     struct member *me = &j->m[mi];
     struct mmtb_sector ws = sector_partner(me->s);
@@ -444,6 +462,10 @@ static uint64_t init_unit_by_opp(struct job *j, int mi, uint64_t c, struct bans_
         while (ng < BY_OPP_GROUP && (more = mmtb_index_iter_next(&it, &w, &qo, &qm, &canonical))) {
             if (!canonical)
                 continue;
+            if (skip_base && !any_live(j->v, me->s, qm, qo)) {
+                seen++; /* its one state is done (bans_base_by_blocks) */
+                continue;
+            }
             nstab[ng] = it.nstab;
             mmtb_ban_index_rank_begin(me->bx, qm, qo, &r[ng]);
             __builtin_prefetch(&me->st[r[ng++].slot0], 1);
@@ -459,7 +481,7 @@ static uint64_t init_unit_by_opp(struct job *j, int mi, uint64_t c, struct bans_
         for (int g = 0; g < ng; g++) {
             uint64_t i = r[g].slot0;
             int k = init_stones(j, mi, i, first[g], cnt[i], r[g].rm, r[g].ro, nstab[g],
-                                place_hint_for(j, &r[g], &ph, &block_of), false, b, ta);
+                                place_hint_for(j, &r[g], &ph, &block_of), skip_base, b, ta);
             if (k < 0) {
                 ta->fail = k;
                 return seen;
@@ -482,12 +504,12 @@ int bans_init_member(struct job *j, int mi)
 {
     struct member *me = &j->m[mi];
     bool skip_base = bans_base_by_blocks(j, me);
-    bool by_opp = !skip_base && bans_by_opponent(j, me);
+    bool by_opp = bans_by_opponent(j, me);
     uint64_t done = 0, seen = 0;
     uint64_t n = by_opp ? (mmtb_index_slots(j->ix, sector_partner(me->s)) + CHUNK - 1) / CHUNK
                         : me->nbchunks;
     int fail = MMTB_OK;
-    if (by_opp) /* the slots no position's walk writes */
+    if (by_opp && !skip_base) /* the slots no position's walk writes */
 #pragma omp parallel for schedule(static)
         for (uint64_t c = 0; c < (me->slots + CHUNK - 1) / CHUNK; c++) {
             uint64_t lo = c * CHUNK;
@@ -505,7 +527,7 @@ int bans_init_member(struct job *j, int mi)
             if (ta.fail != MMTB_OK || __atomic_load_n(&fail, __ATOMIC_RELAXED))
                 continue;
             if (by_opp)
-                seen += init_unit_by_opp(j, mi, c, b, &ta);
+                seen += init_unit_by_opp(j, mi, c, skip_base, b, &ta);
             else
                 init_unit(j, mi, c, skip_base, b, &ta);
             uint64_t dn = __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
