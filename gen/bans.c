@@ -92,7 +92,8 @@ bool bans_job(const struct job *j)
  * initialised by the plain init with its block pass (init.c), the solved
  * sectors seen by their scheme 1 slots (deps_view_held); the states with
  * restrictions are then initialised here, position by position, in the
- * member's own order (bans_init_member).
+ * walk by the opponent's stones, which skips the positions without any
+ * (init_unit_by_opp).  Its conditions imply bans_by_opponent's.
  */
 bool bans_base_by_blocks(const struct job *j, const struct member *me)
 {
@@ -357,9 +358,8 @@ static int init_stones(struct job *j, int mi, uint64_t i, uint64_t first, int co
 }
 
 /* Init the scheme 1 slots of chunk c of member mi and all their states,
- * in slot order; with skip_base, only the states with restrictions (the
- * others done: bans_base_by_blocks). */
-static void init_unit(struct job *j, int mi, uint64_t c, bool skip_base, struct bans_scratch *b,
+ * in slot order. */
+static void init_unit(struct job *j, int mi, uint64_t c, struct bans_scratch *b,
                       struct init_tally *ta)
 {
     struct member *me = &j->m[mi];
@@ -376,9 +376,7 @@ static void init_unit(struct job *j, int mi, uint64_t c, bool skip_base, struct 
             me->st[i] = ST_UNUSED;
             continue;
         }
-        if (skip_base && !cnt[i])
-            continue;
-        int r = init_stones(j, mi, i, first, cnt[i], M, O, it.nstab, NULL, skip_base, b, ta);
+        int r = init_stones(j, mi, i, first, cnt[i], M, O, it.nstab, NULL, false, b, ta);
         if (r < 0) {
             ta->fail = r;
             return;
@@ -529,7 +527,7 @@ int bans_init_member(struct job *j, int mi)
             if (by_opp)
                 seen += init_unit_by_opp(j, mi, c, skip_base, b, &ta);
             else
-                init_unit(j, mi, c, skip_base, b, &ta);
+                init_unit(j, mi, c, b, &ta);
             uint64_t dn = __atomic_add_fetch(&done, 1, __ATOMIC_RELAXED);
             if (omp_get_thread_num() == 0)
                 progress_update(j->prog, dn, n);
