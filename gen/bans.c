@@ -411,24 +411,6 @@ static const struct place_hint *place_hint_for(const struct job *j, const struct
     return ph;
 }
 
-/* Whether stones (m, o) of sector s carry a restriction state: some side
- * without stones in hand has a live restriction (succ_live_lists). */
-static bool any_live(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m, uint32_t o)
-{
-    uint64_t set[MMTB_MAX_BANS / 64], any = 0;
-    if (s.w_hand == 0) {
-        mmtb_live_ban_set(v, m, o, set);
-        for (int k = 0; k < MMTB_MAX_BANS / 64; k++)
-            any |= set[k];
-    }
-    if (s.b_hand == 0) {
-        mmtb_live_ban_set(v, o, m, set);
-        for (int k = 0; k < MMTB_MAX_BANS / 64; k++)
-            any |= set[k];
-    }
-    return any != 0;
-}
-
 /*
  * The walk by the opponent's stones (init.c's init_by_opponent says why):
  * chunk c of the colour-swapped sector, each canonical slot (O, M) of it
@@ -460,7 +442,7 @@ static uint64_t init_unit_by_opp(struct job *j, int mi, uint64_t c, bool skip_ba
         while (ng < BY_OPP_GROUP && (more = mmtb_index_iter_next(&it, &w, &qo, &qm, &canonical))) {
             if (!canonical)
                 continue;
-            if (skip_base && !any_live(j->v, me->s, qm, qo)) {
+            if (skip_base && !succ_any_live(j->v, me->s, qm, qo)) {
                 seen++; /* its one state is done (bans_base_by_blocks) */
                 continue;
             }

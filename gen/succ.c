@@ -335,6 +335,18 @@ void succ_live_lists(const struct mmtb_variant *v, struct mmtb_sector s, uint32_
     *nt = s.b_hand == 0 ? mmtb_live_bans(v, o, m, T) : 0;
 }
 
+bool succ_any_live(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m, uint32_t o)
+{
+    uint64_t a[MMTB_MAX_BANS / 64] = {0}, b[MMTB_MAX_BANS / 64] = {0}, any = 0;
+    if (s.w_hand == 0)
+        mmtb_live_ban_set(v, m, o, a);
+    if (s.b_hand == 0)
+        mmtb_live_ban_set(v, o, m, b);
+    for (int k = 0; k < MMTB_MAX_BANS / 64; k++)
+        any |= a[k] | b[k];
+    return any != 0;
+}
+
 void succ_into_table(const struct mmtb_variant *v, uint64_t into[][MMTB_MAX_BANS / 64])
 {
     memset(into, 0, MMTB_MAX_POINTS * sizeof *into);

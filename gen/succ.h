@@ -173,6 +173,9 @@ bool succ_models_bans(const struct mmtb_variant *v);
  */
 void succ_live_lists(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m, uint32_t o,
                      int8_t *F, int *nf, int8_t *T, int *nt);
+/* Whether succ_live_lists would list any: the stones have states with
+ * restrictions (without building the lists). */
+bool succ_any_live(const struct mmtb_variant *v, struct mmtb_sector s, uint32_t m, uint32_t o);
 /* into[x]: the codes of the slides into point x, which a stone on x keeps
  * from being live restrictions. */
 void succ_into_table(const struct mmtb_variant *v, uint64_t into[][MMTB_MAX_BANS / 64]);
